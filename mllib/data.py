@@ -1,0 +1,127 @@
+"""Seeded data sets for the lectures: the texts' worked examples and synthetic samples.
+
+Every generator takes a ``numpy.random.Generator`` (or a seed for one), never global state, so a
+notebook that passes the same seed draws the same sample every time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mllib.validation import positive, positive_int
+
+SPAM_WORDS = ("and", "viagra", "the", "of", "nigeria")
+
+
+def mmds_spam() -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    """The spam training set of MMDS Fig. 12.6 (Example 12.4).
+
+    Returns
+    -------
+    X : ndarray of shape (6, 5)
+        Rows a-f; column j is 1 when the email contains ``words[j]``.
+    y : ndarray of shape (6,)
+        +1 for spam, -1 for not spam.
+    words : tuple of str
+        ("and", "viagra", "the", "of", "nigeria").
+    """
+    X = np.array(
+        [
+            [1, 1, 0, 1, 1],  # a
+            [0, 0, 1, 1, 0],  # b
+            [0, 1, 1, 0, 0],  # c
+            [1, 0, 0, 1, 0],  # d
+            [1, 0, 1, 0, 1],  # e
+            [1, 0, 1, 1, 0],  # f
+        ],
+        dtype=float,
+    )
+    y = np.array([+1, -1, +1, -1, +1, -1], dtype=float)
+    return X, y, SPAM_WORDS
+
+
+def _rng(seed) -> np.random.Generator:
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
+
+def _unit_vector(d: int, rng: np.random.Generator) -> np.ndarray:
+    u = rng.standard_normal(d)
+    return u / np.linalg.norm(u)
+
+
+def _in_ball(n: int, d: int, radius: float, rng: np.random.Generator) -> np.ndarray:
+    """n points uniform in the d-dimensional ball of the given radius, shape (n, d)."""
+    directions = rng.standard_normal((n, d))
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    return directions * radius * rng.random((n, 1)) ** (1 / d)
+
+
+def separable(
+    n: int, d: int = 2, *, margin: float = 0.1, radius: float = 1.0, seed=0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A linearly separable sample with margin at least γ and radius at most R.
+
+    Points are uniform in the ball ‖x‖ <= R, minus the slab |w*·x| < γ around a random unit
+    vector w*; each is labelled sign(w*·x). So every example has yᵢ·(w*·xᵢ) >= γ, and the
+    perceptron makes at most (R/γ)² mistakes on it (Novikoff; CS446).
+
+    Parameters
+    ----------
+    n : int
+        The number of examples.
+    d : int, default 2
+        The dimension.
+    margin : float, default 0.1
+        γ, with 0 < γ < R.
+    radius : float, default 1.0
+        R.
+    seed : int or numpy.random.Generator, default 0
+
+    Returns
+    -------
+    X : ndarray of shape (n, d)
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    w_star : ndarray of shape (d,)
+        The unit separator.
+    """
+    n, d = positive_int(n, "n"), positive_int(d, "d")
+    margin, radius = positive(margin, "margin"), positive(radius, "radius")
+    if margin >= radius:
+        raise ValueError(f"margin ({margin}) must be smaller than radius ({radius}).")
+    rng = _rng(seed)
+    w_star = _unit_vector(d, rng)
+    kept: list[np.ndarray] = []
+    count = 0
+    while count < n:
+        points = _in_ball(2 * n, d, radius, rng)
+        points = points[np.abs(points @ w_star) >= margin]
+        kept.append(points)
+        count += len(points)
+    X = np.vstack(kept)[:n]
+    return X, np.where(X @ w_star > 0, 1.0, -1.0), w_star
+
+
+def noisy(
+    n: int, d: int = 2, *, margin: float = 0.1, radius: float = 1.0, flip: float = 0.1, seed=0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A non-separable sample: :func:`separable` with a fraction ``flip`` of labels flipped.
+
+    The flipped examples are chosen at random; at least one is flipped when ``flip > 0``, so the
+    sample is not separable by w* (and, for n large enough, by nothing else).
+
+    Returns
+    -------
+    X : ndarray of shape (n, d)
+    y : ndarray of shape (n,)
+    w_star : ndarray of shape (d,)
+        The unit separator of the clean labels.
+    """
+    if not 0 <= flip <= 1:
+        raise ValueError(f"flip must be a fraction in [0, 1]; got {flip}.")
+    rng = _rng(seed)
+    X, y, w_star = separable(n, d, margin=margin, radius=radius, seed=rng)
+    flipped = rng.choice(n, size=max(1, round(flip * n)) if flip > 0 else 0, replace=False)
+    y = y.copy()
+    y[flipped] *= -1
+    return X, y, w_star
