@@ -379,6 +379,18 @@ class WinnowResult:
     history: tuple[WinnowVisit, ...]
 
 
+def winnow_update(w: np.ndarray, x: np.ndarray, y: float, theta: float) -> np.ndarray:
+    """One step of Winnow (MMDS §12.2.3): return w itself when x is classified correctly,
+    else the new weights wᵢ·2^(y·xᵢ).
+
+    Correct means w·x > θ for y = +1 and w·x < θ for y = -1; w·x = θ is always a mistake.
+    Shapes: w and x (d,).
+    """
+    score = w @ x
+    correct = score > theta if y > 0 else score < theta
+    return w if correct else w * 2.0 ** (y * x)
+
+
 def winnow(
     X, y, *, theta: float | None = None, learn_threshold: bool = False,
     max_epochs: int = DEFAULT_MAX_EPOCHS,
@@ -424,12 +436,11 @@ def winnow(
     for epoch in range(1, max_epochs + 1):
         mistakes_before = mistakes
         for i, (x, label) in enumerate(zip(X, y, strict=True)):
-            score = float(w @ x)
-            correct = bool(score > theta) if label > 0 else bool(score < theta)
-            if not correct:
-                w = w * 2.0 ** (label * x)
-                mistakes += 1
-            visits.append(WinnowVisit(epoch, i, float(label), score, correct, w))
+            updated = winnow_update(w, x, label, theta)
+            correct = updated is w
+            mistakes += not correct
+            visits.append(WinnowVisit(epoch, i, float(label), float(w @ x), correct, updated))
+            w = updated
         if mistakes == mistakes_before:
             return WinnowResult(w, float(theta), mistakes, epoch, True, tuple(visits))
     return WinnowResult(w, float(theta), mistakes, max_epochs, False, tuple(visits))

@@ -1,0 +1,302 @@
+"""Widgets and tables for the perceptron walk-through (lecture 01).
+
+Sources: MMDS §12.2 (Example 12.4, Fig. 12.7), CS446 and CS578 L2 (the mistake bound and its
+proof), Balcan 10-601 (the proof's two claims).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from mllib import data
+from mllib.perceptron import (
+    PerceptronResult,
+    WinnowResult,
+    geometric_margin,
+    mistake_bound,
+    perceptron,
+    predict,
+    predict_averaged,
+    predict_voted,
+    radius,
+    voted_perceptron,
+)
+from mllib.plotting import (
+    draw_hyperplane,
+    figure,
+    fraction,
+    markdown_table,
+    scatter_labelled,
+    square_limits,
+)
+
+ROW_NAMES = "abcdef"
+
+
+def update_table(result: PerceptronResult, X: np.ndarray, y: np.ndarray, names=ROW_NAMES) -> str:
+    """MMDS Example 12.4 as a Markdown table: one row per update, w after it, as the book prints.
+
+    X has shape (n, d) and y shape (n,); ``names`` labels the rows (a, b, ... as in Fig. 12.6).
+    """
+    header = ["update", "epoch", "example", "y", "w·x before", "w after"]
+    rows = [
+        [k, u.epoch, names[u.index], f"{y[u.index]:+.0f}", fraction(u.score),
+         "[" + ", ".join(fraction(v) for v in u.w) + "]"]
+        for k, u in enumerate(result.history, start=1)
+    ]
+    return markdown_table(header, rows)
+
+
+def winnow_table(result: WinnowResult, columns: tuple[str, ...], names=ROW_NAMES) -> str:
+    """MMDS Fig. 12.7 / 12.9 as a Markdown table: every visit, with w after each update."""
+    header = ["x", "y", "w·x", "OK?", *columns]
+    rows = [["", "", "", "", *(fraction(1.0) for _ in columns)]]
+    for visit in result.history:
+        weights = ["" for _ in columns] if visit.correct else [fraction(v) for v in visit.w]
+        rows.append([names[visit.index], f"{visit.y:+.0f}", fraction(visit.score),
+                     "yes" if visit.correct else "no", *weights])
+    return markdown_table(header, rows)
+
+
+@dataclass(frozen=True)
+class MarginExperiment:
+    """One run behind the γ slider: the sample, the run, and the bound it must respect.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n, 2)
+    y : ndarray of shape (n,)
+    w_star : ndarray of shape (2,)
+        The unit separator the data was drawn around.
+    run : PerceptronResult
+    radius, margin : float
+        R = max‖x‖ and γ = the margin of w* on this sample.
+    bound : float
+        (R/γ)².
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    w_star: np.ndarray
+    run: PerceptronResult
+    radius: float
+    margin: float
+    bound: float
+
+
+def margin_experiment(margin: float, *, n: int = 200, seed: int = 2) -> MarginExperiment:
+    """Draw n separable points in the unit disc with margin >= ``margin``, run the perceptron."""
+    X, y, w_star = data.separable(n, 2, margin=margin, radius=1.0, seed=seed)
+    R, gamma = radius(X), geometric_margin(w_star, X, y)
+    run = perceptron(X, y, w_star=w_star, max_epochs=1000)
+    return MarginExperiment(X, y, w_star, run, R, gamma, mistake_bound(R, gamma))
+
+
+def show_margin_experiment(margin: float, seed: int = 2) -> Figure:
+    """The γ slider's frame: the sample and separators (left), mistakes against (R/γ)² (right)."""
+    exp = margin_experiment(margin, seed=seed)
+    fig, (left, right) = figure(2)
+    square_limits(left, 1.05)
+    scatter_labelled(left, exp.X, exp.y, size=12)
+    draw_hyperplane(left, exp.w_star, color="grey", linestyle="--", label="w* (target)")
+    draw_hyperplane(left, exp.run.w, color="black", label="perceptron")
+    for offset in (-exp.margin, exp.margin):
+        draw_hyperplane(left, exp.w_star, offset=offset, color="grey", linewidth=0.6)
+    left.set_title(f"γ = {exp.margin:.3f}, R = {exp.radius:.3f}")
+    left.legend(loc="lower left", fontsize=8)
+    right.bar(["mistakes", "bound (R/γ)²"], [exp.run.mistakes, exp.bound],
+              color=["black", "grey"])
+    right.set_yscale("log")
+    right.set_ylabel("count (log scale)")
+    right.set_title(f"{exp.run.mistakes} mistakes ≤ {exp.bound:.0f}")
+    return fig
+
+
+def show_update(run: PerceptronResult, X: np.ndarray, y: np.ndarray, k: int) -> Figure:
+    """The scrubber's frame: the hyperplane after k updates and the example that caused it.
+
+    X has shape (n, 2). k = 0 shows the start (w = 0, no hyperplane yet).
+    """
+    if not 0 <= k <= run.mistakes:
+        raise ValueError(f"k must be between 0 and {run.mistakes}, the number of updates.")
+    fig, (ax,) = figure(1, width=5.5)
+    half = 1.1 * float(np.max(np.abs(X)))
+    square_limits(ax, half)
+    scatter_labelled(ax, X, y, size=14)
+    if k == 0:
+        ax.set_title("start: w = 0, every example is a mistake")
+        return fig
+    update = run.history[k - 1]
+    previous = run.history[k - 2].w if k > 1 else np.zeros_like(update.w)
+    draw_hyperplane(ax, previous, color="grey", linestyle="--", label="before")
+    draw_hyperplane(ax, update.w, color="black", label="after")
+    x = X[update.index]
+    ax.scatter(*x, s=160, facecolors="none", edgecolors="red", linewidths=2, label="mistake")
+    scale = 0.5 * half / max(np.linalg.norm(update.w), 1e-12)
+    ax.arrow(0, 0, *(scale * update.w), width=0.01 * half, color="black")
+    ax.set_title(f"update {k} of {run.mistakes} (epoch {update.epoch}, example {update.index})")
+    ax.legend(loc="lower left", fontsize=8)
+    return fig
+
+
+@dataclass(frozen=True)
+class ProofTrace:
+    """The two quantities of the mistake-bound proof along a run (CS578 L2; Balcan Thm 1).
+
+    Attributes
+    ----------
+    k : ndarray of shape (m,)
+        1, 2, ..., m: the update count.
+    alignment : ndarray of shape (m,)
+        w_k·w* for a unit w*; claim 1 says it is >= k·γ.
+    norm : ndarray of shape (m,)
+        ‖w_k‖; claim 2 says ‖w_k‖² <= k·R².
+    cosine : ndarray of shape (m,)
+        w_k·w*/‖w_k‖ <= 1, yet >= √k·γ/R by the two claims, hence k <= (R/γ)².
+    """
+
+    k: np.ndarray
+    alignment: np.ndarray
+    norm: np.ndarray
+    cosine: np.ndarray
+
+
+def proof_trace(run: PerceptronResult) -> ProofTrace:
+    """Read the proof's quantities off a run made with a unit ``w_star``."""
+    if not run.history or run.history[0].alignment is None:
+        raise ValueError("the run has no updates recorded with w_star; pass w_star= to perceptron.")
+    k = np.arange(1, run.mistakes + 1)
+    alignment = np.array([u.alignment for u in run.history])
+    norm = np.sqrt([u.norm_sq for u in run.history])
+    return ProofTrace(k, alignment, norm, alignment / norm)
+
+
+def show_proof(run: PerceptronResult, radius: float, margin: float) -> Figure:
+    """Plot both claims of the proof and the squeeze on cos(w, w*) that bounds k."""
+    trace = proof_trace(run)
+    fig, axes = figure(3, width=4.2, height=3.6)
+    axes[0].plot(trace.k, trace.alignment, "o-", ms=3, label="w·w*")
+    axes[0].plot(trace.k, margin * trace.k, "--", label="kγ")
+    axes[0].set_title("claim 1: w·w* ≥ kγ")
+    axes[1].plot(trace.k, trace.norm**2, "o-", ms=3, label="‖w‖²")
+    axes[1].plot(trace.k, radius**2 * trace.k, "--", label="kR²")
+    axes[1].set_title("claim 2: ‖w‖² ≤ kR²")
+    bound = mistake_bound(radius, margin)
+    ks = np.linspace(1, max(bound, trace.k[-1]) * 1.05, 200)
+    axes[2].plot(trace.k, trace.cosine, "o-", ms=3, label="cos(w, w*)")
+    axes[2].plot(ks, np.sqrt(ks) * margin / radius, "--", label="√k γ/R")
+    axes[2].axhline(1, color="grey", linewidth=0.8)
+    axes[2].axvline(bound, color="red", linewidth=0.8, label="k = (R/γ)²")
+    axes[2].set_title("together: √k γ/R ≤ cos ≤ 1")
+    for ax in axes:
+        ax.set_xlabel("update k")
+        ax.legend(fontsize=8)
+    return fig
+
+
+@dataclass(frozen=True)
+class EtaComparison:
+    """The same sample trained with η = 1 and with another η, from w0 = 0.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n, 2)
+    y : ndarray of shape (n,)
+    base, scaled : PerceptronResult
+        The runs with η = 1 and with ``eta``.
+    same_mistakes : bool
+        Whether both runs updated on exactly the same examples in the same order.
+    scale : float
+        ‖w_η‖ / ‖w_1‖, which equals η: every w of the η-run is η times the w of the 1-run.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    base: PerceptronResult
+    scaled: PerceptronResult
+    same_mistakes: bool
+    scale: float
+
+
+def eta_comparison(eta: float, *, n: int = 100, seed: int = 1) -> EtaComparison:
+    """Train on one separable sample with η = 1 and with ``eta`` and compare the runs."""
+    X, y, _ = data.separable(n, 2, margin=0.05, seed=seed)
+    base, scaled = perceptron(X, y), perceptron(X, y, eta=eta)
+    same = [(u.epoch, u.index) for u in base.history] == [(u.epoch, u.index)
+                                                           for u in scaled.history]
+    return EtaComparison(X, y, base, scaled, same,
+                         float(np.linalg.norm(scaled.w) / np.linalg.norm(base.w)))
+
+
+def show_eta(eta: float) -> Figure:
+    """The η slider's frame: both separators coincide; only the length of w changes."""
+    comparison = eta_comparison(eta)
+    fig, (left, right) = figure(2)
+    square_limits(left, 1.05)
+    scatter_labelled(left, comparison.X, comparison.y, size=12)
+    draw_hyperplane(left, comparison.base.w, color="black", linewidth=3, label="η = 1")
+    draw_hyperplane(left, comparison.scaled.w, color="red", linestyle="--", label=f"η = {eta:g}")
+    left.legend(loc="lower left", fontsize=8)
+    left.set_title(f"{comparison.scaled.mistakes} mistakes with η = {eta:g}, "
+                   f"{comparison.base.mistakes} with η = 1")
+    right.bar(["‖w‖ with η = 1", f"‖w‖ with η = {eta:g}"],
+              [np.linalg.norm(comparison.base.w), np.linalg.norm(comparison.scaled.w)],
+              color=["black", "red"])
+    right.set_title(f"‖w_η‖ / ‖w_1‖ = {comparison.scale:.3g}")
+    return fig
+
+
+@dataclass(frozen=True)
+class NoisyComparison:
+    """Training accuracy per epoch on non-separable data.
+
+    Attributes
+    ----------
+    epochs : ndarray of shape (T,)
+    mistakes : ndarray of shape (T,)
+        Updates in each epoch: they never reach 0 (the cycling theorem).
+    last, averaged, voted : ndarray of shape (T,)
+        Training accuracy of the final w, the averaged and the voted perceptron after t epochs.
+    """
+
+    epochs: np.ndarray
+    mistakes: np.ndarray
+    last: np.ndarray
+    averaged: np.ndarray
+    voted: np.ndarray
+
+
+def noisy_comparison(*, epochs: int = 15, n: int = 300, flip: float = 0.1,
+                     seed: int = 2) -> NoisyComparison:
+    """Run the classic, averaged and voted perceptron on noisy data for 1..``epochs`` epochs."""
+    X, y, _ = data.noisy(n, 2, margin=0.05, flip=flip, seed=seed)
+    run = perceptron(X, y, max_epochs=epochs)
+    mistakes = np.bincount([u.epoch for u in run.history], minlength=epochs + 1)[1:]
+    last, averaged, voted = [], [], []
+    for t in range(1, epochs + 1):
+        votes = voted_perceptron(X, y, epochs=t)
+        last.append(np.mean(predict(votes.weights[-1], X) == y))
+        averaged.append(np.mean(predict_averaged(votes, X) == y))
+        voted.append(np.mean(predict_voted(votes, X) == y))
+    return NoisyComparison(np.arange(1, epochs + 1), mistakes, *map(np.array,
+                                                                    (last, averaged, voted)))
+
+
+def show_noisy(comparison: NoisyComparison) -> Figure:
+    """Mistakes per epoch (left) and training accuracy of the three predictors (right)."""
+    fig, (left, right) = figure(2, height=3.5)
+    left.bar(comparison.epochs, comparison.mistakes, color="grey")
+    left.set_xlabel("epoch")
+    left.set_ylabel("updates in the epoch")
+    left.set_title("no epoch is ever mistake-free")
+    for name, values in (("last w", comparison.last), ("averaged", comparison.averaged),
+                         ("voted", comparison.voted)):
+        right.plot(comparison.epochs, values, "o-", ms=3, label=name)
+    right.set_xlabel("epochs of training")
+    right.set_ylabel("training accuracy")
+    right.legend(fontsize=8)
+    right.set_title("averaging steadies the answer")
+    return fig
