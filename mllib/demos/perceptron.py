@@ -191,6 +191,7 @@ def show_proof(run: PerceptronResult, radius: float, margin: float) -> Figure:
     axes[2].axhline(1, color="grey", linewidth=0.8)
     axes[2].axvline(bound, color="red", linewidth=0.8, label="k = (R/γ)²")
     axes[2].set_title("together: √k γ/R ≤ cos ≤ 1")
+    axes[2].set_xscale("log")
     for ax in axes:
         ax.set_xlabel("update k")
         ax.legend(fontsize=8)
