@@ -1,0 +1,110 @@
+"""The perceptron walk-through's widget logic, driven without a browser."""
+
+import ipywidgets
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+
+from mllib import data
+from mllib import perceptron as P
+from mllib.demos import explore
+from mllib.demos import perceptron as demo
+
+
+def test_update_table_prints_mmds_example_12_4():
+    X, y, _ = data.mmds_spam()
+    table = demo.update_table(P.perceptron(X, y, eta=0.5), X, y).splitlines()
+    assert table[2:] == [
+        "| 1 | 1 | a | +1 | 0 | [½, ½, 0, ½, ½] |",
+        "| 2 | 1 | b | -1 | ½ | [½, ½, -½, 0, ½] |",
+        "| 3 | 1 | c | +1 | 0 | [½, 1, 0, 0, ½] |",
+        "| 4 | 1 | d | -1 | ½ | [0, 1, 0, -½, ½] |",
+    ]
+
+
+def test_winnow_table_prints_mmds_fig_12_7_rows():
+    X, y, words = data.mmds_spam()
+    rows = demo.winnow_table(P.winnow(X, y), words).splitlines()
+    assert rows[3] == "| a | +1 | 4 | no | 2 | 2 | 1 | 2 | 2 |"
+    assert rows[4] == "| b | -1 | 3 | yes |  |  |  |  |  |"
+    assert rows[14] == "| f | -1 | 7 | no | 1 | 8 | 2 | ½ | 4 |"
+
+
+@pytest.mark.parametrize("margin", [0.02, 0.1, 0.3])
+def test_margin_experiment_respects_the_bound(margin):
+    exp = demo.margin_experiment(margin)
+    assert exp.run.converged
+    assert exp.margin >= margin
+    assert exp.run.mistakes <= exp.bound
+    assert exp.bound == pytest.approx((exp.radius / exp.margin) ** 2)
+
+
+def _drawn_points(fig: Figure) -> np.ndarray:
+    return np.vstack([c.get_offsets() for c in fig.axes[0].collections])
+
+
+def test_moving_the_margin_slider_redraws_other_data():
+    narrow, wide = demo.show_margin_experiment(0.05), demo.show_margin_experiment(0.3)
+    assert len(_drawn_points(narrow)) == len(_drawn_points(wide)) == 200
+    assert not np.array_equal(_drawn_points(narrow), _drawn_points(wide))
+    assert narrow.axes[1].get_title() != wide.axes[1].get_title()
+
+
+def test_step_frame_rings_the_example_of_update_k():
+    X, y, _ = data.separable(300, 2, margin=0.02, seed=7)
+    run = P.perceptron(X, y)
+    assert run.mistakes >= 2
+    fig = demo.show_update(run, X, y, 2)
+    ring = fig.axes[0].collections[-1].get_offsets()[0]
+    np.testing.assert_array_equal(ring, X[run.history[1].index])
+    with pytest.raises(ValueError, match="between 0 and"):
+        demo.show_update(run, X, y, run.mistakes + 1)
+
+
+def test_proof_trace_satisfies_both_claims():
+    X, y, w_star = data.separable(300, 2, margin=0.02, seed=7)
+    gamma, R = P.geometric_margin(w_star, X, y), P.radius(X)
+    trace = demo.proof_trace(P.perceptron(X, y, w_star=w_star))
+    assert np.all(trace.alignment >= trace.k * gamma - 1e-12)
+    assert np.all(trace.norm**2 <= trace.k * R**2 + 1e-12)
+    assert np.all(trace.cosine <= 1 + 1e-12)
+    with pytest.raises(ValueError, match="w_star"):
+        demo.proof_trace(P.perceptron(X, y))
+
+
+@pytest.mark.parametrize("eta", [0.001, 0.3, 7.0])
+def test_eta_only_rescales_w(eta):
+    comparison = demo.eta_comparison(eta)
+    assert comparison.same_mistakes
+    assert comparison.scale == pytest.approx(eta)
+    np.testing.assert_allclose(comparison.scaled.w, eta * comparison.base.w)
+
+
+def test_noisy_data_never_gives_a_clean_epoch_and_averaging_helps():
+    noisy = demo.noisy_comparison(epochs=10)
+    assert np.all(noisy.mistakes > 0)
+    assert noisy.mistakes.sum() == P.perceptron(*data.noisy(300, 2, margin=0.05, flip=0.1,
+                                                             seed=2)[:2], max_epochs=10).mistakes
+    assert np.mean(noisy.averaged) > np.mean(noisy.last)
+
+
+def test_explore_draws_a_static_frame_while_nbgrader_executes(monkeypatch):
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    slider = ipywidgets.FloatSlider(value=0.2, min=0.01, max=0.4)
+    frame = explore(demo.show_margin_experiment, margin=slider)
+    assert isinstance(frame, Figure)
+    assert frame.axes[0].get_title().startswith("γ = ")
+
+
+def test_explore_builds_a_widget_whose_slider_reruns_the_frame(monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    seen = []
+
+    def frame(margin):
+        seen.append(margin)
+        return demo.show_margin_experiment(margin)
+
+    box = explore(frame, margin=ipywidgets.FloatSlider(value=0.1, min=0.01, max=0.4))
+    slider = box.children[0]
+    slider.value = 0.25
+    assert seen == [0.1, 0.25]
