@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) notebooks
+	$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks
 
 test: $(STAMP)
 	$(BIN)/ruff check .

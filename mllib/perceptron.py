@@ -24,7 +24,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mllib.validation import as_binary, as_data, as_matrix, as_vector, positive, positive_int
+from mllib.validation import (
+    as_binary,
+    as_data,
+    as_matrix,
+    as_vector,
+    finite,
+    positive,
+    positive_int,
+)
 
 DEFAULT_MAX_EPOCHS = 100
 
@@ -247,7 +255,7 @@ def add_threshold_feature(X, value: float = -1.0) -> np.ndarray:
     ndarray of shape (n, d + 1)
     """
     X = as_matrix(X)
-    return np.hstack([X, np.full((X.shape[0], 1), float(value))])
+    return np.hstack([X, np.full((X.shape[0], 1), finite(value, "value"))])
 
 
 @dataclass(frozen=True)
@@ -317,6 +325,7 @@ def predict(w, X) -> np.ndarray:
 def predict_voted(result: VotedResult, X) -> np.ndarray:
     """CS446's voted prediction sign(Σᵢ cᵢ·sign(vᵢ·x)), shape (n, d) -> (n,)."""
     X = as_matrix(X)
+    as_vector(result.weights[0], "each voted weight vector", X.shape[1])
     votes = np.sign(X @ result.weights.T)
     return _sign(votes @ result.counts)
 
@@ -428,8 +437,8 @@ def winnow(
         if theta is not None:
             raise ValueError("theta cannot be given when learn_threshold=True: it is learned.")
         X, theta = add_threshold_feature(X), 0.0
-    elif theta is None:
-        theta = float(X.shape[1])
+    else:
+        theta = float(X.shape[1]) if theta is None else finite(theta, "theta")
     w = np.ones(X.shape[1])
     visits: list[WinnowVisit] = []
     mistakes = 0
@@ -520,6 +529,8 @@ def noise_bound(radius: float, margin: float, deficit: float) -> float:
     """The non-separable bound ((R + D₂)/γ)² on the perceptron's mistakes (CS446).
 
     ``deficit`` is D₂ from :func:`margin_deficit`; with D₂ = 0 this is :func:`mistake_bound`.
+    The bound is for one sequence of examples: T passes over a sample are one sequence T times
+    as long, whose D₂ is √T times the one-pass D₂.
     """
     deficit = float(deficit)
     if not np.isfinite(deficit) or deficit < 0:

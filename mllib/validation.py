@@ -13,6 +13,8 @@ def as_matrix(X, name: str = "X") -> np.ndarray:
         raise ValueError(f"{name} must be a 2-D array of shape (n, d); got {X.ndim} dimension(s).")
     if X.shape[0] == 0:
         raise ValueError(f"{name} is empty: it needs at least one example (row).")
+    if X.shape[1] == 0:
+        raise ValueError(f"{name} has no features (columns): shape {X.shape}.")
     if not np.all(np.isfinite(X)):
         raise ValueError(f"{name} contains NaN or inf; every feature must be a finite number.")
     return X
@@ -64,16 +66,32 @@ def as_binary(X, name: str = "X") -> np.ndarray:
     return X
 
 
+def _number(value) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def finite(value, name: str) -> float:
+    """Return ``value`` as a float, requiring it to be a finite number."""
+    number = _number(value)
+    if not np.isfinite(number):
+        raise ValueError(f"{name} must be a finite number; got {value!r}.")
+    return number
+
+
 def positive(value, name: str) -> float:
     """Return ``value`` as a float, requiring it to be finite and > 0."""
-    value = float(value)
-    if not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a positive number; got {value}.")
-    return value
+    number = _number(value)
+    if not (np.isfinite(number) and number > 0):
+        raise ValueError(f"{name} must be a positive number; got {value!r}.")
+    return number
 
 
 def positive_int(value, name: str) -> int:
     """Return ``value`` as an int >= 1."""
-    if isinstance(value, bool) or int(value) != value or value < 1:
-        raise ValueError(f"{name} must be a whole number >= 1; got {value}.")
-    return int(value)
+    number = _number(value)
+    if isinstance(value, bool) or not np.isfinite(number) or number != int(number) or number < 1:
+        raise ValueError(f"{name} must be a whole number >= 1; got {value!r}.")
+    return int(number)

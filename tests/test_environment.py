@@ -1,0 +1,203 @@
+"""The two ways to install the course agree, and mllib stays a numpy-only library.
+
+environment.yml (conda) and pyproject.toml (pip) must list the same packages with the same
+version specifiers, and mllib may import only numpy and the standard library, except for the
+figure and widget helpers (mllib/plotting.py, mllib/demos/), which may also use matplotlib and
+ipywidgets.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+import tomllib
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# PEP 508 name, then the version specifier (conda and pip write ">=1.2,<2" the same way).
+REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*?)\s*$")
+
+
+def normalize(name: str) -> str:
+    """PEP 503 normalisation: case and runs of -, _ and . do not matter."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def split_requirement(text: str, source: str) -> tuple[str, str]:
+    """("numpy", ">=1.26") from "numpy >= 1.26"; clauses are sorted so their order is moot."""
+    assert ";" not in text, f"{source}: environment markers can't be mirrored in conda: {text!r}"
+    match = REQUIREMENT.match(text)
+    assert match, f"{source}: can't parse requirement {text!r}"
+    name, _extras, spec = match.groups()
+    clauses = sorted(clause.replace(" ", "") for clause in spec.split(",") if clause.strip())
+    return normalize(name), ",".join(clauses)
+
+
+def pyproject() -> dict:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def environment() -> dict:
+    return yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
+
+
+def pip_packages() -> dict[str, str]:
+    project = pyproject()["project"]
+    requirements = list(project["dependencies"])
+    requirements += project.get("optional-dependencies", {}).get("dev", [])
+    packages: dict[str, str] = {}
+    for text in requirements:
+        name, spec = split_requirement(text, "pyproject.toml")
+        assert name not in packages, f"pyproject.toml lists {name} twice"
+        packages[name] = spec
+    return packages
+
+
+def conda_entries() -> tuple[dict[str, str], list]:
+    """(packages other than python and pip, the `- pip:` sub-list) from environment.yml."""
+    packages: dict[str, str] = {}
+    pip_list: list = []
+    for entry in environment()["dependencies"]:
+        if isinstance(entry, dict):
+            assert set(entry) == {"pip"}, f"environment.yml: unexpected entry {entry!r}"
+            pip_list = entry["pip"]
+            continue
+        name, spec = split_requirement(str(entry), "environment.yml")
+        assert name not in packages, f"environment.yml lists {name} twice"
+        packages[name] = spec
+    return packages, pip_list
+
+
+def describe_differences(pip: dict[str, str], conda: dict[str, str]) -> str:
+    lines = []
+    for name in sorted(pip.keys() - conda.keys()):
+        lines.append(f"  only in pyproject.toml:  {name}{pip[name]}")
+    for name in sorted(conda.keys() - pip.keys()):
+        lines.append(f"  only in environment.yml: {name}{conda[name]}")
+    for name in sorted(pip.keys() & conda.keys()):
+        if pip[name] != conda[name]:
+            lines.append(
+                f"  {name}: pyproject.toml says {pip[name] or '(any)'!r}, "
+                f"environment.yml says {conda[name] or '(any)'!r}"
+            )
+    return "\n".join(lines)
+
+
+def test_environment_yml_and_pyproject_list_the_same_packages_and_versions():
+    conda, _ = conda_entries()
+    conda.pop("pip", None)  # the installer itself, needed for the `- pip:` sub-list
+    conda.pop("python", None)  # checked against requires-python below
+    pip = pip_packages()
+    differences = describe_differences(pip, conda)
+    assert not differences, (
+        "environment.yml and pyproject.toml disagree (runtime deps + the dev extra):\n"
+        + differences
+    )
+
+
+def test_python_version_agrees_with_requires_python():
+    conda, _ = conda_entries()
+    assert "python" in conda, "environment.yml must pin python"
+    conda_python = re.fullmatch(r"(?:=|==|>=)?(\d+\.\d+)(?:\.\*)?", conda["python"])
+    assert conda_python, f"environment.yml: can't read python spec {conda['python']!r}"
+    requires = pyproject()["project"]["requires-python"].replace(" ", "")
+    pip_python = re.fullmatch(r">=(\d+\.\d+)", requires)
+    assert pip_python, f"pyproject.toml: expected requires-python '>=X.Y', got {requires!r}"
+    assert conda_python.group(1) == pip_python.group(1), (
+        f"environment.yml has python {conda['python']!r} but pyproject.toml requires-python is "
+        f"{requires!r}: the conda python should be the oldest version pip allows"
+    )
+
+
+def test_environment_yml_installs_the_project_with_pip_from_conda_forge_only():
+    env = environment()
+    assert env["channels"] == ["conda-forge"], f"channels must be conda-forge only: {env}"
+    conda, pip_list = conda_entries()
+    assert "pip" in conda, "environment.yml needs `- pip` to run its `- pip:` sub-list"
+    assert pip_list == ["-e ."], f"the `- pip:` sub-list must install the project: {pip_list!r}"
+
+
+def test_difference_report_names_each_problem():
+    # The failure message of the agreement test, on a made-up disagreement.
+    report = describe_differences(
+        {"numpy": ">=1.26", "pytest": ">=8", "ruff": ">=0.6"},
+        {"numpy": ">=1.25", "pytest": ">=8", "scipy": ""},
+    )
+    assert report.splitlines() == [
+        "  only in pyproject.toml:  ruff>=0.6",
+        "  only in environment.yml: scipy",
+        "  numpy: pyproject.toml says '>=1.26', environment.yml says '>=1.25'",
+    ]
+
+
+def test_requirements_are_normalised_before_comparison():
+    assert split_requirement("Py_YAML >= 6", "x") == ("py-yaml", ">=6")
+    assert split_requirement("jupyterlab<5, >=4.2", "x") == split_requirement(
+        "jupyterlab>=4.2,<5", "x"
+    )
+    assert split_requirement("nbgrader[docs]>=0.9.6,<0.10", "x") == ("nbgrader", "<0.10,>=0.9.6")
+
+
+# --- mllib's imports ------------------------------------------------------------------------
+
+MLLIB = ROOT / "mllib"
+ALLOWED_EVERYWHERE = {"numpy", "mllib", "__future__"} | set(sys.stdlib_module_names)
+# Only the figure and widget helpers may draw or make widgets.
+ALLOWED_IN_HELPERS = {"matplotlib", "ipywidgets"}
+NEVER = {"sklearn", "scipy", "pgmpy"}
+
+
+def is_helper(path: Path) -> bool:
+    relative = path.relative_to(MLLIB)
+    return relative.parts[0] == "demos" or relative == Path("plotting.py")
+
+
+def imported_modules(path: Path) -> list[tuple[int, str]]:
+    """(line, top-level package) for every absolute import in the file, nested ones included."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name.split(".")[0]) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.lineno, node.module.split(".")[0]))
+    return found
+
+
+def test_mllib_imports_only_numpy_and_the_standard_library():
+    files = sorted(MLLIB.rglob("*.py"))
+    assert MLLIB / "perceptron.py" in files
+    problems = []
+    for path in files:
+        allowed = ALLOWED_EVERYWHERE | (ALLOWED_IN_HELPERS if is_helper(path) else set())
+        for line, module in imported_modules(path):
+            where = f"{path.relative_to(ROOT)}:{line}: import {module}"
+            if module in NEVER:
+                problems.append(f"{where} (never allowed in mllib)")
+            elif module not in allowed:
+                extra = sorted(allowed - set(sys.stdlib_module_names))
+                problems.append(f"{where} (here mllib allows the standard library and {extra})")
+    assert not problems, "mllib imports outside its allowance:\n" + "\n".join(problems)
+
+
+def test_import_scan_sees_nested_and_from_imports(tmp_path):
+    source = tmp_path / "sample.py"
+    source.write_text(
+        "import os.path, numpy as np\n"
+        "from sklearn.linear_model import Perceptron\n"
+        "from . import sibling\n"
+        "def f():\n"
+        "    import scipy.stats\n",
+        encoding="utf-8",
+    )
+    assert imported_modules(source) == [(1, "os"), (1, "numpy"), (2, "sklearn"), (5, "scipy")]
+
+
+def test_helpers_are_only_demos_and_plotting():
+    assert is_helper(MLLIB / "demos" / "perceptron.py")
+    assert is_helper(MLLIB / "plotting.py")
+    assert not is_helper(MLLIB / "perceptron.py")
+    assert not is_helper(MLLIB / "grading" / "perceptron.py")
