@@ -8,6 +8,8 @@ STAMP  := $(VENV)/.installed
 
 # nbgrader reads grader/nbgrader_config.py from here (lab extension and CLI alike).
 export JUPYTER_CONFIG_PATH := $(CURDIR)/grader
+# nbgrader runs `alembic` (and other venv tools) by name when it creates a gradebook.
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
 .PHONY: lab test lint notebooks bench clean
 

@@ -1,0 +1,226 @@
+"""Every lecture notebook runs headless, and the committed student versions are up to date.
+
+Discovered generically: instructor versions are ``solutions/*/*.ipynb``, student versions
+(nbgrader's release) ``notebooks/*/*.ipynb``. A notebook without solution or graded cells is a
+walk-through. All executions run concurrently in one session fixture, one kernel each.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import json
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from nbconvert.filters import strip_ansi
+from nbformat import NotebookNode
+
+from grader.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+SOLUTIONS = sorted(REPO.glob("solutions/*/*.ipynb"))
+RELEASED = sorted(REPO.glob("notebooks/*/*.ipynb"))
+CELL_TIMEOUT = 60  # seconds per cell; a hanging widget fails instead of blocking the suite
+PARALLEL_KERNELS = 3
+STUB = "raise NotImplementedError()"  # nbgrader's code stub for an unanswered solution region
+IGNORED = {".ipynb_checkpoints", "__pycache__"}
+
+
+def read(path: Path) -> NotebookNode:
+    return nbformat.read(path, as_version=4)
+
+
+def nbgrader_meta(cell: NotebookNode) -> dict:
+    return cell.metadata.get("nbgrader", {})
+
+
+def is_walkthrough(path: Path) -> bool:
+    """True when the notebook has no solution or graded cells."""
+    return not any(
+        nbgrader_meta(c).get("solution") or nbgrader_meta(c).get("grade") for c in read(path).cells
+    )
+
+
+def label(path: Path) -> str:
+    return path.relative_to(REPO).as_posix()
+
+
+WALKTHROUGHS = [p for p in SOLUTIONS if is_walkthrough(p)]
+# (notebook, value of NBGRADER_EXECUTION or None for unset)
+RUNS = [(p, None) for p in SOLUTIONS + RELEASED] + [(p, "autograde") for p in WALKTHROUGHS]
+
+
+async def execute(
+    path: Path, nbgrader_execution: str | None, slots: asyncio.Semaphore
+) -> NotebookNode:
+    """Run every cell of ``path`` (errors recorded, not raised) in its own folder."""
+    nb = read(path)
+    env = {k: v for k, v in os.environ.items() if k != "NBGRADER_EXECUTION"}
+    if nbgrader_execution:
+        env["NBGRADER_EXECUTION"] = nbgrader_execution
+    client = NotebookClient(
+        nb,
+        timeout=CELL_TIMEOUT,
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    async with slots:
+        await client.async_execute(env=env)
+    return nb
+
+
+@pytest.fixture(scope="session")
+def executed() -> dict[tuple[Path, str | None], NotebookNode | BaseException]:
+    """Every run of ``RUNS``, executed concurrently: the notebook with outputs, or the exception."""
+
+    async def run_all() -> list[NotebookNode | BaseException]:
+        slots = asyncio.Semaphore(PARALLEL_KERNELS)
+        jobs = (execute(path, mode, slots) for path, mode in RUNS)
+        return await asyncio.gather(*jobs, return_exceptions=True)
+
+    return dict(zip(RUNS, asyncio.run(run_all()), strict=True))
+
+
+def errors(nb: NotebookNode) -> list[tuple[int, NotebookNode, NotebookNode]]:
+    """(cell index, cell, error output) for every error output in the notebook."""
+    return [
+        (i, cell, out)
+        for i, cell in enumerate(nb.cells)
+        for out in cell.get("outputs", [])
+        if out.output_type == "error"
+    ]
+
+
+def describe(i: int, cell: NotebookNode, out: NotebookNode) -> str:
+    return (
+        f"cell {i} ({nbgrader_meta(cell).get('grade_id', 'ungraded')}): {out.ename}: {out.evalue}"
+    )
+
+
+def result_of(executed: dict, path: Path, mode: str | None) -> NotebookNode:
+    result = executed[(path, mode)]
+    if isinstance(result, BaseException):
+        pytest.fail(f"{label(path)} did not run: {type(result).__name__}: {result}")
+    return result
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=label)
+def test_solution_notebook_runs_without_error(executed: dict, path: Path) -> None:
+    failures = [describe(*e) for e in errors(result_of(executed, path, None))]
+    assert not failures, f"{label(path)} raised:\n" + "\n".join(failures)
+
+
+@pytest.mark.parametrize("path", WALKTHROUGHS, ids=label)
+def test_walkthrough_runs_under_autograde(executed: dict, path: Path) -> None:
+    """nbgrader sets NBGRADER_EXECUTION while grading; widgets must not hang or fail then."""
+    failures = [describe(*e) for e in errors(result_of(executed, path, "autograde"))]
+    assert not failures, f"{label(path)} with NBGRADER_EXECUTION=autograde raised:\n" + "\n".join(
+        failures
+    )
+
+
+def raised_by_stub(out: NotebookNode) -> bool:
+    """True when the innermost frame of the traceback is nbgrader's stub line."""
+    marked = [ln for ln in strip_ansi("\n".join(out.traceback)).splitlines() if "---->" in ln]
+    return (
+        out.ename == "NotImplementedError" and bool(marked) and marked[-1].rstrip().endswith(STUB)
+    )
+
+
+def bound_names(source: str) -> set[str]:
+    """Names a cell binds at module level (assignments, defs, classes, imports)."""
+    names = set()
+    for stmt in ast.parse(source).body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(stmt.name)
+        elif isinstance(stmt, ast.Import | ast.ImportFrom):
+            names.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+        else:
+            names.update(
+                n.id
+                for n in ast.walk(stmt)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+            )
+    return names
+
+
+def unexplained_errors(student: NotebookNode, solution: NotebookNode) -> list[str]:
+    """Errors in an executed student notebook that an unanswered exercise does not explain.
+
+    Allowed: a ``NotImplementedError`` raised by nbgrader's stub (in a solution cell or in a
+    function a later cell calls), and a ``NameError`` for a name that the solution version of
+    a solution cell binds, after that cell itself stopped at its stub. Anything else fails.
+    """
+    solution_sources = {
+        nbgrader_meta(c)["grade_id"]: c.source
+        for c in solution.cells
+        if nbgrader_meta(c).get("solution")
+    }
+    unanswered: set[str] = set()
+    problems = []
+    for i, cell, out in errors(student):
+        meta = nbgrader_meta(cell)
+        if raised_by_stub(out):
+            if meta.get("solution"):
+                unanswered |= bound_names(solution_sources[meta["grade_id"]])
+            continue
+        missing = re.fullmatch(r"name '(\w+)' is not defined", out.evalue)
+        if out.ename == "NameError" and missing and missing.group(1) in unanswered:
+            continue
+        problems.append(describe(i, cell, out))
+    return problems
+
+
+@pytest.mark.parametrize("path", RELEASED, ids=label)
+def test_student_notebook_fails_only_where_unanswered(executed: dict, path: Path) -> None:
+    source = REPO / "solutions" / path.relative_to(REPO / "notebooks")
+    assert source.exists(), f"{label(path)} has no source in solutions/: run `make notebooks`"
+    problems = unexplained_errors(result_of(executed, path, None), read(source))
+    assert not problems, (
+        f"{label(path)} has errors that an unanswered exercise does not explain:\n"
+        + "\n".join(problems)
+    )
+
+
+def release_files(folder: Path) -> dict[str, Path]:
+    return {
+        p.relative_to(folder).as_posix(): p
+        for p in folder.rglob("*")
+        if p.is_file() and not IGNORED & set(p.relative_to(folder).parts)
+    }
+
+
+def test_committed_student_notebooks_match_a_fresh_release(
+    copy_course: Callable[..., Path],
+) -> None:
+    root = copy_course("solutions")
+    assert main(["--course-root", str(root), "release"]) == 0
+    fresh, committed = release_files(root / "notebooks"), release_files(REPO / "notebooks")
+    hint = "notebooks/ is out of date with solutions/: run `make notebooks` and commit the result"
+    assert sorted(committed) == sorted(fresh), hint
+    stale = []
+    for rel, path in fresh.items():
+        if path.suffix == ".ipynb":
+            same = json.loads(path.read_text()) == json.loads(committed[rel].read_text())
+        else:
+            same = path.read_bytes() == committed[rel].read_bytes()
+        if not same:
+            stale.append(rel)
+    assert not stale, f"{hint} (differs: {', '.join(stale)})"
+
+
+@pytest.mark.parametrize("path", SOLUTIONS + RELEASED, ids=label)
+def test_notebook_is_committed_without_outputs(path: Path) -> None:
+    dirty = [
+        i
+        for i, cell in enumerate(read(path).cells)
+        if cell.cell_type == "code" and (cell.outputs or cell.execution_count is not None)
+    ]
+    assert not dirty, f"{label(path)}: cells {dirty} have outputs or execution counts; clear them"
