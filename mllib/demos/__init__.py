@@ -18,7 +18,7 @@ def grading() -> bool:
 
 
 def explore(frame: Callable[..., Figure], **controls):
-    """Show ``frame`` with a widget per keyword (``ipywidgets.interact``).
+    """Show ``frame`` with a widget per keyword (``ipywidgets.interactive``).
 
     While nbgrader executes the notebook, draw a single static frame at the controls' current
     values instead: live widgets have no front end there and can stall autograding
@@ -33,10 +33,13 @@ def explore(frame: Callable[..., Figure], **controls):
 
     Returns
     -------
-    The ``interact`` widget box (its ``children`` are the controls), or the static Figure.
+    The ``ipywidgets.interactive`` box (its ``children`` are the controls, then the output), or
+    the static Figure. Either is shown once as the cell's result.
     """
     if grading():
         return frame(**{name: control.value for name, control in controls.items()})
     import ipywidgets
 
-    return ipywidgets.interact(frame, **controls).widget
+    # auto_display shows the returned Figure in the widget's output area, as interact() does;
+    # unlike interact(), interactive() does not also display itself, so the cell shows it once.
+    return ipywidgets.interactive(frame, {"auto_display": True}, **controls)

@@ -110,6 +110,7 @@ def show_margin_experiment(margin: float, seed: int = 2) -> Figure:
     right.bar(["mistakes", "bound (R/γ)²"], [exp.run.mistakes, exp.bound],
               color=["black", "grey"])
     right.set_yscale("log")
+    right.set_ylim(bottom=0.5)  # a log axis would otherwise start at the smaller bar's top
     right.set_ylabel("count (log scale)")
     right.set_title(f"{exp.run.mistakes} mistakes ≤ {exp.bound:.0f}")
     return fig

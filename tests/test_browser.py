@@ -1,0 +1,352 @@
+"""The perceptron walk-through in a real JupyterLab, driven by headless Chromium.
+
+One JupyterLab server (from this venv, on a free loopback port, serving a temporary copy of the
+course with the repository's nbgrader config) and one browser are shared by the module. The
+tests check that the nbgrader lab extension is loaded, that Run All Cells finishes without an
+error, that figures returned by cells are drawn, and that moving the "margin γ" slider redraws
+its plot. Screenshots go to tests/artifacts/browser_*.png.
+
+Run with ``.venv/bin/pytest tests/test_browser.py`` (about 20 s); ``-m "not browser"`` skips it.
+Chromium comes from Debian (``apt-get install -y chromium``), never from ``playwright install``.
+``BROWSER_TEST_NOTEBOOK=/path/draft.ipynb`` runs the same checks on a draft notebook.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from browser_support import (
+    CHROMIUM_ARGS,
+    PAGE_LOAD_TIMEOUT,
+    REDRAW_TIMEOUT,
+    RUN_ALL_TIMEOUT,
+    SETTLE_SECONDS,
+    KernelMonitor,
+    LabServer,
+    clear_outputs,
+    clear_screenshots,
+    fail_with_screenshot,
+    mirror_course,
+    require_chromium,
+    screenshot,
+    start_lab,
+    walkthrough_source,
+)
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page, sync_playwright
+
+pytestmark = pytest.mark.browser
+
+SLIDER_TEXT = "γ"
+ARROW_PRESSES = 5
+
+# The kernel's state and the text of every code cell's input prompt ("[3]:", "[*]:", "[ ]:").
+# Idle needs both the toolbar's execution indicator and the status bar ("Python 3 (ipykernel) |
+# Idle"): the indicator alone says idle before any kernel is attached ("No Kernel |
+# Initializing").
+NOTEBOOK_STATE_JS = """() => {
+    const indicator = document.querySelector(".jp-Notebook-ExecutionIndicator")
+        ?.getAttribute("data-status");
+    const kernel = [...document.querySelectorAll(".jp-StatusBar-TextItem")]
+        .map(e => e.textContent.trim()).find(t => / \\| \\w+$/.test(t)) ?? "";
+    return {
+        idle: indicator === "idle" && kernel.endsWith("| Idle") && !kernel.startsWith("No Kernel"),
+        kernel,
+        prompts: [...document.querySelectorAll(".jp-NotebookPanel .jp-CodeCell .jp-InputPrompt")]
+            .map(p => p.textContent.trim()),
+    };
+}"""
+
+# Tag the first slider whose description contains γ, and the box its plot lives in: the
+# interact box (slider + output widget) or, for interactive_output laid out by hand, the cell.
+FIND_SLIDER_JS = """(text) => {
+    const sliders = [...document.querySelectorAll(".widget-slider")].filter(
+        s => (s.querySelector(".widget-label")?.textContent ?? "").includes(text));
+    if (!sliders.length) {
+        return {count: 0, labels: [...document.querySelectorAll(".widget-label")]
+            .map(l => l.textContent)};
+    }
+    const slider = sliders[0];
+    let scope = slider.closest(".widget-interact");
+    if (!scope || !scope.querySelector(".widget-output")) scope = slider.closest(".jp-CodeCell");
+    slider.setAttribute("data-browser-test", "margin-slider");
+    scope.setAttribute("data-browser-test", "margin-plot-scope");
+    return {count: sliders.length, label: slider.querySelector(".widget-label").textContent};
+}"""
+SLIDER = "[data-browser-test='margin-slider']"
+PLOT_IMAGES = "[data-browser-test='margin-plot-scope'] .widget-output img"
+
+
+@dataclass
+class Notebook:
+    page: Page
+    server: LabServer
+    path: Path
+    kernel: KernelMonitor
+    console_errors: list[str]
+
+    def state(self) -> dict:
+        return self.page.evaluate(NOTEBOOK_STATE_JS)
+
+    def fail(self, name: str, message: str) -> None:
+        details = [message]
+        if self.console_errors:
+            details.append("browser console errors:\n  " + "\n  ".join(self.console_errors[-5:]))
+        details.append(f"server log tail ({self.server.log}):\n{self.server.log_tail(15)}")
+        fail_with_screenshot(self.page, name, "\n".join(details))
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    chromium = require_chromium()
+    clear_screenshots()
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")),
+            executable_path=chromium,
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport={"width": 1280, "height": 1000},
+        )
+        context.set_default_timeout(10_000)
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    source = walkthrough_source()
+    tmp = tmp_path_factory.mktemp("lab")
+    mirror_course(tmp / "course")
+    clear_outputs(tmp / "course" / source)
+    server = start_lab(tmp)
+    try:
+        yield server, source
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def notebook(browser, lab):
+    """The walk-through open in JupyterLab with an idle kernel; nothing run yet."""
+    server, source = lab
+    page = browser.pages[0] if browser.pages else browser.new_page()
+    kernel = KernelMonitor()
+    kernel.attach(page)
+    console_errors: list[str] = []
+    page.on("console", lambda m: m.type == "error" and console_errors.append(m.text))
+    page.on("pageerror", lambda exc: console_errors.append(str(exc)))
+    nb = Notebook(page, server, source, kernel, console_errors)
+
+    page.goto(f"{server.url}/lab/tree/{source.as_posix()}?reset")
+    deadline = time.monotonic() + PAGE_LOAD_TIMEOUT
+    while not (kernel.connected and nb.state()["idle"]):
+        if time.monotonic() > deadline:
+            state = nb.state()
+            dialog = page.locator(".jp-Dialog")
+            nb.fail(
+                "notebook-load",
+                f"{source} did not open with a connected, idle kernel within "
+                f"{PAGE_LOAD_TIMEOUT} s (kernel reply seen: {kernel.connected}, status bar: "
+                f"{state['kernel']!r}"
+                + (f", dialog open: {dialog.first.inner_text()!r})" if dialog.count() else ")"),
+            )
+        page.wait_for_timeout(100)
+    # The news toast ("Would you like to receive official Jupyter news?"). The lab settings
+    # already answer it, so it should not appear; dismiss it if it does.
+    toast_no = page.locator(".jp-toast-button:has-text('No')")
+    if toast_no.count():
+        toast_no.first.click()
+    yield nb
+    page.close()
+
+
+@pytest.fixture(scope="module")
+def executed(notebook):
+    """The walk-through after Run > Run All Cells, once the kernel has finished."""
+    page = notebook.page
+    page.click(".lm-MenuBar-itemLabel:text-is('Run')")
+    page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
+    deadline = time.monotonic() + RUN_ALL_TIMEOUT
+    while True:
+        state = notebook.state()
+        # Run All stops at the first error and leaves the later cells unnumbered ("[ ]:").
+        numbered = all(re.fullmatch(r"\[\d+\]:", p) for p in state["prompts"])
+        running = any("*" in p for p in state["prompts"])
+        if state["idle"] and not running and (numbered or notebook.kernel.errors):
+            return notebook
+        if time.monotonic() > deadline:
+            notebook.fail(
+                "run-all",
+                f"Run All Cells did not finish within {RUN_ALL_TIMEOUT} s; kernel idle: "
+                f"{state['idle']}, prompts: {state['prompts']}",
+            )
+        page.wait_for_timeout(100)
+
+
+def test_nbgrader_menu_is_in_the_menu_bar(notebook):
+    page = notebook.page
+    menu = page.locator(".lm-MenuBar-itemLabel:text-is('Nbgrader')")
+    try:
+        menu.wait_for(timeout=10_000)
+    except PlaywrightError:
+        labels = page.locator(".lm-MenuBar-itemLabel").all_text_contents()
+        notebook.fail(
+            "nbgrader-menu",
+            f"no 'Nbgrader' menu in the menu bar (menus: {labels}); is the @jupyter/nbgrader "
+            "lab extension enabled? Check `.venv/bin/jupyter labextension list`.",
+        )
+    menu.click()
+    items = page.locator(".lm-Menu-content .lm-Menu-itemLabel")
+    try:
+        items.first.wait_for()
+        labels = [t.strip() for t in items.all_text_contents() if t.strip()]
+        shot = screenshot(page, "nbgrader_menu")
+    finally:
+        page.keyboard.press("Escape")
+    assert labels, f"the Nbgrader menu opened empty; screenshot: {shot}"
+
+
+def test_run_all_cells_without_errors(executed):
+    shot = screenshot(executed.page, "run_all_cells")
+    if executed.kernel.errors:
+        pytest.fail(
+            f"{executed.path}: Run All Cells raised {len(executed.kernel.errors)} error(s):\n"
+            + "\n".join(executed.kernel.errors)
+            + f"\nscreenshot: {shot}",
+            pytrace=False,
+        )
+    assert executed.kernel.iopub_messages, (
+        "no kernel messages were seen on the websocket, so errors could not be checked; "
+        f"screenshot: {shot}"
+    )
+    prompts = executed.state()["prompts"]
+    assert all(re.fullmatch(r"\[\d+\]:", p) for p in prompts), (
+        f"some code cells did not run: prompts {prompts}; screenshot: {shot}"
+    )
+
+
+# Tag and describe the outputs that are a Figure's text repr ("<Figure size 1260x360 with 3 Axes>")
+# instead of a plot.
+FIGURE_REPRS_JS = """() => [...document.querySelectorAll(".jp-CodeCell")].flatMap(cell =>
+    [...cell.querySelectorAll(".jp-OutputArea-output[data-mime-type='text/plain']")]
+        .filter(o => /^<Figure size [\\d.]+x[\\d.]+ with \\d+ Axes>$/.test(o.textContent.trim()))
+        .map(o => {
+            o.setAttribute("data-browser-test", "figure-repr");
+            const prompt = cell.querySelector(".jp-InputPrompt").textContent.trim();
+            return `cell ${prompt} ${o.textContent.trim()}`;
+        }))"""
+
+
+def test_returned_figures_are_drawn(executed):
+    """A cell that returns a matplotlib Figure must show the plot, not its text repr.
+
+    IPython renders a Figure as PNG only once the inline backend is active, which happens when
+    pyplot (or matplotlib_inline) is imported. Figures built with ``matplotlib.figure.Figure``
+    before that come out as "<Figure size ... with N Axes>".
+    """
+    page = executed.page
+    reprs = page.evaluate(FIGURE_REPRS_JS)
+    if reprs:
+        page.locator("[data-browser-test='figure-repr']").first.scroll_into_view_if_needed()
+    shot = screenshot(page, "returned_figures")
+    if reprs:
+        pytest.fail(
+            f"{executed.path}: {len(reprs)} figure(s) shown as text instead of a plot:\n  "
+            + "\n  ".join(reprs)
+            + "\nActivate the inline backend before the first figure, e.g. `%matplotlib inline` "
+            f"in the first code cell.\nscreenshot: {shot}",
+            pytrace=False,
+        )
+
+
+def wait_for_settled_plot(
+    nb: Notebook, name: str, errors_before: int, differ_from: list[str] | None = None
+) -> list[str]:
+    """The plot's image sources once the kernel is idle and they are unchanged for a while.
+
+    ``interact`` can draw an intermediate plot for every value the slider passes through, so
+    a single observation of a new image is not enough. Fails at once if the kernel has raised
+    since ``errors_before`` errors.
+    """
+    deadline = time.monotonic() + REDRAW_TIMEOUT
+    last, since = None, time.monotonic()
+    while True:
+        if len(nb.kernel.errors) > errors_before:
+            nb.fail(
+                name,
+                "the kernel raised while drawing the plot:\n"
+                + "\n".join(nb.kernel.errors[errors_before:]),
+            )
+        srcs = nb.page.locator(PLOT_IMAGES).evaluate_all("imgs => imgs.map(i => i.src)")
+        now = time.monotonic()
+        if srcs != last:
+            last, since = srcs, now
+        ready = srcs and (differ_from is None or srcs != differ_from)
+        if ready and now - since >= SETTLE_SECONDS and nb.state()["idle"]:
+            return srcs
+        if now > deadline:
+            if not srcs:
+                what = "no plot image (.widget-output img) appeared next to the slider"
+            elif differ_from is not None and srcs == differ_from:
+                what = "the plot did not change after the slider moved"
+            else:
+                what = "the plot did not settle"
+            nb.fail(name, f"{what} within {REDRAW_TIMEOUT} s")
+        nb.page.wait_for_timeout(100)
+
+
+def test_margin_slider_redraws_the_plot(executed):
+    nb, page = executed, executed.page
+    found = page.evaluate(FIND_SLIDER_JS, SLIDER_TEXT)
+    if not found["count"]:
+        nb.fail(
+            "margin-slider",
+            f"no slider whose description contains {SLIDER_TEXT!r} in {nb.path}; widget "
+            f"labels on the page: {found['labels']}",
+        )
+    slider = page.locator(SLIDER)
+    handle = slider.locator(".noUi-handle")
+    readout = slider.locator(".widget-readout")
+    slider.scroll_into_view_if_needed()
+    errors_before = len(nb.kernel.errors)
+
+    before = wait_for_settled_plot(nb, "margin-slider-before", errors_before)
+    value_before = readout.inner_text().strip()
+    screenshot(page, "margin_slider-before")
+
+    at_max = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
+    key = "ArrowLeft" if at_max else "ArrowRight"
+    handle.focus()
+    for _ in range(ARROW_PRESSES):
+        handle.press(key)
+    try:
+        page.wait_for_function(
+            "([el, old]) => el.textContent.trim() !== old",
+            arg=[readout.element_handle(), value_before],
+            timeout=REDRAW_TIMEOUT * 1000,
+        )
+    except PlaywrightError:
+        nb.fail(
+            "margin-slider-readout",
+            f"the {found['label']!r} readout stayed at {value_before} after pressing "
+            f"{key} {ARROW_PRESSES} times on the slider handle",
+        )
+    after = wait_for_settled_plot(nb, "margin-slider-after", errors_before, differ_from=before)
+    value_after = readout.inner_text().strip()
+    shot = screenshot(page, "margin_slider-after")
+
+    new_errors = nb.kernel.errors[errors_before:]
+    assert not new_errors, (
+        f"moving {found['label']!r} from {value_before} to {value_after} raised:\n"
+        + "\n".join(new_errors)
+        + f"\nscreenshot: {shot}"
+    )
+    assert value_after != value_before, f"readout unchanged ({value_after}); screenshot: {shot}"
+    assert after != before, f"plot unchanged; screenshot: {shot}"
