@@ -340,36 +340,24 @@ def test_threshold_feature_separates_data_no_separator_through_the_origin_can():
 # --- Agreement with independent implementations ---------------------------------------------
 
 
-@FAST
-@given(data=any_separable)
-def test_classic_perceptron_matches_a_plain_loop(data):
-    X, y, _ = data
-    result = perceptron(X, y, max_epochs=50)
-    updates, epochs, w, converged = loop_perceptron(X, y, rule=classic_rule, max_epochs=50)
-    assert [(u.epoch, u.index) for u in result.history] == updates
-    assert (result.epochs, result.converged, result.mistakes) == (epochs, converged, len(updates))
-    np.testing.assert_allclose(result.w, w, rtol=1e-12, atol=1e-12)
+VARIANTS = {
+    "classic": (lambda X, y, gamma: perceptron(X, y, max_epochs=50), lambda g: classic_rule),
+    "gupta": (lambda X, y, gamma: gupta_perceptron(X, y, max_epochs=50), lambda g: gupta_rule),
+    "balcan": (lambda X, y, gamma: margin_perceptron(X, y, margin=gamma, max_epochs=50),
+               balcan_rule),
+}
 
 
-@FAST
-@given(data=any_separable)
-def test_gupta_perceptron_matches_a_plain_loop(data):
-    X, y, _ = data
-    result = gupta_perceptron(X, y, max_epochs=50)
-    updates, epochs, w, converged = loop_perceptron(X, y, rule=gupta_rule, max_epochs=50)
-    assert [(u.epoch, u.index) for u in result.history] == updates
-    assert (result.epochs, result.converged) == (epochs, converged)
-    np.testing.assert_allclose(result.w, w, rtol=1e-12, atol=1e-12)
-
-
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
 @FAST
 @given(data=any_separable, gamma=st.floats(0.05, 0.5))
-def test_margin_perceptron_matches_a_plain_loop(data, gamma):
+def test_each_variant_matches_a_plain_loop(variant, data, gamma):
     X, y, _ = data
-    result = margin_perceptron(X, y, margin=gamma, max_epochs=50)
-    updates, epochs, w, converged = loop_perceptron(X, y, rule=balcan_rule(gamma), max_epochs=50)
+    train, rule = VARIANTS[variant]
+    result = train(X, y, gamma)
+    updates, epochs, w, converged = loop_perceptron(X, y, rule=rule(gamma), max_epochs=50)
     assert [(u.epoch, u.index) for u in result.history] == updates
-    assert (result.epochs, result.converged) == (epochs, converged)
+    assert (result.epochs, result.converged, result.mistakes) == (epochs, converged, len(updates))
     np.testing.assert_allclose(result.w, w, rtol=1e-12, atol=1e-12)
 
 
