@@ -47,18 +47,23 @@ def as_heads(heads, tosses) -> tuple[np.ndarray, int]:
     """Validate the data: (hᵢ as ints of shape (n,), m). Strings are counted; their length must
     equal ``tosses``."""
     m = positive_int(tosses, "tosses")
-    items = heads.tolist() if isinstance(heads, np.ndarray) else heads
+    items = heads.tolist() if isinstance(heads, np.ndarray) and heads.dtype.kind in "OUS" else heads
     if isinstance(items, list | tuple) and items and all(isinstance(s, str) for s in items):
         counts, length = head_counts(items)
         if length != m:
             raise ValueError(f"the sequences have {length} tosses but tosses = {m}.")
         return counts, m
-    h = np.asarray(heads, dtype=float)
+    h = np.asarray(heads)
     if h.ndim != 1 or h.size == 0:
         raise ValueError("heads must be a non-empty 1-D array of head counts (or H/T strings).")
-    if not np.all((h == np.round(h)) & (h >= 0) & (h <= m)):
+    if not np.issubdtype(h.dtype, np.integer):  # floats must be whole numbers
+        h = np.asarray(h, dtype=float)
+        if not np.all(h == np.round(h)):
+            raise ValueError(f"every head count must be a whole number between 0 and tosses "
+                             f"= {m}.")
+    if h.min() < 0 or h.max() > m:
         raise ValueError(f"every head count must be a whole number between 0 and tosses = {m}.")
-    return h.astype(int), m
+    return h.astype(int, copy=False), m
 
 
 def _xlogy(x, y):
