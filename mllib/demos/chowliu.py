@@ -1,0 +1,272 @@
+"""Widgets, tables and figures for the Chow-Liu walk-through (lecture 06).
+
+Source: CS446 slides (seed 001), "Tree Dependent Distributions", "Example: Learning
+Distributions" (three candidates for the data 1011, 1001, 0100) and "Learning Tree Dependent
+Distributions" (mutual information, maximum spanning tree, orientation, KL divergence).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from mllib import bayes, chowliu
+from mllib.plotting import figure, markdown_table
+
+SLIDES_DATA = ("1011", "1001", "0100")  # x1 x2 x3 x4
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """The slides' three candidate distributions over x1..x4 and their data.
+
+    Attributes
+    ----------
+    data : ndarray of shape (3, 4)
+        1011, 1001, 0100 as rows.
+    table : dict of str to float
+        Distribution 1, a full table: P("x1x2x3x4").
+    star : TreeDistribution
+        Distribution 2: x4 is the parent of x1, x2 and x3.
+    chain : TreeDistribution
+        Distribution 3: x4 is the parent of x1 and x2, and x2 the parent of x3.
+    printed : dict of str to tuple of str
+        What the slides print for each candidate: the three probabilities and their product.
+    """
+
+    data: np.ndarray
+    table: dict[str, float]
+    star: bayes.TreeDistribution
+    chain: bayes.TreeDistribution
+    printed: dict[str, tuple[str, str, str, str]]
+
+
+def slides_candidates() -> Candidates:
+    """CS446 "Example: Learning Distributions", typed from the slides."""
+    data = np.array([[int(c) for c in s] for s in SLIDES_DATA], dtype=float)
+    table = {"".join(bits): 0.1 for bits in itertools.product("01", repeat=4)}
+    table.update({f"10{a}{b}": 0.0 for a in "01" for b in "01"})
+    table.update({f"11{a}{b}": 0.05 for a in "01" for b in "01"})
+    star = bayes.tree_distribution([3, 3, 3, -1], [[1 / 2, 1 / 2], [1 / 3, 1 / 3],
+                                                   [1 / 6, 5 / 6], [1 / 2, 1 / 2]])
+    chain = bayes.tree_distribution([3, 3, 1, -1], [[1 / 3, 1], [1, 1 / 2], [2 / 3, 1 / 6],
+                                                    [2 / 3, 2 / 3]])
+    printed = {"Distribution 1 (table)": ("0", "0.1", "0.1", "0"),
+               "Distribution 2 (x4 → x1, x2, x3)": ("10/72", "10/72", "10/72", "125/4·3⁶"),
+               "Distribution 3 (x4 → x1, x2; x2 → x3)": ("2/9", "1/9", "10/54", "10/3⁷")}
+    return Candidates(data, table, star, chain, printed)
+
+
+def _fraction(value: float) -> str:
+    """A probability as the fraction it almost surely is (denominator up to 10⁶), or 0."""
+    return str(Fraction(value).limit_denominator(1_000_000)) if value else "0"
+
+
+def candidates_likelihoods(candidates: Candidates) -> dict[str, np.ndarray]:
+    """P(point | candidate) for each of the three data points, per candidate, shape (3,)."""
+    return {
+        "Distribution 1 (table)": np.array([candidates.table[s] for s in SLIDES_DATA]),
+        "Distribution 2 (x4 → x1, x2, x3)": bayes.joint(candidates.star, candidates.data),
+        "Distribution 3 (x4 → x1, x2; x2 → x3)": bayes.joint(candidates.chain, candidates.data),
+    }
+
+
+def candidates_table(candidates: Candidates) -> str:
+    """The likelihoods as a Markdown table: computed (exact fractions) next to the slides."""
+    header = ["candidate", *(f"P({s})" for s in SLIDES_DATA), "P(data)", "slides print"]
+    rows = []
+    for name, probs in candidates_likelihoods(candidates).items():
+        rows.append([name, *(_fraction(p) for p in probs), _fraction(float(np.prod(probs))),
+                     ", ".join(candidates.printed[name])])
+    return markdown_table(header, rows)
+
+
+# --- Drawing trees ------------------------------------------------------------------------------
+
+
+def tree_layout(tree: bayes.TreeDistribution) -> np.ndarray:
+    """Positions, shape (n, 2), that draw ``tree`` top-down: the root on top, each level of
+    depth one row lower, leaves spread evenly and every parent above the middle of its
+    children."""
+    n = len(tree.parents)
+    children: list[list[int]] = [[] for _ in range(n)]
+    for parent, child in tree.edges:
+        children[parent].append(child)
+    positions = np.zeros((n, 2))
+    depth = np.zeros(n)
+    for node in tree.order[1:]:
+        depth[node] = depth[tree.parents[node]] + 1
+    next_leaf = 0
+
+    def place(node: int) -> float:
+        nonlocal next_leaf
+        if children[node]:
+            x = float(np.mean([place(child) for child in children[node]]))
+        else:
+            x, next_leaf = float(next_leaf), next_leaf + 1
+        positions[node] = x, -depth[node]
+        return x
+
+    place(tree.root)
+    span = np.maximum(np.ptp(positions, axis=0), 1.0)
+    return 2 * (positions - positions.min(axis=0)) / span - 1
+
+
+def draw_tree(ax: Axes, edges, positions: np.ndarray, *, root: int | None = None,
+              truth=None, title: str = "") -> None:
+    """Draw (parent, child) edges as arrows between the nodes at ``positions`` (n, 2).
+
+    With ``truth`` (a set of undirected edges as frozensets), correct edges are green and
+    wrong ones red; without, all are black. The root is drawn as a square.
+    """
+    for parent, child in edges:
+        colour = "black" if truth is None else (
+            "tab:green" if frozenset((parent, child)) in truth else "tab:red")
+        ax.annotate("", xy=positions[child], xytext=positions[parent],
+                    arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 1.8,
+                                "shrinkA": 9, "shrinkB": 9})
+    for i, (x, y) in enumerate(positions):
+        ax.plot(x, y, "s" if i == root else "o", ms=16, color="white", mec="black")
+        ax.text(x, y, str(i), ha="center", va="center", fontsize=8)
+    ax.set_xlim(-1.15, 1.15)
+    ax.set_ylim(-1.3, 1.15)
+    ax.axis("off")
+    ax.set_title(title)
+
+
+def show_mi_heatmap(mi: np.ndarray, edges=()) -> Figure:
+    """The mutual-information matrix (nats) with the diagonal blanked; ``edges`` are ringed."""
+    fig, (ax,) = figure(1, width=5.5, height=4.6)
+    shown = np.array(mi, dtype=float)
+    np.fill_diagonal(shown, np.nan)
+    image = ax.imshow(shown, cmap="viridis")
+    fig.colorbar(image, ax=ax, label="I(xᵢ, xⱼ) in nats")
+    for i, j in edges:
+        for a, b in ((i, j), (j, i)):
+            ax.plot(b, a, "s", ms=9, mfc="none", mec="white", mew=1.5)
+    ax.set_xlabel("variable j")
+    ax.set_ylabel("variable i")
+    ax.set_title("mutual information; squares: the Chow-Liu edges")
+    return fig
+
+
+# --- Learning as the sample grows ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A true tree, a sample from it, and what Chow-Liu learns from the first m rows.
+
+    Attributes
+    ----------
+    truth : TreeDistribution
+    X : ndarray of shape (max_m, n)
+        The whole sample; the first m rows were used.
+    m : int
+    root : int
+    learned : list of (parent, child)
+    correct : int
+        How many learned edges are edges of the true tree (ignoring direction).
+    model : TreeDistribution
+        The learned tree with Laplace-smoothed CPTs.
+    kl : float
+        D(truth, model) in nats.
+    loglik : float
+        log P(first m rows | model). With plain frequencies as CPTs it would not depend on the
+        root; smoothing makes it (and ``kl``) differ a little between roots when m is small.
+    """
+
+    truth: bayes.TreeDistribution
+    X: np.ndarray
+    m: int
+    root: int
+    learned: list[tuple[int, int]]
+    correct: int
+    model: bayes.TreeDistribution
+    kl: float
+    loglik: float
+
+
+def true_tree(n: int = 10, *, seed: int = 4, max_m: int = 10_000):
+    """The walk-through's true tree over n variables and a sample of ``max_m`` rows from it."""
+    truth = bayes.random_tree(n, seed=seed, strength=0.25)
+    return truth, bayes.sample(truth, max_m, seed=seed + 100)
+
+
+def experiment(m: int, root: int = 0, *, n: int = 10, seed: int = 4) -> Experiment:
+    """Learn a Chow-Liu tree from the first m rows of the true tree's sample."""
+    truth, X = true_tree(n, seed=seed)
+    m = int(round(m))
+    if not 1 <= m <= len(X):
+        raise ValueError(f"m must be between 1 and {len(X)}; got {m}.")
+    learned = chowliu.chow_liu_tree(X[:m], root=root)
+    truth_edges = {frozenset(e) for e in truth.edges}
+    correct = sum(frozenset(e) in truth_edges for e in learned)
+    model = chowliu.fit_tree(X[:m], learned)
+    return Experiment(truth, X, m, root, learned, correct, model,
+                      chowliu.kl_divergence(truth, model), chowliu.log_likelihood(model, X[:m]))
+
+
+def show_experiment(m: float, root: int = 0) -> Figure:
+    """The slider's frame: the true tree (left) and the tree learned from m samples (right),
+    green where an edge is right and red where it is wrong, directed away from ``root``."""
+    exp = experiment(m, root)
+    positions = tree_layout(exp.truth)
+    fig, (left, right) = figure(2, width=4.6, height=4.6)
+    draw_tree(left, exp.truth.edges, positions, root=exp.truth.root, title="true tree")
+    draw_tree(right, exp.learned, positions, root=root,
+              truth={frozenset(e) for e in exp.truth.edges},
+              title=f"learned from m = {exp.m}: {exp.correct} of {len(exp.learned)} edges right")
+    right.text(0, -1.28, f"KL = {exp.kl:.4f} nats, log-likelihood = {exp.loglik:.1f}",
+               ha="center", fontsize=9)
+    return fig
+
+
+@dataclass(frozen=True)
+class KLCurve:
+    """KL divergence from the true tree as the sample grows.
+
+    Attributes
+    ----------
+    sizes : ndarray of shape (k,)
+    chow_liu : ndarray of shape (k,)
+        D(truth, Chow-Liu tree fitted to the first m rows).
+    true_structure : ndarray of shape (k,)
+        D(truth, the true tree's structure with CPTs fitted to the same rows).
+    correct : ndarray of shape (k,)
+        Edges of the Chow-Liu tree that are right.
+    """
+
+    sizes: np.ndarray
+    chow_liu: np.ndarray
+    true_structure: np.ndarray
+    correct: np.ndarray
+
+
+def kl_curve(sizes=(10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000)) -> KLCurve:
+    """Chow-Liu's KL against the best the true structure could do with the same data."""
+    truth, X = true_tree()
+    rows = []
+    for m in sizes:
+        exp = experiment(m, truth.root)
+        fitted_truth = chowliu.fit_tree(X[:m], truth.edges)
+        rows.append((exp.kl, chowliu.kl_divergence(truth, fitted_truth), exp.correct))
+    kl, kl_true, correct = map(np.array, zip(*rows, strict=True))
+    return KLCurve(np.array(sizes), kl, kl_true, correct)
+
+
+def show_kl(curve: KLCurve) -> Figure:
+    """KL against m on log-log axes, for Chow-Liu and for the true structure."""
+    fig, (ax,) = figure(1, width=6.0, height=4.0)
+    ax.loglog(curve.sizes, curve.chow_liu, "o-", label="Chow-Liu tree (learned structure)")
+    ax.loglog(curve.sizes, curve.true_structure, "s--", label="true structure, fitted CPTs")
+    ax.set_xlabel("sample size m")
+    ax.set_ylabel("KL divergence D(P, T) in nats")
+    ax.set_title("the gap between the curves: the cost of wrong edges")
+    ax.legend(fontsize=8)
+    return fig

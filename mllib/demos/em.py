@@ -1,0 +1,240 @@
+"""Widgets, tables and figures for the EM walk-through (lecture 05, the three coins).
+
+Source: CS446 slides (seed 001), "Lecture 10: EM": scenarios I-III, the E-step P₁ⁱ, the M-step,
+Jensen's lower bound, and the advice to restart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from mllib import em
+from mllib.demos import explore, grading
+from mllib.plotting import figure, markdown_table
+
+# CS446 "Estimation Problems". In scenario II the first toss is coin 0's.
+SCENARIO_I = "HHTH"
+SCENARIO_II = ("HHHHT", "THTHT", "HHHHT", "HHTTH")
+SCENARIO_III = ("HHHT", "HTHT", "HHHT", "HTTH")
+MAX_STEPS = 60
+
+
+def e_step_table(sequences, tosses: int, step: em.EMStep) -> str:
+    """The E-step at ``step``'s parameters as a Markdown table, one row per sequence.
+
+    Columns: the sequence, its heads h, α p^h (1-p)^(m-h), (1-α) q^h (1-q)^(m-h), and P₁ⁱ, their
+    share. ``sequences`` are H/T strings or head counts.
+    """
+    heads, m = em.as_heads(list(sequences), tosses)
+    labels = list(sequences) if isinstance(sequences[0], str) else [""] * len(heads)
+    coin1 = step.alpha * step.p**heads * (1 - step.p) ** (m - heads)
+    coin2 = (1 - step.alpha) * step.q**heads * (1 - step.q) ** (m - heads)
+    header = ["i", "sequence", "h", "α p^h (1-p)^(m-h)", "(1-α) q^h (1-q)^(m-h)", "P₁ⁱ"]
+    rows = [[i + 1, label, h, f"{a:.5f}", f"{b:.5f}", f"{step.posterior[h]:.4f}"]
+            for i, (label, h, a, b) in enumerate(zip(labels, heads, coin1, coin2, strict=True))]
+    return markdown_table(header, rows)
+
+
+def iteration_table(run: em.ThreeCoinsResult, *, every: int = 1) -> str:
+    """The run's history as a Markdown table: iteration, α, p, q and LL (every ``every``-th)."""
+    rows = [[s.iteration, f"{s.alpha:.4f}", f"{s.p:.4f}", f"{s.q:.4f}", f"{s.loglik:.4f}"]
+            for s in run.history[::every]]
+    if run.history[-1].iteration % every:
+        last = run.history[-1]
+        rows.append([last.iteration, f"{last.alpha:.4f}", f"{last.p:.4f}", f"{last.q:.4f}",
+                     f"{last.loglik:.4f}"])
+    return markdown_table(["iteration", "α", "p", "q", "LL"], rows)
+
+
+def three_groups(seed: int = 0) -> tuple[np.ndarray, int]:
+    """Head counts of 120 sequences of 20 tosses from three equal groups of coins, with biases
+    0.05, 0.5 and 0.95: data that two coins cannot fit in one obvious way."""
+    m = 20
+    rng = np.random.default_rng(seed)
+    return np.concatenate([rng.binomial(m, bias, 40) for bias in (0.05, 0.5, 0.95)]), m
+
+
+def _loglik_grid(heads: np.ndarray, m: int, alpha: float, grid: np.ndarray) -> np.ndarray:
+    """LL(α, p, q) for every (p, q) of the grid, shape (len(grid), len(grid)), indexed [q, p]."""
+    counts = np.bincount(heads, minlength=m + 1)
+    h = np.arange(m + 1)
+    per_bias = h[:, None] * np.log(grid) + (m - h[:, None]) * np.log1p(-grid)  # (m+1, g)
+    with np.errstate(divide="ignore"):  # α = 0 or 1 when one coin has taken all the data
+        mixture = np.logaddexp(np.log(alpha) + per_bias[:, None, :],
+                               np.log1p(-alpha) + per_bias[:, :, None])  # (m+1, q, p)
+    return np.tensordot(counts, mixture, axes=1)
+
+
+def _contours(ax: Axes, heads: np.ndarray, m: int, alpha: float) -> None:
+    """LL over the (p, q) square at a fixed α, as filled contours."""
+    grid = np.linspace(0.005, 0.995, 120)
+    surface = _loglik_grid(heads, m, alpha, grid)
+    top = surface.max()
+    levels = top - np.geomspace(0.5, max(top - surface.min(), 1.0), 14)[::-1]
+    ax.contourf(grid, grid, surface, levels=np.append(levels, top), cmap="Blues")
+    ax.plot([0, 1], [0, 1], color="grey", linewidth=0.8, linestyle=":")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_aspect("equal")
+    ax.set_xlabel("p (coin 1)")
+    ax.set_ylabel("q (coin 2)")
+
+
+def show_em_run(heads, tosses: int, alpha: float, p: float, q: float, steps: int) -> Figure:
+    """The stepper's frame: ``steps`` EM updates from (α, p, q).
+
+    Left: LL after each update, which never goes down. Right: the path of (p, q) over the
+    contours of LL at the current α; the dotted diagonal p = q is the symmetric trap.
+    """
+    heads, m = em.as_heads(heads, tosses)
+    run = em.three_coins(heads, m, alpha=alpha, p=p, q=q, iterations=max(steps, 1), tol=0)
+    shown = run.history[: steps + 1]
+    now = shown[-1]
+    fig, (left, right) = figure(2, width=4.8, height=4.0)
+    left.plot([s.iteration for s in shown], [s.loglik for s in shown], "o-", ms=4,
+              color="black")
+    left.set_xlim(-0.5, max(steps, 5) + 0.5)
+    left.set_xlabel("EM update")
+    left.set_ylabel("log-likelihood LL")
+    left.set_title(f"LL = {now.loglik:.3f} after {steps} update(s)")
+    _contours(right, heads, m, now.alpha)
+    right.plot([s.p for s in shown], [s.q for s in shown], "o-", ms=3, color="tab:red")
+    right.plot(shown[0].p, shown[0].q, "s", color="tab:red", ms=7, label="start")
+    right.legend(loc="upper left", fontsize=8)
+    right.set_title(f"α = {now.alpha:.3f}, p = {now.p:.3f}, q = {now.q:.3f}")
+    return fig
+
+
+def em_stepper(heads, tosses: int, *, alpha: float = 0.5, p: float = 0.6, q: float = 0.4):
+    """Sliders for the initial α, p and q, an "EM steps" slider and a Step button that adds one
+    update, all redrawing :func:`show_em_run`.
+
+    Returns the widget box, or a static Figure while nbgrader executes the notebook (no button:
+    nobody could press it).
+    """
+    import ipywidgets
+
+    def slider(value, label):
+        return ipywidgets.FloatSlider(value=value, min=0.01, max=0.99, step=0.01,
+                                      description=label, continuous_update=False)
+
+    steps = ipywidgets.IntSlider(value=0, min=0, max=MAX_STEPS, description="EM steps",
+                                 continuous_update=False)
+    view = explore(show_em_run, heads=ipywidgets.fixed(heads), tosses=ipywidgets.fixed(tosses),
+                   alpha=slider(alpha, "initial α"), p=slider(p, "initial p"),
+                   q=slider(q, "initial q"), steps=steps)
+    if grading():
+        return view
+    button = ipywidgets.Button(description="Step", tooltip="one more EM update")
+
+    def step_once(_button) -> None:
+        steps.value = min(steps.value + 1, steps.max)
+
+    button.on_click(step_once)
+    return ipywidgets.VBox([button, view])
+
+
+@dataclass(frozen=True)
+class Landscape:
+    """Where EM ends from many random starts.
+
+    Attributes
+    ----------
+    runs : tuple of ThreeCoinsResult
+    finals : ndarray of shape (count, 4)
+        α, p, q, LL at the end of each run, named so that p >= q (the label swap undone).
+    maxima : ndarray of shape (k, 4)
+        The distinct end points (rounded to 3 decimals), best first.
+    visits : ndarray of shape (k,)
+        How many runs ended at each of them.
+    """
+
+    runs: tuple[em.ThreeCoinsResult, ...]
+    finals: np.ndarray
+    maxima: np.ndarray
+    visits: np.ndarray
+
+
+def restart_landscape(heads, tosses: int, *, count: int = 60, seed: int = 1) -> Landscape:
+    """Run EM from ``count`` random starts to convergence and group the end points."""
+    runs = em.restarts(heads, tosses, count=count, seed=seed, iterations=3000, tol=1e-10)
+    finals = np.array([(r.alpha, r.p, r.q, r.loglik) if r.p >= r.q
+                       else (1 - r.alpha, r.q, r.p, r.loglik) for r in runs])
+    maxima, visits = np.unique(np.round(finals, 3), axis=0, return_counts=True)
+    best_first = np.argsort(-maxima[:, 3], kind="stable")
+    return Landscape(runs, finals, maxima[best_first], visits[best_first])
+
+
+def show_restarts(heads, tosses: int, landscape: Landscape) -> Figure:
+    """Left: every start (grey) joined to its end (red), over LL at the best α. Right: the LL
+    reached by each run, sorted: the steps are the local maxima."""
+    heads, m = em.as_heads(heads, tosses)
+    fig, (left, right) = figure(2, width=4.8, height=4.0)
+    _contours(left, heads, m, landscape.maxima[0, 0])
+    for run in landscape.runs:
+        start, end = run.history[0], run.history[-1]
+        left.plot([start.p, end.p], [start.q, end.q], color="grey", linewidth=0.5)
+        left.plot(start.p, start.q, ".", color="grey", ms=4)
+        left.plot(end.p, end.q, "o", color="tab:red", ms=5)
+    left.set_title(f"{len(landscape.runs)} starts, {len(landscape.maxima)} distinct ends")
+    ordered = np.sort(landscape.finals[:, 3])[::-1]
+    right.plot(np.arange(1, len(ordered) + 1), ordered, "o", ms=4, color="tab:red")
+    right.set_xlabel("run (sorted by final LL)")
+    right.set_ylabel("final log-likelihood")
+    right.set_title("the local maxima EM reaches")
+    return fig
+
+
+@dataclass(frozen=True)
+class JensenCurves:
+    """LL and its Jensen lower bound along p, with α and q held at the start.
+
+    Attributes
+    ----------
+    grid : ndarray of shape (g,)
+        Values of p.
+    loglik, bound : ndarray of shape (g,)
+        LL(α₀, p, q₀) and the bound B(α₀, p, q₀) built from the E-step at (α₀, p₀, q₀).
+    p_old : float
+        p₀, where the bound touches LL.
+    p_new : float
+        The M-step's p̃, where the bound peaks.
+    """
+
+    grid: np.ndarray
+    loglik: np.ndarray
+    bound: np.ndarray
+    p_old: float
+    p_new: float
+
+
+def jensen_curves(heads, tosses: int, alpha: float, p: float, q: float) -> JensenCurves:
+    """Evaluate LL and the lower bound of :func:`mllib.em.lower_bound` along p."""
+    heads, m = em.as_heads(heads, tosses)
+    posterior = em.e_step(heads, m, alpha, p, q)
+    grid = np.linspace(0.01, 0.99, 197)
+    loglik = np.array([em.log_likelihood(heads, m, alpha, x, q) for x in grid])
+    bound = np.array([em.lower_bound(heads, m, alpha, x, q, posterior=posterior) for x in grid])
+    return JensenCurves(grid, loglik, bound, float(p), em.m_step(heads, m, posterior)[1])
+
+
+def show_jensen(curves: JensenCurves) -> Figure:
+    """LL (black) and the bound (blue) against p: they touch at p₀; the M-step jumps to the
+    bound's peak p̃, where LL is at least as high as the bound, hence at least LL(p₀)."""
+    fig, (ax,) = figure(1, width=6.0, height=4.0)
+    ax.plot(curves.grid, curves.loglik, color="black", label="LL(p)")
+    ax.plot(curves.grid, curves.bound, color="tab:blue", label="Jensen bound B(p)")
+    low = np.interp(curves.p_old, curves.grid, curves.loglik)
+    ax.axvline(curves.p_old, color="grey", linestyle=":", label="p₀ (bound touches LL)")
+    ax.axvline(curves.p_new, color="tab:red", linestyle="--", label="p̃ (M-step: bound's peak)")
+    top = max(curves.loglik.max(), curves.bound.max())
+    ax.set_ylim(low - 2 * (top - low) - 1, top + 0.1 * (top - low) + 0.5)
+    ax.set_xlabel("p (α and q held at the start)")
+    ax.set_ylabel("log-likelihood")
+    ax.legend(fontsize=8, loc="lower center")
+    ax.set_title("EM maximizes a lower bound that touches LL")
+    return fig
