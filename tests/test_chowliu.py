@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import warnings
 
 import numpy as np
@@ -30,6 +31,8 @@ from mllib.chowliu import (
     orient,
     total_information,
 )
+from mllib.grading import ExerciseFailed
+from mllib.grading import chowliu as check
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", FutureWarning)  # pgmpy 1.1 announces a renamed module
@@ -255,3 +258,72 @@ X_OK = [[0, 1, 1], [1, 1, 0]]
 def test_bad_input_is_rejected_with_a_clear_message(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# --- The exercise notebook's hidden-test checkers -----------------------------------------------
+
+
+def student_mi(x, y):  # plain numpy, as a student would write it
+    info = 0.0
+    for a, b in itertools.product((0, 1), repeat=2):
+        p_ab = np.mean((x == a) & (y == b))
+        if p_ab > 0:
+            info += p_ab * np.log(p_ab / (np.mean(x == a) * np.mean(y == b)))
+    return info
+
+
+def student_mst(W):
+    in_tree, edges = {0}, []
+    while len(in_tree) < len(W):
+        i, j = max(((i, j) for i in in_tree for j in range(len(W)) if j not in in_tree),
+                   key=lambda edge: W[edge[0]][edge[1]])
+        edges.append((j, i))  # any order of the pair, and of the list, is accepted
+        in_tree.add(j)
+    return edges[::-1]
+
+
+def student_loglik(X, parents, cpt):
+    total = 0.0
+    for i, parent in enumerate(parents):
+        p_one = cpt[i][0] if parent < 0 else np.where(X[:, parent] == 1, cpt[i][1], cpt[i][0])
+        total += np.sum(np.log(np.where(X[:, i] == 1, p_one, 1 - p_one)))
+    return total
+
+
+def student_chow_liu(X, root):
+    n = X.shape[1]
+    W = [[student_mi(X[:, i], X[:, j]) for j in range(n)] for i in range(n)]
+    parents = np.full(n, -1)
+    for parent, child in orient(student_mst(W), root):
+        parents[child] = parent
+    return parents
+
+
+@pytest.mark.parametrize("checker, answer", [
+    (check.mutual_information, student_mi),
+    (check.spanning_tree, student_mst),
+    (check.tree_log_likelihood, student_loglik),
+    (check.chow_liu, student_chow_liu),
+])
+def test_checkers_pass_plain_numpy_answers(checker, answer):
+    checker(answer)
+
+
+def greedy_heaviest_edges(W):  # the slip: the n - 1 heaviest edges, cycles and all
+    n = len(W)
+    ranked = sorted(((W[i][j], i, j) for i in range(n) for j in range(i + 1, n)), reverse=True)
+    return [(i, j) for _, i, j in ranked[: n - 1]]
+
+
+@pytest.mark.parametrize("checker, answer, hint", [
+    (check.mutual_information, lambda x, y: student_mi(x, y) / math.log(2), "its parent"),
+    (check.spanning_tree, greedy_heaviest_edges, "vertices"),
+    (check.spanning_tree, lambda W: student_mst(-np.asarray(W)), "5 vertices"),
+    (check.tree_log_likelihood, lambda X, parents, cpt: student_loglik(X[1:], parents, cpt),
+     "300 rows"),
+    (check.chow_liu, lambda X, root: student_chow_liu(X, 0), "rooted at variable 3"),
+])
+def test_checkers_fail_wrong_answers_with_a_hint_but_no_answer(checker, answer, hint):
+    with pytest.raises(ExerciseFailed, match=hint) as failure:
+        checker(answer)
+    assert not re.search(r"\d\.\d{3,}|\[", str(failure.value)), "the message shows values"

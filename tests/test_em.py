@@ -9,6 +9,7 @@ a large sample.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -25,6 +26,8 @@ from mllib.em import (
     sample_coins,
     three_coins,
 )
+from mllib.grading import ExerciseFailed
+from mllib.grading import em as check
 
 SCENARIO_III = ["HHHT", "HTHT", "HHHT", "HTTH"]  # CS446 "Estimation Problems", scenario III
 SCENARIO_II = ["HHHHT", "THTHT", "HHHHT", "HHTTH"]  # scenario II: the first toss is coin 0
@@ -264,3 +267,55 @@ def test_a_coin_with_no_weight_keeps_its_bias():
 def test_bad_input_is_rejected_with_a_clear_message(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# --- The exercise notebook's hidden-test checkers -----------------------------------------------
+
+
+def student_e_step(heads, m, alpha, p, q):  # plain numpy, as a student would write it
+    heads = np.asarray(heads)
+    coin1 = alpha * p**heads * (1 - p) ** (m - heads)
+    coin2 = (1 - alpha) * q**heads * (1 - q) ** (m - heads)
+    return coin1 / (coin1 + coin2)
+
+
+def student_m_step(heads, m, posterior):
+    heads, P1 = np.asarray(heads), np.asarray(posterior)
+    return (P1.mean(), np.sum(P1 * heads / m) / P1.sum(),
+            np.sum((1 - P1) * heads / m) / (1 - P1).sum())
+
+
+def student_loglik(heads, m, alpha, p, q):
+    heads = np.asarray(heads)
+    return float(np.sum(np.log(alpha * p**heads * (1 - p) ** (m - heads)
+                               + (1 - alpha) * q**heads * (1 - q) ** (m - heads))))
+
+
+def student_loop(heads, m, alpha, p, q, iterations):
+    for _ in range(iterations):
+        alpha, p, q = student_m_step(heads, m, student_e_step(heads, m, alpha, p, q))
+    return alpha, p, q
+
+
+@pytest.mark.parametrize("checker, answer", [
+    (check.e_step, student_e_step),
+    (check.m_step, student_m_step),
+    (check.log_likelihood, student_loglik),
+    (check.em_loop, student_loop),
+])
+def test_checkers_pass_plain_numpy_answers(checker, answer):
+    checker(answer)
+
+
+@pytest.mark.parametrize("checker, answer, hint", [
+    (check.e_step, lambda h, m, a, p, q: student_e_step(h, m, 0.5, p, q), "rarely chosen"),
+    (check.m_step, lambda h, m, P: student_m_step(h, 1, P), "spread over"),
+    (check.log_likelihood, lambda h, m, a, p, q: student_loglik(h, m, a, p, q) / len(h),
+     "40 sequences"),
+    (check.em_loop, lambda h, m, a, p, q, k: student_loop(h, m, a, p, q, k + 1), "one update"),
+    (check.em_loop, lambda h, m, a, p, q, k: h, "should return 3 values"),
+])
+def test_checkers_fail_wrong_answers_with_a_hint_but_no_answer(checker, answer, hint):
+    with pytest.raises(ExerciseFailed, match=hint) as failure:
+        checker(answer)
+    assert not re.search(r"\d\.\d{3,}|\[", str(failure.value)), "the message shows values"

@@ -1,0 +1,86 @@
+"""Hidden checks for the EM exercises (lecture 05, the three coins of CS446 Lecture 10).
+
+Each checker builds fresh inputs from a fixed seed (so a regrade gives the same score), computes
+the answers with mllib.em, and compares them with the student's function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from mllib import em as reference
+from mllib.grading import Case, check_cases
+
+_SEED = 20260505
+
+
+def _rng(offset: int) -> np.random.Generator:
+    return np.random.default_rng(_SEED + offset)
+
+
+def _data(offset: int, n: int, m: int) -> np.ndarray:
+    """Head counts of n sequences of m tosses from a random three-coin model."""
+    rng = _rng(offset)
+    alpha, p, q = rng.uniform(0.2, 0.8), rng.uniform(0.6, 0.9), rng.uniform(0.1, 0.4)
+    return reference.sample_coins(n, m, alpha=alpha, p=p, q=q, seed=rng)
+
+
+def e_step(student: Callable) -> None:
+    """Check ``e_step(heads, m, alpha, p, q)`` returns P₁ⁱ for every sequence."""
+    heads = _data(1, 25, 10)
+    long_runs = _data(2, 15, 50)
+    cases = [
+        Case("25 sequences of 10 tosses", (heads, 10, 0.5, 0.7, 0.3)),
+        Case("a start where coin 1 is rarely chosen (α = 0.1)", (heads, 10, 0.1, 0.8, 0.4)),
+        Case("p smaller than q", (heads, 10, 0.6, 0.2, 0.9)),
+        Case("the symmetric start p = q, where P₁ⁱ must equal α", (heads, 10, 0.35, 0.5, 0.5)),
+        Case("15 sequences of 50 tosses", (long_runs, 50, 0.5, 0.6, 0.45)),
+    ]
+    check_cases(student, reference.e_step, cases, name="e_step")
+
+
+def m_step(student: Callable) -> None:
+    """Check ``m_step(heads, m, posterior)`` returns (alpha, p, q)."""
+    heads = _data(10, 30, 8)
+    rng = _rng(11)
+    cases = [
+        Case("30 sequences with posteriors spread over (0, 1)", (heads, 8, rng.random(30))),
+        Case("posteriors of exactly 0 or 1 (the coins known, as in scenario II)",
+             (heads, 8, (rng.random(30) < 0.4).astype(float))),
+        Case("every posterior equal to 0.25", (heads, 8, np.full(30, 0.25))),
+        Case("a single sequence of 8 tosses", (heads[:1], 8, np.array([0.7]))),
+    ]
+    check_cases(student, reference.m_step, cases, name="m_step")
+
+
+def log_likelihood(student: Callable) -> None:
+    """Check ``log_likelihood(heads, m, alpha, p, q)``."""
+    heads = _data(20, 40, 12)
+    cases = [
+        Case("40 sequences of 12 tosses", (heads, 12, 0.5, 0.7, 0.2)),
+        Case("α close to 1", (heads, 12, 0.95, 0.6, 0.3)),
+        Case("the symmetric start p = q", (heads, 12, 0.4, 0.55, 0.55)),
+        Case("one sequence", (heads[:1], 12, 0.3, 0.8, 0.1)),
+    ]
+    check_cases(student, reference.log_likelihood, cases, name="log_likelihood")
+
+
+def em_loop(student: Callable) -> None:
+    """Check ``three_coins_em(heads, m, alpha, p, q, iterations)`` returns (alpha, p, q) after
+    exactly ``iterations`` EM updates."""
+
+    def run(heads, m, alpha, p, q, iterations):
+        result = reference.three_coins(heads, m, alpha=alpha, p=p, q=q, iterations=iterations,
+                                       tol=0)
+        return result.alpha, result.p, result.q
+
+    heads = _data(30, 60, 10)
+    cases = [
+        Case("one update", (heads, 10, 0.5, 0.6, 0.4, 1)),
+        Case("ten updates", (heads, 10, 0.3, 0.9, 0.2, 10)),
+        Case("forty updates from p < q", (heads, 10, 0.7, 0.3, 0.8, 40)),
+        Case("three updates from the symmetric start p = q", (heads, 10, 0.4, 0.5, 0.5, 3)),
+    ]
+    check_cases(student, run, cases, name="three_coins_em", tolerance=1e-7)
