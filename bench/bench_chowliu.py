@@ -20,6 +20,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from bench_perceptron import best_of  # the same timing helper (bench/ is on sys.path)
 
 from mllib.bayes import random_tree, sample
 from mllib.chowliu import chow_liu_tree, mutual_information, total_information
@@ -31,16 +32,6 @@ with warnings.catch_warnings():
 N_VARS, N_SAMPLES = 50, 100_000
 SEED = 1
 REPEATS = 9
-
-
-def best_of(repeats, run):
-    """The shortest wall-clock time of ``repeats`` calls, and the last call's result."""
-    best, result = float("inf"), None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = run()
-        best = min(best, time.perf_counter() - start)
-    return best, result
 
 
 def pgmpy_tree(X):

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 
 import numpy as np
+from bench_perceptron import best_of  # the same timing helper (bench/ is on sys.path)
 
 from mllib.em import e_step, m_step, sample_coins, three_coins
 
@@ -25,16 +25,6 @@ TRUE = {"alpha": 0.3, "p": 0.8, "q": 0.35}
 START = {"alpha": 0.6, "p": 0.4, "q": 0.5}
 REPEATS = 7
 EXTRA = 1000  # iterations used to time one more iteration
-
-
-def best_of(repeats, run):
-    """The shortest wall-clock time of ``repeats`` calls, and the last call's result."""
-    best, result = float("inf"), None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = run()
-        best = min(best, time.perf_counter() - start)
-    return best, result
 
 
 def main():

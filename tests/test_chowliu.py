@@ -282,6 +282,18 @@ def student_mst(W):
     return edges[::-1]
 
 
+def student_fit_cpts(X, parents, s, *, pseudo=2):
+    cpt = np.zeros((X.shape[1], 2))
+    for i, parent in enumerate(parents):
+        if parent < 0:
+            cpt[i] = (X[:, i].sum() + s) / (len(X) + pseudo * s)
+        else:
+            for v in (0, 1):
+                rows = X[:, parent] == v
+                cpt[i, v] = (X[rows, i].sum() + s) / (rows.sum() + pseudo * s)
+    return cpt
+
+
 def student_loglik(X, parents, cpt):
     total = 0.0
     for i, parent in enumerate(parents):
@@ -302,6 +314,7 @@ def student_chow_liu(X, root):
 @pytest.mark.parametrize("checker, answer", [
     (check.mutual_information, student_mi),
     (check.spanning_tree, student_mst),
+    (check.fit_cpts, student_fit_cpts),
     (check.tree_log_likelihood, student_loglik),
     (check.chow_liu, student_chow_liu),
 ])
@@ -319,6 +332,7 @@ def greedy_heaviest_edges(W):  # the slip: the n - 1 heaviest edges, cycles and 
     (check.mutual_information, lambda x, y: student_mi(x, y) / math.log(2), "its parent"),
     (check.spanning_tree, greedy_heaviest_edges, "vertices"),
     (check.spanning_tree, lambda W: student_mst(-np.asarray(W)), "5 vertices"),
+    (check.fit_cpts, lambda X, parents, s: student_fit_cpts(X, parents, s, pseudo=1), "s = 1"),
     (check.tree_log_likelihood, lambda X, parents, cpt: student_loglik(X[1:], parents, cpt),
      "300 rows"),
     (check.chow_liu, lambda X, root: student_chow_liu(X, 0), "rooted at variable 3"),

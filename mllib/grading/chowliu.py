@@ -71,6 +71,23 @@ def spanning_tree(student: Callable) -> None:
                 name="maximum_spanning_tree")
 
 
+def fit_cpts(student: Callable) -> None:
+    """Check ``fit_cpts(X, parents, s)`` returns the (n, 2) table of Laplace-smoothed CPTs."""
+
+    def fit(X, parents, s):
+        edges = [(int(p), child) for child, p in enumerate(parents) if p >= 0]
+        return chowliu.fit_tree(X, edges, smoothing=s).cpt
+
+    truth, X = _sample(15, 6, 200)
+    cases = [
+        Case("200 rows of a random tree, s = 1", (X, truth.parents, 1.0)),
+        Case("the same data with s = 0.5", (X, truth.parents, 0.5)),
+        Case("a chain x0 -> x1 -> ... -> x5, s = 2", (X, np.arange(-1, 5), 2.0)),
+        Case("only 3 rows, so some parent value never occurs", (X[:3], truth.parents, 1.0)),
+    ]
+    check_cases(student, fit, cases, name="fit_cpts")
+
+
 def tree_log_likelihood(student: Callable) -> None:
     """Check ``tree_log_likelihood(X, parents, cpt)`` = Σ over rows of log P_T(x)."""
 
