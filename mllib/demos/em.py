@@ -120,7 +120,8 @@ def em_stepper(heads, tosses: int, *, alpha: float = 0.5, p: float = 0.6, q: flo
 
     def slider(value, label):
         return ipywidgets.FloatSlider(value=value, min=0.01, max=0.99, step=0.01,
-                                      description=label, continuous_update=False)
+                                      description=label, continuous_update=False,
+                                      style={"description_width": "initial"})
 
     steps = ipywidgets.IntSlider(value=0, min=0, max=MAX_STEPS, description="EM steps",
                                  continuous_update=False)
