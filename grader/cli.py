@@ -1,8 +1,10 @@
 """``course``: the instructor's single entry point to nbgrader for this course.
 
 Every subcommand runs nbgrader's own Python API (``NbGraderAPI``, ``Gradebook``,
-``Validator``) in-process with the configuration in ``<course-root>/grader/nbgrader_config.py``,
-so it behaves the same from any working directory and ignores stray nbgrader configs elsewhere.
+``Validator``, ``ZipCollectApp``) with the configuration in
+``<course-root>/grader/nbgrader_config.py``, so it behaves the same from any working directory
+and ignores stray nbgrader configs elsewhere. ``autograde`` runs nbgrader in parallel worker
+processes (:mod:`grader.parallel`).
 """
 
 from __future__ import annotations
@@ -10,22 +12,39 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import re
+import shutil
 import sys
+import tempfile
+import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import nbformat
 from nbconvert.filters import strip_ansi
 from nbgrader.api import MissingEntry
 from nbgrader.apps import NbGraderAPI
+from nbgrader.apps.zipcollectapp import ZipCollectApp
+from nbgrader.preprocessors import CheckCellMetadata, ClearOutput
+from nbgrader.utils import capture_log, temp_attrs
 from nbgrader.validator import Validator
 from sqlalchemy.exc import SAWarning
+from traitlets import List
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
+from grader.parallel import Outcome, grade_class
+from grader.preprocessors import GradingExecute
+from grader.report import assignment_exercises, exercise_cells, exercise_scores, write_report
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CONFIG_FILE = "nbgrader_config.py"
+# LMS download names: "<student>_<anything>_<notebook>.ipynb" (Canvas: "<student>_<ids>_<file>",
+# a resubmission adds "-1"), or "<student>/<notebook>.ipynb"; {notebooks} is filled with the
+# release's notebook names. nbgrader matches it against the extracted file's full path.
+LMS_NAMES = (r".*/(?P<student_id>[^/_]+)(?:_[^/]*_|_|/(?:[^/]*_)?)"
+             r"(?P<file_id>{notebooks})(?:-\d+)?\.ipynb$")
 
 
 def load_config(course_root: Path) -> Config:
@@ -100,11 +119,85 @@ def release(api: NbGraderAPI, assignments: Sequence[str] = ()) -> list[str]:
     return failed
 
 
-def autograde(api: NbGraderAPI, assignment: str, students: Sequence[str] = ()) -> list[str]:
-    """Autograde the submissions in ``grader/submitted/<student>/<assignment>/``.
+def collect(api: NbGraderAPI, assignment: str, source: Path, regexp: str | None = None) -> int:
+    """Copy LMS downloads into ``grader/submitted/<student>/<assignment>/`` with nbgrader.
 
-    Runs ``nbgrader autograde --force --create`` once per student, so a submission that crashes
-    the kernel or nbgrader costs only that student's run.
+    Runs nbgrader's ``zip_collect`` (``ZipCollectApp`` with its extractor and file-name collector
+    plugins) on a temporary copy of ``source``: archives (.zip, .tar.gz) anywhere in it are
+    extracted, each notebook's file name gives the student id, and files whose name is not a
+    notebook of the release are skipped. A student collected again replaces the earlier files.
+
+    Parameters
+    ----------
+    api : NbGraderAPI
+        From :func:`make_api`.
+    assignment : str
+        Assignment id; its release in ``notebooks/`` gives the valid notebook names.
+    source : Path
+        A folder of downloads or an archive.
+    regexp : str, optional
+        nbgrader's ``FileNameCollectorPlugin.named_regexp`` (groups ``student_id`` and
+        ``file_id``, matched against the full path); default :data:`LMS_NAMES`.
+
+    Returns
+    -------
+    int
+        Number of students with a submission of ``assignment`` afterwards.
+    """
+    if not source.exists():
+        raise SystemExit(f"course: no {source}")
+    release = Path(api.coursedir.format_path(api.coursedir.release_directory, ".", assignment))
+    notebooks = "|".join(re.escape(p.stem) for p in sorted(release.glob("*.ipynb")))
+    if not notebooks:
+        raise SystemExit(f"course: no released notebooks in {release}")
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = Path(tmp, assignment, "archive")
+        if source.is_dir():
+            shutil.copytree(source, archive)
+        else:
+            archive.mkdir(parents=True)
+            shutil.copy2(source, archive)
+        config = Config(api.config)
+        # nbgrader joins this to the course root, so it must be relative
+        config.ZipCollectApp.downloaded_directory = os.path.relpath(tmp, api.coursedir.root)
+        config.ZipCollectApp.force = config.ExtractorPlugin.force = True
+        config.ZipCollectApp.strict = True
+        config.FileNameCollectorPlugin.named_regexp = regexp or LMS_NAMES.format(
+            notebooks=notebooks)
+        with temp_attrs(api.coursedir, assignment_id=assignment):
+            result = capture_log(ZipCollectApp(coursedir=api.coursedir, config=config))
+    for line in str(result.get("log", "")).splitlines():
+        if line.startswith(("[WARNING]", "[ERROR]")) and "Directory not found" not in line:
+            print(line.replace(tmp, "<download>"), file=sys.stderr)
+    if not result["success"]:
+        _report_failure(f"collect {assignment}", result)
+        raise SystemExit(1)
+    count = len(api.get_submitted_students(assignment))
+    print(f"{count} students have a submission in {api.coursedir.submitted_directory}/")
+    return count
+
+
+def _progress(total: int) -> Callable[[int, Outcome], None]:
+    """Print a text progress bar line for each graded student (``on_done`` of grade_class)."""
+
+    def on_done(done: int, outcome: Outcome) -> None:
+        bar = "#" * round(20 * done / total)
+        status = f"{outcome.score:g} / {outcome.max_score:g}" if outcome.success else "FAILED"
+        status += "".join(f"; {problem}" for problem in outcome.problems)
+        print(f"[{bar:<20}] {done:>{len(str(total))}}/{total} "
+              f"autograded {outcome.student}: {status}", flush=True)
+
+    return on_done
+
+
+def autograde(
+    api: NbGraderAPI, assignment: str, students: Sequence[str] = (), jobs: int | None = None
+) -> list[str]:
+    """Autograde the submissions in ``grader/submitted/<student>/<assignment>/`` in parallel.
+
+    Runs nbgrader's ``autograde --force --create`` once per student in ``jobs`` worker
+    processes (:func:`grader.parallel.grade_class`), with a progress line per student. A
+    submission that crashes costs only that student's run; a regrade gives the same scores.
 
     Parameters
     ----------
@@ -114,11 +207,14 @@ def autograde(api: NbGraderAPI, assignment: str, students: Sequence[str] = ()) -
         Assignment id.
     students : sequence of str
         Student ids; empty means every student with a submission.
+    jobs : int, optional
+        Worker processes; default one per CPU.
 
     Returns
     -------
     list of str
-        The students whose autograding failed.
+        The students whose submission failed to run: nbgrader could not grade it, or the
+        kernel died or hung (tests after that point score 0; the others keep their score).
     """
     with api.gradebook as gb:
         try:
@@ -135,17 +231,21 @@ def autograde(api: NbGraderAPI, assignment: str, students: Sequence[str] = ()) -
     students = sorted(students or api.get_submitted_students(assignment))
     if not students:
         print(f"no submissions for {assignment} in {api.coursedir.submitted_directory}/")
-    failed = []
-    for student in students:
-        result = api.autograde(assignment, student, force=True, create=True)
-        if not result["success"]:
-            _report_failure(f"autograde {assignment} for {student}", result)
-            failed.append(student)
-            continue
-        with api.gradebook as gb:
-            sub = gb.find_submission(assignment, student)
-            print(f"autograded {student}: {sub.score:g} / {sub.max_score:g}")
-    return failed
+        return []
+    root = Path(api.coursedir.root)
+    log = root / "grader" / "exports" / f"autograde-{assignment}.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    jobs = jobs or os.cpu_count() or 1
+    start = time.monotonic()
+    outcomes = grade_class(root, assignment, students, jobs, _progress(len(students)), log)
+    failed = [o for o in outcomes if not o.success or o.kernel_stopped]
+    for outcome in failed:
+        print(f"FAILED autograde {assignment} for {outcome.student}", file=sys.stderr)
+        detail = outcome.error or f"graded {outcome.score:g} / {outcome.max_score:g} up to here"
+        print("\n".join(["  " + p for p in outcome.problems] + [detail.rstrip()]), file=sys.stderr)
+    print(f"autograded {len(outcomes) - len(failed)} of {len(outcomes)} submissions of "
+          f"{assignment} in {time.monotonic() - start:.0f} s with {jobs} workers")
+    return [o.student for o in failed]
 
 
 def feedback(api: NbGraderAPI, assignment: str) -> bool:
@@ -168,10 +268,13 @@ def feedback(api: NbGraderAPI, assignment: str) -> bool:
 
 
 def export_grades(api: NbGraderAPI, out: Path) -> int:
-    """Write one CSV row per student with every assignment's score and maximum, and totals.
+    """Write one CSV row per student: every exercise's score, each assignment's, and totals.
 
-    A missing submission counts as score 0, as in ``nbgrader export``. Scores include manual
-    grades once they are entered in the formgrader.
+    Columns: ``student_id, last_name, first_name``; for each assignment, one column per
+    exercise (``<assignment>/<exercise>``, see :mod:`grader.report`) followed by
+    ``<assignment>_score`` and ``<assignment>_max``; then ``total_score, total_max``. A missing
+    submission counts as score 0, as in ``nbgrader export``. Scores include manual grades once
+    they are entered in the formgrader.
 
     Parameters
     ----------
@@ -187,19 +290,22 @@ def export_grades(api: NbGraderAPI, out: Path) -> int:
     """
     with api.gradebook as gb:
         assignments = sorted(gb.assignments, key=lambda a: a.name)
+        exercises = {a.name: assignment_exercises(api, gb, a.name) for a in assignments}
         header = ["student_id", "last_name", "first_name"]
         for a in assignments:
-            header += [f"{a.name}_score", f"{a.name}_max"]
+            header += [ex.label for ex in exercises[a.name]] + [f"{a.name}_score", f"{a.name}_max"]
         header += ["total_score", "total_max"]
         rows = []
         for student in sorted(gb.students, key=lambda s: s.id):
             row: list[object] = [student.id, student.last_name or "", student.first_name or ""]
             total = total_max = 0.0
             for a in assignments:
+                by_exercise = exercise_scores(gb, a.name, exercises[a.name], student.id)
                 try:
                     score = gb.find_submission(a.name, student.id).score
                 except MissingEntry:
                     score = 0.0
+                row += [f"{by_exercise[ex.label]:g}" for ex in exercises[a.name]]
                 row += [f"{score:g}", f"{a.max_score:g}"]
                 total += score
                 total_max += a.max_score
@@ -213,18 +319,36 @@ def export_grades(api: NbGraderAPI, out: Path) -> int:
     return len(rows)
 
 
-def validate(notebook: Path, config: Config) -> bool:
-    """Run a notebook as nbgrader's Validate button does and print every failing test cell.
+def report(api: NbGraderAPI, assignment: str, out: Path) -> None:
+    """Write the HTML grading report of ``assignment`` (see :func:`grader.report.write_report`)."""
+    findings = write_report(api, assignment, out)
+    print(f"wrote {out}: {len(findings.not_run)} submissions did not run to completion, "
+          f"{len(findings.flagged)} flagged")
 
-    Uses ``nbgrader.validator.Validator`` directly, because ``nbgrader validate`` exits 0 even
-    when tests fail (nbgrader #1908).
+
+class CourseValidator(Validator):
+    """nbgrader's ``Validator``, running the notebook with :class:`GradingExecute`.
+
+    A kernel that dies or hangs then fails the cells it could not run, as at grading time,
+    instead of crashing the validation.
+    """
+
+    preprocessors = List([CheckCellMetadata, ClearOutput, GradingExecute])
+
+
+def validate(notebook: Path, config: Config) -> bool:
+    """Run a notebook's tests as nbgrader's Validate button does; print pass/fail per exercise.
+
+    Uses nbgrader's ``Validator`` directly, because ``nbgrader validate`` exits 0 even when
+    tests fail (nbgrader #1908). An exercise passes when every graded cell of it passes (see
+    :func:`grader.report.exercise_cells`); a written answer passes once it is answered.
 
     Parameters
     ----------
     notebook : Path
         Notebook to validate (executed with its folder as working directory).
     config : Config
-        From :func:`load_config` (per-cell timeout).
+        From :func:`load_config` (per-cell timeout, the grading kernel's set-up).
 
     Returns
     -------
@@ -233,20 +357,36 @@ def validate(notebook: Path, config: Config) -> bool:
     """
     if not notebook.is_file():
         raise SystemExit(f"course: no notebook {notebook}")
-    results = Validator(config=config).validate(str(notebook))
+    nb = nbformat.read(notebook, as_version=4)
+    results = CourseValidator(config=config).validate(str(notebook))
     names = {
         cell.source.strip(): cell.metadata["nbgrader"].get("grade_id", "?")
-        for cell in nbformat.read(notebook, as_version=4).cells
+        for cell in nb.cells
         if "nbgrader" in cell.metadata
     }
+    problems: dict[str, list[str]] = {}
     for cell in results.get("type_changed", []):
-        print(f"FAIL {names.get(cell['source'], '?')}: cell type changed to {cell['new_type']}")
+        problems.setdefault(names.get(cell["source"], "?"), []).append(
+            f"cell type changed to {cell['new_type']}")
     for cell in results.get("changed", []):
-        print(f"FAIL {names.get(cell['source'], '?')}: locked cell was modified")
+        problems.setdefault(names.get(cell["source"], "?"), []).append(
+            "locked cell was modified")
     for cell in results.get("failed", []):
         lines = [ln for ln in strip_ansi(cell["raw_error"]).splitlines() if ln.strip()]
-        print(f"FAIL {names.get(cell['source'], '?')}: {lines[-1] if lines else 'failed'}")
-    print(f"{'FAILED' if results else 'PASSED'} {notebook}")
+        problems.setdefault(names.get(cell["source"], "?"), []).append(
+            lines[-1] if lines else "failed")
+    exercises = exercise_cells(nb)
+    passing = 0
+    for name, cells in exercises.items():
+        issues = [f"{gid}: {issue}" for gid in cells for issue in problems.pop(gid, [])]
+        passing += not issues
+        print(f"FAIL {name}: {'; '.join(issues)}" if issues else f"PASS {name}")
+    for gid, issues in problems.items():
+        print(f"FAIL {gid}: {'; '.join(issues)}")
+    if "failed" not in results and results:
+        print("(the other exercises were not checked: undo the changes to the cells above)")
+    print(f"{'FAILED' if results else 'PASSED'} {notebook}: "
+          f"{passing} of {len(exercises)} exercises pass")
     return not results
 
 
@@ -254,7 +394,8 @@ def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``course`` command."""
     parser = argparse.ArgumentParser(
         prog="course",
-        description="Release, autograde, give feedback and export grades with nbgrader.",
+        description="Release, collect, autograde, give feedback, export grades and report "
+        "with nbgrader.",
     )
     parser.add_argument(
         "--course-root",
@@ -265,13 +406,23 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("release", help="generate notebooks/ from solutions/")
     p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="default: all")
-    p = sub.add_parser("autograde", help="autograde grader/submitted/*/ASSIGNMENT")
+    p = sub.add_parser("collect", help="copy LMS downloads (folder or zip) to grader/submitted/")
+    p.add_argument("assignment", metavar="ASSIGNMENT")
+    p.add_argument("source", type=Path, metavar="SOURCE", help="folder of downloads or archive")
+    p.add_argument("--regexp", help="file-name pattern with (?P<student_id>...) and "
+                   "(?P<file_id>...) groups (default: <student>_..._<notebook>.ipynb or "
+                   "<student>/<notebook>.ipynb)")
+    p = sub.add_parser("autograde", help="autograde grader/submitted/*/ASSIGNMENT in parallel")
     p.add_argument("assignment", metavar="ASSIGNMENT")
     p.add_argument("--student", action="append", default=[], help="repeatable; default: all")
+    p.add_argument("--jobs", "-j", type=int, help="worker processes (default: one per CPU)")
     p = sub.add_parser("feedback", help="write feedback HTML for autograded submissions")
     p.add_argument("assignment", metavar="ASSIGNMENT")
     p = sub.add_parser("export", help="write a grades CSV, one row per student")
     p.add_argument("--out", type=Path, help="default: grader/exports/grades.csv")
+    p = sub.add_parser("report", help="write an HTML report: score plots, failures, flags")
+    p.add_argument("assignment", metavar="ASSIGNMENT")
+    p.add_argument("--out", type=Path, help="default: grader/exports/report-ASSIGNMENT.html")
     p = sub.add_parser("validate", help="run a notebook's tests; exit 1 if any fails")
     p.add_argument("notebook", type=Path, metavar="NOTEBOOK")
     return parser
@@ -292,14 +443,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     args = build_parser().parse_args(argv)
     root: Path = args.course_root.resolve()
+    exports = root / "grader" / "exports"
     if args.command == "validate":
         return 0 if validate(args.notebook, load_config(root)) else 1
     api = make_api(root)
     if args.command == "release":
         return 1 if release(api, args.assignments) else 0
+    if args.command == "collect":
+        collect(api, args.assignment, args.source, args.regexp)
+        return 0
     if args.command == "autograde":
-        return 1 if autograde(api, args.assignment, args.student) else 0
+        return 1 if autograde(api, args.assignment, args.student, args.jobs) else 0
     if args.command == "feedback":
         return 0 if feedback(api, args.assignment) else 1
-    export_grades(api, args.out or root / "grader" / "exports" / "grades.csv")
+    if args.command == "report":
+        report(api, args.assignment, args.out or exports / f"report-{args.assignment}.html")
+        return 0
+    export_grades(api, args.out or exports / "grades.csv")
     return 0

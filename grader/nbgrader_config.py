@@ -2,32 +2,31 @@
 
 Found by ``jupyter lab`` (Validate button, Nbgrader menu) and the plain ``nbgrader`` CLI
 through ``JUPYTER_CONFIG_PATH=<repo>/grader`` (the Makefile exports it), and loaded directly
-from this file by the ``course`` CLI.
+from this file by the ``course`` CLI. The preprocessors it names live in
+``grader/preprocessors.py``, so the course must be installed (``make`` does it) where nbgrader
+or JupyterLab runs.
 """
 
 import os
 
-from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
-from nbgrader.preprocessors import ClearHiddenTests, GetGrades, NbGraderPreprocessor
+from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
+from nbgrader.preprocessors import (
+    AssignLatePenalties,
+    CheckCellMetadata,
+    ClearHiddenTests,
+    ClearOutput,
+    DeduplicateIds,
+    GetGrades,
+    IgnorePattern,
+    LimitOutput,
+    OverwriteCells,
+    OverwriteKernelspec,
+    SaveAutoGrades,
+)
+
+from grader.preprocessors import GradingExecute, HideHiddenTestTracebacks, RepairSubmission
 
 c = get_config()  # noqa: F821 -- injected by the traitlets config loader
-
-
-class HideHiddenTestTracebacks(NbGraderPreprocessor):
-    """Cut the traceback of a hidden-test cell down to its last line, ``ename: evalue``.
-
-    An IPython traceback quotes the source lines around the failing one, so without this the
-    feedback would show hidden-test code even after ``ClearHiddenTests`` has removed it from the
-    cell. Defined here, not in a module, so the config works without the course installed.
-    """
-
-    def preprocess_cell(self, cell, resources, index):
-        if cell.cell_type == "code" and "BEGIN HIDDEN TESTS" in cell.source:
-            for output in cell.outputs:
-                if output.output_type == "error":
-                    output.traceback = [f"{output.ename}: {output.evalue}"]
-        return cell, resources
-
 
 # The course root is the folder above this file, computed from the file's own location
 # (traitlets runs config files with ``__file__`` set). nbgrader's default root is the current
@@ -55,14 +54,59 @@ c.CourseDirectory.db_url = "sqlite:///" + os.path.join(GRADER_DIR, "gradebook.db
 # points of that cell), not a hung grading run. Covers autograde and validate alike.
 c.ExecutePreprocessor.timeout = 30
 
-# A student who deletes a test cell would otherwise end up "needs manual grade" with the hidden
-# tests never run (nbgrader #1682); re-insert the cell from the gradebook instead.
-c.OverwriteCells.add_missing_cells = True
+# The kernel nbgrader starts (autograde, `course validate`, the Validate button) first runs
+# grader/kernel_guard.py, which
+# * fixes nbgrader #1904: any text on stderr scores a test cell 0, so a harmless warning costs
+#   points. Our tests report failure only by raising (assert_close, the hidden checkers), so
+#   stderr carries information, never a verdict: the kernel writes it to stdout. The text still
+#   shows in the feedback; only the score no longer depends on it;
+# * drops what a cell prints beyond OUTPUT_LIMIT characters before it leaves the kernel, so a
+#   submission that prints gigabytes cannot flood the grader.
+OUTPUT_LIMIT = 1_000_000
+c.Execute.extra_arguments = [
+    "--IPKernelApp.exec_lines="
+    f"__import__('grader.kernel_guard').kernel_guard.install({OUTPUT_LIMIT})",
+]
+
+# Autograde, step 1 (sanitize): nbgrader's defaults, with RepairSubmission first. It gives a
+# submission back the release's nbgrader structure: metadata stripped, forged or duplicated,
+# graded cells deleted (re-inserted before the next release cell, so they run after the
+# student's code). nbgrader's own add_missing_cells crashes on stripped metadata (KeyError)
+# and is not needed. OverwriteCells then restores locked cells, points and cell types.
+c.RepairSubmission.release_directory = os.path.join(COURSE_ROOT, "notebooks")
+c.Autograde.sanitize_preprocessors = [
+    ClearOutput,
+    RepairSubmission,
+    DeduplicateIds,
+    OverwriteKernelspec,
+    OverwriteCells,
+    CheckCellMetadata,
+]
+
+# Autograde, step 2 (execute and score): nbgrader's defaults with GradingExecute instead of
+# Execute. A dead or stuck kernel (os._exit, a loop that ignores interrupts) scores 0 for the
+# tests it could not run instead of failing the submission. GradingExecute also keeps at most
+# 2 * OUTPUT_LIMIT characters per cell whatever the kernel sends (the grader's memory must not
+# depend on code running in the student's kernel), and LimitOutput then keeps 1000 lines and
+# 100 traceback lines of it.
+c.GradingExecute.max_output_bytes = 2 * OUTPUT_LIMIT
+c.LimitOutput.max_lines = 1000
+c.LimitOutput.max_traceback = 100
+c.Autograde.autograde_preprocessors = [
+    GradingExecute,
+    IgnorePattern,
+    ClearMetadataPreprocessor,
+    LimitOutput,
+    SaveAutoGrades,
+    AssignLatePenalties,
+    CheckCellMetadata,
+]
 
 # Feedback must not reveal hidden tests (nbgrader #917 shows their source by default):
-# HideHiddenTestTracebacks cuts the tracebacks of hidden-test cells down to the error line
-# (a traceback quotes the failing source lines), then ClearHiddenTests removes the hidden
-# region from the cell source. GetGrades and CSSHTMLHeaderPreprocessor are nbgrader's defaults.
+# HideHiddenTestTracebacks reduces a hidden-test cell's outputs to its error line (a traceback
+# quotes the failing source lines; prints of the student's function would show the hidden
+# inputs), then ClearHiddenTests removes the hidden region from the cell source. GetGrades and
+# CSSHTMLHeaderPreprocessor are nbgrader's defaults.
 c.GenerateFeedback.preprocessors = [
     GetGrades,
     HideHiddenTestTracebacks,

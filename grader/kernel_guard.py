@@ -1,0 +1,63 @@
+"""Set up the kernel in which nbgrader runs a submission (autograde and validate alike).
+
+``grader/nbgrader_config.py`` has the kernel call :func:`install` at start-up (through
+``IPKernelApp.exec_lines``), before any cell; it adds no name to the notebook's namespace.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+from IPython import get_ipython
+
+NOTICE = "\n... output truncated while grading: this cell printed more than {} characters ...\n"
+
+
+class _Budget:
+    """Characters a cell may still print; reset before every cell."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.left = limit
+
+    def reset(self, *_args: object) -> None:
+        self.left = self.limit
+
+    def capped(self, write: Callable[[str], object]) -> Callable[[str], int]:
+        """``write`` that drops what exceeds the budget (and says so once per cell)."""
+
+        def write_within_budget(text: str) -> int:
+            if self.left > 0:
+                write(text[: self.left])
+                if len(text) > self.left:
+                    write(NOTICE.format(self.limit))
+                self.left -= len(text)
+            return len(text)
+
+        return write_within_budget
+
+
+def install(limit: int) -> None:
+    """Send stderr to stdout and cap what each cell prints at ``limit`` characters.
+
+    * stderr: nbgrader scores a test cell 0 when it writes anything to stderr (nbgrader #1904),
+      so a harmless warning would cost points. Our tests fail only by raising, so the kernel's
+      stderr stream writes to stdout instead: the text stays visible, the score ignores it.
+    * cap: text beyond the budget is dropped inside the kernel, before it is sent, so printing
+      gigabytes floods neither the grader nor the kernel's memory.
+
+    Both hold for ``print``, warnings and logging (``sys.stdout``/``sys.stderr``) and for what
+    C code writes to file descriptors 1 and 2, which ipykernel forwards to the same streams.
+    The streams' ``write`` becomes a read-only property: IPython 9 otherwise wraps it around
+    every cell to keep a copy of all output in memory (its output history).
+    """
+    out, err = sys.stdout, sys.stderr
+
+    class GuardedStream(type(out)):
+        write = property(lambda self: self.guarded_write, lambda self, value: None)
+
+    budget = _Budget(limit)
+    out.guarded_write = err.guarded_write = budget.capped(type(out).write.__get__(out))
+    out.__class__ = err.__class__ = GuardedStream
+    get_ipython().events.register("pre_run_cell", budget.reset)

@@ -1,0 +1,162 @@
+"""nbgrader preprocessors that keep grading honest when a submission misbehaves.
+
+``grader/nbgrader_config.py`` puts them into nbgrader's own pipelines, so ``course``, the plain
+``nbgrader`` commands and JupyterLab's Nbgrader menu all grade the same way:
+
+* :class:`RepairSubmission` (before nbgrader's ``OverwriteCells``) gives a submission back the
+  nbgrader structure of the release: stripped or forged cell metadata, deleted test cells;
+* :class:`GradingExecute` (instead of nbgrader's ``Execute``) caps the output each cell may
+  keep while it runs, and turns a dead or stuck kernel into zero for the tests it could not run
+  instead of a crash of the whole run;
+* :class:`HideHiddenTestTracebacks` (in ``generate_feedback``) leaves nothing of a hidden-test
+  cell in the feedback but its one-line verdict.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbclient.util import run_sync
+from nbformat import NotebookNode
+from nbgrader.preprocessors import Execute, NbGraderPreprocessor
+from traitlets import Integer, Unicode
+
+from grader.hostile import repair
+
+KERNEL_DIED = "KernelDied"
+KERNEL_STUCK = "KernelStuck"
+NOT_RUN = "NotRun"
+TIMEOUT = "CellTimeoutError"  # nbgrader's ename for a cell stopped at the time limit
+TRUNCATED = "... output truncated by the grader: this cell printed more than {} bytes ..."
+
+
+def _error(ename: str, evalue: str) -> NotebookNode:
+    return nbformat.v4.new_output("error", ename=ename, evalue=evalue,
+                                  traceback=[f"{ename}: {evalue}"])
+
+
+def _size(content: dict) -> int:
+    """Characters an output message would add to the notebook."""
+    if "text" in content:
+        return len(content["text"])
+    return sum(len(str(value)) for value in content.get("data", {}).values())
+
+
+class GradingExecute(Execute):
+    """nbgrader's ``Execute`` that survives hostile cells.
+
+    * **Output cap.** A cell keeps at most ``max_output_bytes`` characters of output (streams,
+      displays, results); the rest is dropped while it arrives, so a cell that prints gigabytes
+      costs neither memory nor a crash. Errors are always kept: they decide the score.
+      nbgrader's ``LimitOutput`` then trims what is kept to ``max_lines`` lines.
+    * **Dead kernel.** When the kernel dies (``os._exit``, a segfault) or does not come back
+      after the per-cell timeout (a loop that swallows ``KeyboardInterrupt``), the cell gets a
+      ``KernelDied``/``KernelStuck`` error and every later code cell a ``NotRun`` error. Tests
+      that ran before keep their score, the others score 0, and nbgrader saves the grades as
+      usual instead of failing the submission.
+    """
+
+    max_output_bytes = Integer(
+        1_000_000, help="Characters of output a cell may keep (-1: no limit)."
+    ).tag(config=True)
+
+    def reset_execution_trackers(self) -> None:
+        """Start a notebook: no output counted yet, kernel alive."""
+        super().reset_execution_trackers()
+        self._output_size: dict[int, int] = {}
+        self._stopped: str | None = None
+
+    def output(self, outs, msg, display_id, cell_index):
+        """Keep an output unless the cell has already used its share."""
+        if msg["msg_type"] == "error" or self.max_output_bytes < 0:
+            return super().output(outs, msg, display_id, cell_index)
+        used = self._output_size.get(cell_index, 0)
+        size = used + _size(msg["content"])
+        self._output_size[cell_index] = size
+        if size <= self.max_output_bytes:
+            return super().output(outs, msg, display_id, cell_index)
+        if used <= self.max_output_bytes:
+            notice = TRUNCATED.format(self.max_output_bytes)
+            outs.append(nbformat.v4.new_output("stream", name="stdout", text=f"\n{notice}\n"))
+        return None
+
+    def preprocess_cell(self, cell, resources, index):
+        """Run one cell; after the kernel is gone, mark the cell as not run."""
+        if cell.cell_type != "code" or not cell.source.strip():
+            return super().preprocess_cell(cell, resources, index)
+        if self._stopped:
+            cell.outputs = [_error(NOT_RUN, f"not run: {self._stopped}")]
+            return cell, resources
+        try:
+            return super().preprocess_cell(cell, resources, index)
+        except DeadKernelError:
+            ename, what = KERNEL_DIED, "the kernel died while running this cell"
+            why = "os._exit, a crash, or running out of memory"
+        except CellTimeoutError:
+            ename, what = KERNEL_STUCK, "the kernel did not stop after the time limit"
+            why = "a loop that ignores KeyboardInterrupt"
+            run_sync(self.km.shutdown_kernel)(now=True)
+        self.log.warning("%s in cell %d; the cells after it are not run", what, index)
+        cell.outputs.append(_error(ename, f"{what} ({why})"))
+        self._stopped = f"{what} (cell {index + 1})"
+        return cell, resources
+
+
+class RepairSubmission(NbGraderPreprocessor):
+    """Give a submitted notebook the nbgrader cell structure of its release before grading.
+
+    Runs in nbgrader's sanitize step, before ``OverwriteCells`` (which restores the source of
+    locked cells, their points and cell types from the gradebook). See
+    :func:`grader.hostile.repair` for what is repaired; each repair is logged.
+    """
+
+    release_directory = Unicode(
+        help="Folder of the released notebooks: <release_directory>/<assignment>/<nb>.ipynb."
+    ).tag(config=True)
+
+    def preprocess(self, nb, resources):
+        """Repair ``nb`` in place against the release of the same notebook."""
+        ids = resources["nbgrader"]
+        path = Path(self.release_directory, ids["assignment"], f"{ids['notebook']}.ipynb")
+        for change in repair(nb, nbformat.read(path, as_version=4)):
+            self.log.warning("%s: %s", ids["notebook"], change)
+        return nb, resources
+
+
+class HideHiddenTestTracebacks(NbGraderPreprocessor):
+    """Reduce a hidden-test cell's outputs to its error line, ``ename: evalue``.
+
+    An IPython traceback quotes the source lines around the failing one, so without this the
+    feedback would show hidden-test code even after ``ClearHiddenTests`` has removed it from the
+    cell; and what the student's function prints while the hidden tests call it would show the
+    hidden inputs. The score is already saved, so only the feedback changes.
+    """
+
+    def preprocess_cell(self, cell, resources, index):
+        """Keep only the one-line errors of a cell that holds hidden tests."""
+        if cell.cell_type == "code" and "BEGIN HIDDEN TESTS" in cell.source:
+            cell.outputs = [
+                _error(output.ename, output.evalue)
+                for output in cell.outputs
+                if output.output_type == "error"
+            ]
+        return cell, resources
+
+
+def run_problems(nb: NotebookNode) -> list[str]:
+    """What stopped an executed notebook from running normally, one line per cell.
+
+    Reads the errors :class:`GradingExecute` and nbgrader's timeout leave in the outputs; a
+    ``NotRun`` cell is covered by the line of the cell that stopped the kernel.
+    """
+    problems = []
+    for number, cell in enumerate(nb.cells, start=1):
+        label = cell.metadata.get("nbgrader", {}).get("grade_id", f"cell {number}")
+        for output in cell.get("outputs", []):
+            if output.output_type == "error" and output.ename in (KERNEL_DIED, KERNEL_STUCK):
+                problems.append(f"{label}: {output.evalue}")
+            elif output.output_type == "error" and output.ename == TIMEOUT:
+                problems.append(f"{label}: stopped at the per-cell time limit")
+    return problems

@@ -1,0 +1,232 @@
+"""Per-exercise scores (for the CSV export) and the HTML report of a graded assignment.
+
+An *exercise* is an answer cell and the graded cells that follow it up to the next answer cell
+(its visible and hidden tests); a graded written answer is an exercise of its own. The grouping
+is read from the released notebook, the scores from nbgrader's gradebook.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import nbformat
+from nbformat import NotebookNode
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.apps import NbGraderAPI
+
+from grader.hostile import Flag, grade_id, nbgrader_meta, scan
+from grader.preprocessors import run_problems
+from mllib.plotting import figure
+
+TRUNCATED = "output truncated"  # in the notices of kernel_guard, GradingExecute, LimitOutput
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """The graded cells of one exercise of one notebook."""
+
+    notebook: str
+    name: str  # grade_id of its answer cell (or of its only graded cell)
+    grade_ids: tuple[str, ...]
+    max_score: float
+    label: str  # column name: "<assignment>/<name>", with the notebook when names clash
+
+
+def exercise_cells(nb: NotebookNode) -> dict[str, list[str]]:
+    """Exercise name -> grade ids of its graded cells, in notebook order.
+
+    An answer cell (``solution``) opens an exercise named by its ``grade_id``; graded cells
+    belong to the last answer above them; a graded cell above every answer is its own exercise.
+    Answers with no graded cell (nothing to score) are left out.
+    """
+    groups: dict[str, list[str]] = {}
+    current = None
+    for cell in nb.cells:
+        meta, gid = nbgrader_meta(cell), grade_id(cell)
+        if meta.get("solution"):
+            current = gid
+            groups[current] = []
+        if meta.get("grade"):
+            groups.setdefault(current or gid, []).append(gid)
+    return {name: cells for name, cells in groups.items() if cells}
+
+
+def _release(api: NbGraderAPI, assignment: str, notebook: str) -> Path:
+    return Path(api.coursedir.format_path(api.coursedir.release_directory, ".", assignment),
+                f"{notebook}.ipynb")
+
+
+def assignment_exercises(api: NbGraderAPI, gb: Gradebook, assignment: str) -> list[Exercise]:
+    """The exercises of ``assignment``, notebook by notebook, in release order.
+
+    Points come from the gradebook; a notebook without a release file falls back to one
+    exercise per graded cell.
+    """
+    found = []
+    for notebook in sorted(gb.find_assignment(assignment).notebooks, key=lambda n: n.name):
+        points = {cell.name: cell.max_score for cell in notebook.grade_cells}
+        path = _release(api, assignment, notebook.name)
+        groups = exercise_cells(nbformat.read(path, as_version=4)) if path.is_file() else \
+            {name: [name] for name in sorted(points)}
+        found += [(notebook.name, name, tuple(cells), sum(points.get(c, 0) for c in cells))
+                  for name, cells in groups.items()]
+    clash = {name for name, count in Counter(f[1] for f in found).items() if count > 1}
+    return [Exercise(nb, name, cells, total,
+                     f"{assignment}/{nb}/{name}" if name in clash else f"{assignment}/{name}")
+            for nb, name, cells, total in found]
+
+
+def exercise_scores(gb: Gradebook, assignment: str, exercises: list[Exercise],
+                    student: str) -> dict[str, float]:
+    """Score of each exercise (by label) for one student; 0 where nothing was submitted."""
+    grades: dict[tuple[str, str], float] = {}
+    for notebook in {ex.notebook for ex in exercises}:
+        try:
+            submitted = gb.find_submission_notebook(notebook, assignment, student)
+        except MissingEntry:
+            continue
+        grades.update({(notebook, g.name): g.score for g in submitted.grades})
+    return {ex.label: sum(grades.get((ex.notebook, c), 0.0) for c in ex.grade_ids)
+            for ex in exercises}
+
+
+def _histogram(exercise: Exercise, scores: list[float]) -> str:
+    """A bar chart of how many students got each score, as a base64 PNG."""
+    fig, (ax,) = figure(width=3.6, height=2.4)
+    counts = Counter(scores)
+    values = sorted(set(counts) | {0.0, exercise.max_score})
+    ax.bar([f"{v:g}" for v in values], [counts[v] for v in values], color="tab:blue")
+    ax.set_title(exercise.label, fontsize=9)
+    ax.set_xlabel(f"score (out of {exercise.max_score:g})")
+    ax.set_ylabel("students")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=80)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _truncations(nb: NotebookNode) -> list[Flag]:
+    return [Flag(grade_id(cell) or f"cell {number}", "printed too much (output truncated)")
+            for number, cell in enumerate(nb.cells, start=1)
+            if any(TRUNCATED in str(o.get("text", "")).lower() for o in cell.get("outputs", []))]
+
+
+@dataclass(frozen=True)
+class Findings:
+    """What the report found for one assignment, student by student."""
+
+    not_run: dict[str, list[str]]  # student -> "notebook: what stopped it"
+    flagged: dict[str, list[tuple[str, Flag]]]  # student -> (notebook, flag)
+
+
+def find_problems(api: NbGraderAPI, assignment: str, students: list[str]) -> Findings:
+    """Submissions that did not run to completion, and flags from :func:`grader.hostile.scan`.
+
+    Reads ``submitted/``, ``autograded/``, the release and the instructor version of every
+    notebook of the assignment.
+    """
+    cd = api.coursedir
+    not_run: dict[str, list[str]] = {}
+    flagged: dict[str, list[tuple[str, Flag]]] = {}
+    releases = sorted(Path(cd.format_path(cd.release_directory, ".", assignment)).glob("*.ipynb"))
+    for student in students:
+        for release_path in releases:
+            name = release_path.name
+            submitted = Path(cd.format_path(cd.submitted_directory, student, assignment), name)
+            graded = Path(cd.format_path(cd.autograded_directory, student, assignment), name)
+            if not submitted.is_file():
+                continue
+            if not graded.is_file():
+                not_run.setdefault(student, []).append(
+                    f"{release_path.stem}: not autograded (nbgrader failed; "
+                    f"`course autograde {assignment} --student {student}` shows why)")
+                continue
+            ran = nbformat.read(graded, as_version=4)
+            not_run.setdefault(student, []).extend(
+                f"{release_path.stem}: {p}" for p in run_problems(ran))
+            source = Path(cd.format_path(cd.source_directory, ".", assignment), name)
+            flags = scan(nbformat.read(submitted, as_version=4),
+                         nbformat.read(release_path, as_version=4),
+                         nbformat.read(source, as_version=4)) + _truncations(ran)
+            flagged.setdefault(student, []).extend((release_path.stem, f) for f in flags)
+    return Findings({s: p for s, p in not_run.items() if p},
+                    {s: f for s, f in flagged.items() if f})
+
+
+def _table(header: list[str], rows: list[list[str]], attrs: list[str] | None = None) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join(
+        f"<tr{attrs[i] if attrs else ''}>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>"
+        for i, row in enumerate(rows))
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+STYLE = """body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:collapse}
+td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}
+code{white-space:pre-wrap}.plots img{margin:4px}"""
+
+
+def write_report(api: NbGraderAPI, assignment: str, out: Path) -> Findings:
+    """Write the HTML report of ``assignment`` to ``out``.
+
+    Sections: scores per exercise (mean, full marks, zeros, and a histogram each, embedded as
+    PNG), the submissions that did not run to completion, the flagged submissions with their
+    reasons, and every student's score per exercise.
+
+    Returns
+    -------
+    Findings
+        What the report lists in its two problem sections.
+    """
+    e = html.escape
+    with api.gradebook as gb:
+        exercises = assignment_exercises(api, gb, assignment)
+        graded = sorted(s.student.id for s in gb.find_assignment(assignment).submissions)
+        scores = {s: exercise_scores(gb, assignment, exercises, s) for s in graded}
+    students = sorted(set(graded) | api.get_submitted_students(assignment))
+    findings = find_problems(api, assignment, students)
+    rows, plots = [], []
+    for ex in exercises:
+        got = [scores[s][ex.label] for s in graded]
+        mean = sum(got) / len(got) if got else 0.0
+        rows.append([e(ex.label), f"{ex.max_score:g}", f"{mean:.2f}",
+                     str(sum(g == ex.max_score for g in got)), str(sum(g == 0 for g in got))])
+        plots.append(f'<img alt="{e(ex.label)}" src="data:image/png;base64,'
+                     f'{_histogram(ex, got)}">')
+    not_run = [[e(s), e(line)] for s, lines in findings.not_run.items() for line in lines]
+    flags = [[e(s), e(nb), e(f.cell), e(f.reason), f"<code>{e(f.code)}</code>"]
+             for s, found in findings.flagged.items() for nb, f in found]
+    flag_attrs = [f' data-student="{e(s)}"' for s, found in findings.flagged.items()
+                  for _ in found]
+    per_student = [[e(s), *(f"{scores[s][ex.label]:g}" for ex in exercises),
+                    f"{sum(scores[s].values()):g}"] for s in graded]
+    document = f"""<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>{e(assignment)}: grading report</title>
+<style>{STYLE}</style></head><body>
+<h1>{e(assignment)}: grading report</h1>
+<p>{len(graded)} students graded, {len(students)} with a submission; written
+{datetime.now():%Y-%m-%d %H:%M}. Autograded scores only: written answers count once graded in
+the formgrader.</p>
+<section id="exercises"><h2>Scores per exercise</h2>
+{_table(["exercise", "points", "mean", "full marks", "zero"], rows)}
+<div class="plots">{"".join(plots)}</div></section>
+<section id="not-run"><h2>Submissions that did not run to completion ({len(not_run)})</h2>
+<p>Tests after a dead or stuck kernel, and cells stopped at the time limit, score 0.</p>
+{_table(["student", "what happened"], not_run)}</section>
+<section id="flagged"><h2>Flagged submissions ({len(findings.flagged)})</h2>
+<p>Found by reading the submitted code: what grading cannot rule out inside the student's kernel
+(monkeypatching, ending the kernel, using mllib, ...) and what grading repaired. Scores are not
+changed: to withdraw credit, override the cell's score in the formgrader.</p>
+{_table(["student", "notebook", "cell", "reason", "code"], flags, flag_attrs)}</section>
+<section id="students"><h2>Scores per student</h2>
+{_table(["student", *(ex.label for ex in exercises), "total"], per_student)}</section>
+</body></html>
+"""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(document)
+    return findings
