@@ -12,6 +12,7 @@ from __future__ import annotations
 import doctest
 import itertools
 import math
+import re
 
 import numpy as np
 import pytest
@@ -19,6 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mllib import data, pac
+from mllib.grading import ExerciseFailed
+from mllib.grading import pac as check_pac
 from mllib.perceptron import geometric_margin, mistake_bound, predict, radius
 
 FAST = settings(max_examples=60, deadline=None)
@@ -421,3 +424,92 @@ def test_online_to_pac_picks_a_hypothesis_with_small_error():
 
 def test_docstring_examples_run():
     assert doctest.testmod(pac).failed == 0
+
+
+# --- The hidden-test checkers (mllib.grading.pac) --------------------------------------------
+# Right answers written as a student would (plain numpy and math) pass; typical slips fail with
+# a hint that names the situation but shows no computed value.
+
+
+def occam_ok(h_size, eps, delta):
+    return math.floor((math.log(h_size) + math.log(1 / delta)) / eps) + 1
+
+
+def occam_ceil(h_size, eps, delta):  # ignores the strict inequality
+    return math.ceil((math.log(h_size) + math.log(1 / delta)) / eps)
+
+
+def occam_log10(h_size, eps, delta):
+    return math.floor((math.log10(h_size) + math.log10(1 / delta)) / eps) + 1
+
+
+def epsilon_ok(h_size, m, delta):
+    return min(1.0, (math.log(h_size) + math.log(1 / delta)) / m)
+
+
+def epsilon_uncapped(h_size, m, delta):
+    return (math.log(h_size) + math.log(1 / delta)) / m
+
+
+def vc_ok(vc, eps, delta):
+    return math.ceil((8 * vc * math.log2(13 / eps) + 4 * math.log2(2 / delta)) / eps)
+
+
+def vc_natural_logs(vc, eps, delta):
+    return math.ceil((8 * vc * math.log(13 / eps) + 4 * math.log(2 / delta)) / eps)
+
+
+def vc_strict(vc, eps, delta):
+    return math.floor((8 * vc * math.log2(13 / eps) + 4 * math.log2(2 / delta)) / eps) + 1
+
+
+def eliminate_ok(X, y):
+    keep_x, keep_not_x = np.ones(X.shape[1], bool), np.ones(X.shape[1], bool)
+    for x, label in zip(X, y, strict=True):
+        if label == 1:
+            keep_x &= x == 1
+            keep_not_x &= x == 0
+    return keep_x, keep_not_x
+
+
+def eliminate_with_negatives(X, y):  # also lets negative examples delete literals
+    keep_x, keep_not_x = np.ones(X.shape[1], bool), np.ones(X.shape[1], bool)
+    for x in X:
+        keep_x &= x == 1
+        keep_not_x &= x == 0
+    return keep_x, keep_not_x
+
+
+def error_ok(keep_x, keep_not_x, X, y):
+    true = np.all(X[:, keep_x] == 1, axis=1) & np.all(X[:, keep_not_x] == 0, axis=1)
+    return float(np.mean(np.where(true, 1, -1) != y))
+
+
+def error_empty_is_false(keep_x, keep_not_x, X, y):  # an empty conjunction taken as false
+    true = np.all(X[:, keep_x] == 1, axis=1) & np.all(X[:, keep_not_x] == 0, axis=1)
+    true &= keep_x.any() or keep_not_x.any()
+    return float(np.mean(np.where(true, 1, -1) != y))
+
+
+@pytest.mark.parametrize(("checker", "answer"), [
+    (check_pac.occam_size, occam_ok), (check_pac.occam_inverse, epsilon_ok),
+    (check_pac.vc_size, vc_ok), (check_pac.elimination, eliminate_ok),
+    (check_pac.error_rate, error_ok)])
+def test_checkers_pass_right_answers(checker, answer):
+    checker(answer)
+
+
+@pytest.mark.parametrize(("checker", "answer", "hint"), [
+    (check_pac.occam_size, occam_ceil, "the inequality is strict"),
+    (check_pac.occam_size, occam_log10, "conjunctions over 20 variables"),
+    (check_pac.occam_inverse, epsilon_uncapped, "must be capped"),
+    (check_pac.vc_size, vc_natural_logs, "VC = 3"),
+    (check_pac.vc_size, vc_strict, "m ≥ the bound"),
+    (check_pac.elimination, eliminate_with_negatives, "60 examples"),
+    (check_pac.error_rate, error_empty_is_false, "always true"),
+    (check_pac.occam_size, lambda *args: args[0], "conjunctions over 20 variables"),
+])
+def test_checkers_fail_slips_with_a_hint_but_no_answer(checker, answer, hint):
+    with pytest.raises(ExerciseFailed, match=hint) as failure:
+        checker(answer)
+    assert not re.search(r"\d\.\d{3,}|\[", str(failure.value)), "the message shows values"

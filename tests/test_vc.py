@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 
 import numpy as np
 import pytest
@@ -19,6 +20,8 @@ from hypothesis.extra.numpy import arrays
 from scipy.optimize import linprog
 
 from mllib import pac, vc
+from mllib.grading import ExerciseFailed
+from mllib.grading import vc as check_vc
 
 FAST = settings(max_examples=60, deadline=None)
 
@@ -320,3 +323,95 @@ def test_other_bad_input_is_refused():
         vc.sauer_bound(5, -1)
     with pytest.raises(ValueError, match="k must be"):
         vc.unions_of_intervals(0)
+
+
+# --- The hidden-test checkers (mllib.grading.vc) ---------------------------------------------
+# Right answers written as a student would (plain numpy) pass; typical slips fail with a hint
+# that names the situation but shows no computed value.
+
+
+def interval_ok(x, y):
+    x, y = np.asarray(x, float), np.asarray(y)
+    positives = x[y == 1]
+    if positives.size == 0:
+        return True
+    inside = (x >= positives.min()) & (x <= positives.max())
+    return not np.any(inside & (y == -1))
+
+
+def interval_assumes_sorted(x, y):  # looks for "+ ... - ... +" in the given order
+    labels = list(np.asarray(y))
+    first = labels.index(1) if 1 in labels else 0
+    last = len(labels) - labels[::-1].index(1) if 1 in labels else 0
+    return -1 not in labels[first:last]
+
+
+def shatters_ok(is_realizable, points):
+    return all(is_realizable(points, np.array(labels))
+               for labels in itertools.product([-1, 1], repeat=len(points)))
+
+
+def shatters_by_size(is_realizable, points):  # "VC = 3, so any 3 points are shattered"
+    return len(points) <= 3
+
+
+def rectangle_ok(points, y):
+    positives = points[y == 1]
+    if len(positives) == 0:
+        return True
+    inside = np.all((points >= positives.min(axis=0)) & (points <= positives.max(axis=0)), axis=1)
+    return not np.any(inside & (y == -1))
+
+
+def rectangle_open(points, y):  # boundary not included
+    positives = points[y == 1]
+    if len(positives) == 0:
+        return True
+    inside = np.all((points > positives.min(axis=0)) & (points < positives.max(axis=0)), axis=1)
+    return not np.any(inside & (y == -1))
+
+
+def unions_ok(x, y, k):
+    x, y = np.asarray(x, float), np.asarray(y)
+    labels = []
+    for value in np.unique(x):
+        here = set(y[x == value].tolist())
+        if len(here) > 1:
+            return False
+        labels.append(here.pop())
+    return sum(1 for i, v in enumerate(labels) if v == 1 and (i == 0 or labels[i - 1] == -1)) <= k
+
+
+def unions_ignore_repeats(x, y, k):  # sorts, but lets a repeated point have both labels
+    labels = np.asarray(y)[np.argsort(x, kind="stable")]
+    return sum(1 for i, v in enumerate(labels) if v == 1 and (i == 0 or labels[i - 1] == -1)) <= k
+
+
+def sauer_ok(m, d):
+    return sum(math.comb(m, i) for i in range(d + 1))
+
+
+def sauer_off_by_one(m, d):
+    return sum(math.comb(m, i) for i in range(d))
+
+
+@pytest.mark.parametrize(("checker", "answer"), [
+    (check_vc.interval_realizable, interval_ok), (check_vc.shattering, shatters_ok),
+    (check_vc.rectangle_realizable, rectangle_ok), (check_vc.unions, unions_ok),
+    (check_vc.sauer, sauer_ok)])
+def test_checkers_pass_right_answers(checker, answer):
+    checker(answer)
+
+
+@pytest.mark.parametrize(("checker", "answer", "hint"), [
+    (check_vc.interval_realizable, interval_assumes_sorted, "unsorted"),
+    (check_vc.shattering, shatters_by_size, "three collinear points"),
+    (check_vc.rectangle_realizable, rectangle_open, "random labelling"),
+    (check_vc.unions, unions_ignore_repeats, "listed twice"),
+    (check_vc.sauer, sauer_off_by_one, "m larger than d"),
+    (check_vc.interval_realizable, lambda x, y: x, "unsorted"),
+])
+def test_checkers_fail_slips_with_a_hint_but_no_answer(checker, answer, hint):
+    with pytest.raises(ExerciseFailed, match=hint) as failure:
+        checker(answer)
+    assert not re.search(r"\d\.\d{3,}|\[", str(failure.value)), "the message shows values"

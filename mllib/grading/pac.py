@@ -1,0 +1,112 @@
+"""Hidden checks for the PAC exercises (lecture 03).
+
+Each checker builds fresh inputs from a fixed seed (so a regrade gives the same score), computes
+the answers with mllib, and compares them with the student's function.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from mllib import pac as reference
+from mllib.grading import Case, check_cases
+
+_SEED = 20261203
+
+
+def _rng(offset: int) -> np.random.Generator:
+    return np.random.default_rng(_SEED + offset)
+
+
+def occam_size(student: Callable) -> None:
+    """Check ``occam_sample_size(h_size, eps, delta)`` (CS446, Occam's razor)."""
+    rng = _rng(1)
+    eps, delta = rng.uniform(0.02, 0.2), rng.uniform(0.01, 0.1)
+    cases = [
+        Case("conjunctions over 20 variables, a typical ε and δ", (3**20, eps, delta)),
+        Case("a class of 2^50 hypotheses with a small ε", (2**50, eps / 4, delta)),
+        Case("a single hypothesis (ln|H| = 0)", (1, eps, delta)),
+        Case("a large δ, so the confidence term is small", (1000, eps, 0.9)),
+        Case("a case where the bound is exactly a whole number: the inequality is strict",
+             (1, 0.5, math.exp(-1))),
+    ]
+    check_cases(student, reference.occam_sample_size, cases, name="occam_sample_size")
+
+
+def occam_inverse(student: Callable) -> None:
+    """Check ``occam_epsilon(h_size, m, delta)``, the ε that m examples guarantee."""
+    rng = _rng(2)
+    m = int(rng.integers(300, 900))
+    cases = [
+        Case("conjunctions over 15 variables with a few hundred examples", (3**15, m, 0.05)),
+        Case("a class of a million hypotheses, δ = 0.01", (10**6, m, 0.01)),
+        Case("a single hypothesis", (1, m, 0.2)),
+        Case("too few examples: the formula exceeds 1 and must be capped", (3**15, 10, 0.05)),
+    ]
+    check_cases(student, reference.occam_epsilon, cases, name="occam_epsilon")
+
+
+def vc_size(student: Callable) -> None:
+    """Check ``vc_sample_size(vc, eps, delta)`` (Blumer et al., base-2 logs)."""
+    rng = _rng(3)
+    eps, delta = rng.uniform(0.02, 0.2), rng.uniform(0.01, 0.1)
+    cases = [
+        Case("half-planes in the plane (VC = 3)", (3, eps, delta)),
+        Case("a class of VC dimension 50", (50, eps, delta)),
+        Case("a small ε", (4, eps / 5, delta)),
+        Case("VC dimension 0 with a bound that is exactly a whole number: m ≥ the bound",
+             (0, 0.5, 0.5)),
+    ]
+    check_cases(student, reference.vc_sample_size, cases, name="vc_sample_size")
+
+
+def _literals(X, y):
+    h = reference.eliminate(X, y).hypothesis
+    return h.positive, h.negative
+
+
+def _sample(rng: np.random.Generator, n: int, m: int, target: reference.Conjunction):
+    X = (rng.random((m, n)) < 0.5).astype(float)
+    return X, reference.predict_conjunction(target, X)
+
+
+def elimination(student: Callable) -> None:
+    """Check ``eliminate(X, y)`` returns the surviving literals (keep_x, keep_not_x)."""
+    rng = _rng(4)
+    target = reference.make_conjunction(8, positive=[1, 4], negative=[6])
+    cases = [Case("a sample of 60 examples labelled by a conjunction over 8 variables",
+                  _sample(rng, 8, 60, target)),
+             Case("a sample of only 5 examples, so extra literals survive",
+                  _sample(rng, 8, 5, target))]
+    X, y = _sample(rng, 8, 20, target)
+    cases.append(Case("a sample with no positive example", (X, -np.ones(20))))
+    cases.append(Case("positive examples interleaved with many negatives (ignore the negatives)",
+                      (np.vstack([X, 1 - X]), np.concatenate([y, -np.ones(20)]))))
+    cases.append(Case("a single variable", _sample(rng, 1, 6,
+                                                   reference.make_conjunction(1, positive=[0]))))
+    check_cases(student, _literals, cases, name="eliminate")
+
+
+def error_rate(student: Callable) -> None:
+    """Check ``error_rate(keep_x, keep_not_x, X, y)``, the fraction of (X, y) misclassified."""
+
+    def run(keep_x, keep_not_x, X, y):
+        h = reference.Conjunction(np.asarray(keep_x, bool), np.asarray(keep_not_x, bool))
+        return float(np.mean(reference.predict_conjunction(h, X) != y))
+
+    rng = _rng(5)
+    target = reference.make_conjunction(6, positive=[0, 3], negative=[5])
+    X, y = _sample(rng, 6, 500, target)
+    none = np.zeros(6, dtype=bool)
+    learned = reference.eliminate(*_sample(rng, 6, 8, target)).hypothesis
+    cases = [
+        Case("the target itself (error 0)", (target.positive, target.negative, X, y)),
+        Case("a conjunction learned from few examples", (learned.positive, learned.negative,
+                                                         X, y)),
+        Case("the empty conjunction, which is always true", (none, none, X, y)),
+        Case("the always-false conjunction (x and not x)", (~none, ~none, X, y)),
+    ]
+    check_cases(student, run, cases, name="error_rate")

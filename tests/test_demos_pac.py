@@ -1,0 +1,113 @@
+"""The PAC walk-through's widget logic, driven without a browser."""
+
+import ipywidgets
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+
+from mllib import pac
+from mllib.demos import explore
+from mllib.demos import pac as demo
+
+UNIFORM, SKEWED = list(demo.DISTRIBUTIONS)
+
+
+def test_sample_size_curves_are_the_library_bounds():
+    curves = demo.sample_sizes(3**10, 0.05, [0.05, 0.1, 0.2])
+    assert curves.occam.tolist() == [pac.occam_sample_size(3**10, e, 0.05) for e in curves.eps]
+    assert curves.occam[1] == 140 and curves.agnostic[1] == 700  # the worked example
+    assert np.all(np.diff(curves.occam) < 0) and np.all(curves.agnostic > curves.occam)
+
+
+def test_sample_size_frame_follows_the_sliders():
+    fig = demo.show_sample_sizes(0.1, 0.05, 5)
+    assert fig.axes[1].get_title() == "ε = 0.1: m = 146 realizable, 726 agnostic"
+    markers = fig.axes[0].lines[2].get_ydata().tolist()
+    assert markers == [146, 726]  # (ln 10^5 + ln 20)/0.1 = 145.1; /(2·0.01) = 725.6
+    assert demo.show_sample_sizes(0.05, 0.05, 5).axes[1].get_title() != fig.axes[1].get_title()
+
+
+def test_bound_comparison_puts_the_counting_bound_between_the_vc_bounds():
+    comparison = demo.bound_comparison(0.1, 0.05, n_max=30)
+    assert comparison.occam[9] == 140  # n = 10
+    assert np.all(comparison.vc_lower < comparison.occam)
+    assert np.all(comparison.occam < comparison.vc_upper)
+    assert "n = 10: VC bound 5,831" in demo.show_bound_comparison(10, 0.1, 0.05).axes[0].get_title()
+
+
+def test_elimination_table_prints_the_walkthrough_run():
+    X = np.array([[1, 1, 0, 0, 1], [0, 1, 1, 0, 1], [1, 0, 1, 0, 1], [1, 1, 1, 1, 0],
+                  [1, 1, 1, 0, 0]])
+    y = np.array([1, -1, 1, -1, 1])
+    table = demo.elimination_table(pac.eliminate(X, y), y, "abcde").splitlines()
+    # Worked by hand: a = 11001 removes x3, x4, ¬x1, ¬x2, ¬x5; c = 10101 removes x2 and ¬x3;
+    # e = 11100 removes x5.
+    assert table[2:] == [
+        "| a | +1 | x3, x4, ¬x1, ¬x2, ¬x5 | x1 ∧ x2 ∧ ¬x3 ∧ ¬x4 ∧ x5 |",
+        "| b | -1 | (ignored: negative) | x1 ∧ x2 ∧ ¬x3 ∧ ¬x4 ∧ x5 |",
+        "| c | +1 | x2, ¬x3 | x1 ∧ ¬x4 ∧ x5 |",
+        "| d | -1 | (ignored: negative) | x1 ∧ ¬x4 ∧ x5 |",
+        "| e | +1 | x5 | x1 ∧ ¬x4 |",
+    ]
+
+
+def test_learning_curve_holds_the_bound_at_the_occam_m():
+    sim = demo.learning_curve(0.1, 0.05, UNIFORM, m=37)
+    assert 37 in sim.sample_sizes and sim.occam_m in sim.sample_sizes
+    assert sim.sample_sizes.max() >= 1.2 * sim.occam_m
+    at_occam = sim.failure_rate[sim.sample_sizes == sim.occam_m][0]
+    assert at_occam <= sim.delta
+    assert sim.failure_rate[0] == 1.0  # one example never pins down three literals
+
+
+def test_the_distribution_moves_the_failure_curve_but_not_the_bound():
+    easy, skewed = (demo.learning_curve(0.05, 0.05, name) for name in (UNIFORM, SKEWED))
+    np.testing.assert_array_equal(easy.sample_sizes, skewed.sample_sizes)
+    assert easy.occam_m == skewed.occam_m
+    np.testing.assert_array_equal(easy.failure_bound, skewed.failure_bound)
+    assert not np.array_equal(easy.failure_rate, skewed.failure_rate)
+    for sim in (easy, skewed):
+        assert sim.failure_rate[sim.sample_sizes == sim.occam_m][0] <= sim.delta
+
+
+def test_simulation_frame_reports_the_failure_rate_at_the_slider_m():
+    fig = demo.show_simulation(40, 0.1, UNIFORM)
+    sim = demo.learning_curve(0.1, 0.05, UNIFORM, m=40)
+    rate = sim.failure_rate[sim.sample_sizes == 40][0]
+    assert fig.axes[0].get_title() == f"m = 40: P̂[error > ε] = {rate:.3f} (δ = 0.05)"
+    assert sum(p.get_height() for p in fig.axes[0].patches) == sim.trials
+    assert demo.show_simulation(80, 0.1, UNIFORM).axes[0].get_title() != fig.axes[0].get_title()
+
+
+def test_simulation_table_rows():
+    sim = pac.simulate(demo.TARGET, 0.5, [5, 140], eps=0.1, delta=0.05, trials=100, seed=0)
+    rows = demo.simulation_table(sim).splitlines()[2:]
+    assert rows[0].startswith("| 5 | ") and rows[0].endswith("| 0.05 | 1 |")
+    assert rows[1].endswith("| 0.05 | 0.0232 |")  # 59050 · 0.9^140 = 0.0232
+
+
+def test_explore_draws_the_simulation_statically_while_grading(monkeypatch):
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    frame = explore(demo.show_simulation, m=ipywidgets.IntSlider(value=40, min=1, max=300),
+                    eps=ipywidgets.FloatSlider(value=0.1, min=0.02, max=0.3),
+                    distribution=ipywidgets.Dropdown(options=list(demo.DISTRIBUTIONS)))
+    assert isinstance(frame, Figure)
+    assert frame.axes[0].get_title().startswith("m = 40:")
+
+
+@pytest.mark.parametrize("slider", ["eps", "delta", "log10_h"])
+def test_each_sample_size_slider_reruns_the_frame(monkeypatch, slider):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    controls = {"eps": ipywidgets.FloatSlider(value=0.1, min=0.01, max=0.3),
+                "delta": ipywidgets.FloatSlider(value=0.05, min=0.01, max=0.3),
+                "log10_h": ipywidgets.FloatSlider(value=5, min=0, max=30)}
+    seen = []
+
+    def frame(**values):
+        fig = demo.show_sample_sizes(**values)
+        seen.append(fig.axes[1].get_title())
+        return fig
+
+    explore(frame, **controls)
+    controls[slider].value = 0.2 if slider != "log10_h" else 20
+    assert len(seen) == 2 and seen[0] != seen[1]
