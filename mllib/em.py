@@ -34,12 +34,12 @@ def head_counts(sequences: Sequence[str]) -> tuple[np.ndarray, int]:
     """Head counts hᵢ, shape (n,), and the common length m of toss strings like "HHHT"."""
     if isinstance(sequences, str) or len(sequences) == 0:
         raise ValueError("give the sequences as a non-empty list of strings such as 'HHHT'.")
+    if any(not isinstance(s, str) or set(s) - {"H", "T"} for s in sequences):
+        raise ValueError("each sequence must be a string of 'H' and 'T' only.")
     lengths = {len(s) for s in sequences}
     if len(lengths) != 1:
         raise ValueError(f"every sequence needs the same number of tosses; got lengths "
                          f"{sorted(lengths)}.")
-    if any(not isinstance(s, str) or set(s) - {"H", "T"} for s in sequences):
-        raise ValueError("each sequence must be a string of 'H' and 'T' only.")
     return np.array([s.count("H") for s in sequences]), lengths.pop()
 
 

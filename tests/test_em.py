@@ -256,6 +256,8 @@ def test_a_coin_with_no_weight_keeps_its_bias():
         (lambda: three_coins([1], 4, alpha=0.5, p=0.6, q=0.4, tol=-1), r"tol must be"),
         (lambda: three_coins([1], 4, alpha=0.5, p=1.0, q=1.0), r"probability 0 to a sequence"),
         (lambda: head_counts("HHHT"), r"list of strings"),
+        (lambda: head_counts(["HHHT", 3]), r"'H' and 'T' only"),
+        (lambda: head_counts(["HHHT", ""]), r"same number of tosses"),
         (lambda: m_step([1, 2], 4, [0.5]), r"posterior must hold 2 probabilities"),
         (lambda: m_step([1, 2], 4, [0.5, 1.2]), r"posterior must hold 2 probabilities"),
         (lambda: lower_bound([1], 4, 0.5, 0.5, 0.5, posterior=[2.0]), r"posterior must hold"),
