@@ -74,7 +74,8 @@ class Exercises:
     broken_tests: set[str]  # the test cells that check it
 
     @classmethod
-    def read(cls, path: Path) -> Exercises:
+    def read(cls, path: Path) -> Exercises | None:
+        """The notebook's exercises, or None for a notebook with no autograded test."""
         nb = nbformat.read(path, as_version=4)
         points = {
             meta(c)["grade_id"]: float(meta(c)["points"]) for c in nb.cells if is_autograder_test(c)
@@ -88,12 +89,14 @@ class Exercises:
                 tests_of[current] = set()
             elif is_autograder_test(cell) and current is not None:
                 tests_of[current].add(meta(cell)["grade_id"])
-        broken = next(answer for answer, tests in tests_of.items() if tests)
+        broken = next((answer for answer, tests in tests_of.items() if tests), None)
+        if broken is None:
+            return None
         return cls(path.parent.name, path.stem, nb, points, broken, tests_of[broken])
 
 
 EXERCISES = [
-    ex for ex in map(Exercises.read, sorted(REPO.glob("solutions/*/*.ipynb"))) if ex.points
+    ex for ex in map(Exercises.read, sorted(REPO.glob("solutions/*/*.ipynb"))) if ex is not None
 ]
 ASSIGNMENTS = sorted({ex.assignment for ex in EXERCISES})
 
