@@ -34,7 +34,7 @@ notebooks: $(STAMP)
 	$(BIN)/course release
 
 bench: $(STAMP)
-	$(BIN)/python bench/bench_perceptron.py
+	for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 clean:
 	rm -rf $(VENV) grader/gradebook.db grader/submitted grader/autograded grader/feedback grader/exports
