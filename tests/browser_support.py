@@ -26,7 +26,6 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 ARTIFACTS = REPO / "tests" / "artifacts"
-WALKTHROUGH = Path("01_perceptron") / "perceptron_walkthrough.ipynb"
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -64,21 +63,22 @@ def require_chromium() -> str:
     return path
 
 
-def walkthrough_source() -> Path:
+def walkthrough_source(walkthrough: Path) -> Path:
     """The walk-through to open, relative to the course root.
 
-    The student copy if it has been released, else the instructor copy. For trying a draft,
+    ``walkthrough`` is relative to the release folder, e.g. ``01_perceptron/x.ipynb``. The
+    student copy if it has been released, else the instructor copy. For trying a draft,
     ``BROWSER_TEST_NOTEBOOK=/path/to/draft.ipynb`` opens that file instead (copied in as
     ``draft/<name>``).
     """
     if os.environ.get("BROWSER_TEST_NOTEBOOK"):
         return Path("draft") / Path(os.environ["BROWSER_TEST_NOTEBOOK"]).name
     for folder in ("notebooks", "solutions"):
-        if (REPO / folder / WALKTHROUGH).is_file():
-            return Path(folder) / WALKTHROUGH
+        if (REPO / folder / walkthrough).is_file():
+            return Path(folder) / walkthrough
     pytest.fail(
-        f"the perceptron walk-through is missing: neither notebooks/{WALKTHROUGH} nor "
-        f"solutions/{WALKTHROUGH} exists",
+        f"the walk-through is missing: neither notebooks/{walkthrough} nor "
+        f"solutions/{walkthrough} exists",
         pytrace=False,
     )
 

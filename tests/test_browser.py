@@ -1,10 +1,11 @@
-"""The perceptron walk-through in a real JupyterLab, driven by headless Chromium.
+"""The lectures' walk-throughs in a real JupyterLab, driven by headless Chromium.
 
 One JupyterLab server (from this venv, on a free loopback port, serving a temporary copy of the
 course with the repository's nbgrader config) and one browser are shared by the module. The
-tests check that the nbgrader lab extension is loaded, that Run All Cells finishes without an
-error, that figures returned by cells are drawn, and that moving the "margin γ" slider redraws
-its plot. Screenshots go to tests/artifacts/browser_*.png.
+tests check, for each walk-through in WIDGETS, that the nbgrader lab extension is loaded, that
+Run All Cells finishes without an error, that figures returned by cells are drawn, and that
+moving one of its sliders redraws that widget's plot. Screenshots go to
+tests/artifacts/browser_<walk-through>_*.png.
 
 Run with ``.venv/bin/pytest tests/test_browser.py`` (about 20 s); ``-m "not browser"`` skips it.
 Chromium comes from Debian (``apt-get install -y chromium``), never from ``playwright install``.
@@ -41,7 +42,13 @@ from playwright.sync_api import Page, sync_playwright
 
 pytestmark = pytest.mark.browser
 
-SLIDER_TEXT = "γ"
+# One widget per walk-through: the notebook (relative to notebooks/) and text in the
+# description of a slider whose widget draws a plot.
+WIDGETS = [
+    ("01_perceptron/perceptron_walkthrough.ipynb", "margin γ"),
+    ("05_em/em_walkthrough.ipynb", "initial p"),
+    ("06_chowliu/chowliu_walkthrough.ipynb", "sample size m"),
+]
 ARROW_PRESSES = 5
 
 # The kernel's state and the text of every code cell's input prompt ("[3]:", "[*]:", "[ ]:").
@@ -61,7 +68,7 @@ NOTEBOOK_STATE_JS = """() => {
     };
 }"""
 
-# Tag the first slider whose description contains γ, and the box its plot lives in: the
+# Tag the first slider whose description contains the text, and the box its plot lives in: the
 # interact box (slider + output widget) or, for interactive_output laid out by hand, the cell.
 FIND_SLIDER_JS = """(text) => {
     const sliders = [...document.querySelectorAll(".widget-slider")].filter(
@@ -86,18 +93,22 @@ class Notebook:
     page: Page
     server: LabServer
     path: Path
+    slider_text: str
     kernel: KernelMonitor
     console_errors: list[str]
 
     def state(self) -> dict:
         return self.page.evaluate(NOTEBOOK_STATE_JS)
 
+    def shot(self, name: str) -> Path:
+        return screenshot(self.page, f"{self.path.stem}_{name}")
+
     def fail(self, name: str, message: str) -> None:
         details = [message]
         if self.console_errors:
             details.append("browser console errors:\n  " + "\n  ".join(self.console_errors[-5:]))
         details.append(f"server log tail ({self.server.log}):\n{self.server.log_tail(15)}")
-        fail_with_screenshot(self.page, name, "\n".join(details))
+        fail_with_screenshot(self.page, f"{self.path.stem}_{name}", "\n".join(details))
 
 
 @pytest.fixture(scope="module")
@@ -121,28 +132,30 @@ def browser(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    source = walkthrough_source()
     tmp = tmp_path_factory.mktemp("lab")
     mirror_course(tmp / "course")
-    clear_outputs(tmp / "course" / source)
+    for walkthrough, _ in WIDGETS:
+        clear_outputs(tmp / "course" / walkthrough_source(Path(walkthrough)))
     server = start_lab(tmp)
     try:
-        yield server, source
+        yield server
     finally:
         server.stop()
 
 
-@pytest.fixture(scope="module")
-def notebook(browser, lab):
-    """The walk-through open in JupyterLab with an idle kernel; nothing run yet."""
-    server, source = lab
+@pytest.fixture(scope="module", params=WIDGETS, ids=lambda widget: Path(widget[0]).stem)
+def notebook(request, browser, lab):
+    """A walk-through open in JupyterLab with an idle kernel; nothing run yet."""
+    server = lab
+    walkthrough, slider_text = request.param
+    source = walkthrough_source(Path(walkthrough))
     page = browser.pages[0] if browser.pages else browser.new_page()
     kernel = KernelMonitor()
     kernel.attach(page)
     console_errors: list[str] = []
     page.on("console", lambda m: m.type == "error" and console_errors.append(m.text))
     page.on("pageerror", lambda exc: console_errors.append(str(exc)))
-    nb = Notebook(page, server, source, kernel, console_errors)
+    nb = Notebook(page, server, source, slider_text, kernel, console_errors)
 
     page.goto(f"{server.url}/lab/tree/{source.as_posix()}?reset")
     deadline = time.monotonic() + PAGE_LOAD_TIMEOUT
@@ -207,14 +220,14 @@ def test_nbgrader_menu_is_in_the_menu_bar(notebook):
     try:
         items.first.wait_for()
         labels = [t.strip() for t in items.all_text_contents() if t.strip()]
-        shot = screenshot(page, "nbgrader_menu")
+        shot = notebook.shot("nbgrader_menu")
     finally:
         page.keyboard.press("Escape")
     assert labels, f"the Nbgrader menu opened empty; screenshot: {shot}"
 
 
 def test_run_all_cells_without_errors(executed):
-    shot = screenshot(executed.page, "run_all_cells")
+    shot = executed.shot("run_all_cells")
     if executed.kernel.errors:
         pytest.fail(
             f"{executed.path}: Run All Cells raised {len(executed.kernel.errors)} error(s):\n"
@@ -255,7 +268,7 @@ def test_returned_figures_are_drawn(executed):
     reprs = page.evaluate(FIGURE_REPRS_JS)
     if reprs:
         page.locator("[data-browser-test='figure-repr']").first.scroll_into_view_if_needed()
-    shot = screenshot(page, "returned_figures")
+    shot = executed.shot("returned_figures")
     if reprs:
         pytest.fail(
             f"{executed.path}: {len(reprs)} figure(s) shown as text instead of a plot:\n  "
@@ -302,13 +315,13 @@ def wait_for_settled_plot(
         nb.page.wait_for_timeout(100)
 
 
-def test_margin_slider_redraws_the_plot(executed):
+def test_slider_redraws_the_plot(executed):
     nb, page = executed, executed.page
-    found = page.evaluate(FIND_SLIDER_JS, SLIDER_TEXT)
+    found = page.evaluate(FIND_SLIDER_JS, nb.slider_text)
     if not found["count"]:
         nb.fail(
-            "margin-slider",
-            f"no slider whose description contains {SLIDER_TEXT!r} in {nb.path}; widget "
+            "slider",
+            f"no slider whose description contains {nb.slider_text!r} in {nb.path}; widget "
             f"labels on the page: {found['labels']}",
         )
     slider = page.locator(SLIDER)
@@ -317,9 +330,9 @@ def test_margin_slider_redraws_the_plot(executed):
     slider.scroll_into_view_if_needed()
     errors_before = len(nb.kernel.errors)
 
-    before = wait_for_settled_plot(nb, "margin-slider-before", errors_before)
+    before = wait_for_settled_plot(nb, "slider-before", errors_before)
     value_before = readout.inner_text().strip()
-    screenshot(page, "margin_slider-before")
+    nb.shot("slider-before")
 
     at_max = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
     key = "ArrowLeft" if at_max else "ArrowRight"
@@ -334,13 +347,13 @@ def test_margin_slider_redraws_the_plot(executed):
         )
     except PlaywrightError:
         nb.fail(
-            "margin-slider-readout",
+            "slider-readout",
             f"the {found['label']!r} readout stayed at {value_before} after pressing "
             f"{key} {ARROW_PRESSES} times on the slider handle",
         )
-    after = wait_for_settled_plot(nb, "margin-slider-after", errors_before, differ_from=before)
+    after = wait_for_settled_plot(nb, "slider-after", errors_before, differ_from=before)
     value_after = readout.inner_text().strip()
-    shot = screenshot(page, "margin_slider-after")
+    shot = nb.shot("slider-after")
 
     new_errors = nb.kernel.errors[errors_before:]
     assert not new_errors, (
