@@ -76,7 +76,7 @@ def show_sample_sizes(eps: float, delta: float, log10_h: float) -> Figure:
     right.plot([log10_h, log10_h], [occam, agnostic], "ko", ms=5)
     right.set_xlabel("log₁₀|H|")
     right.set_ylabel("examples m")
-    right.set_title(f"ε = {eps:g}: m = {occam:,} realizable, {agnostic:,} agnostic")
+    right.set_title(f"ε = {eps:.3g}: m = {occam:,} realizable, {agnostic:,} agnostic")
     right.legend(fontsize=8)
     return fig
 
