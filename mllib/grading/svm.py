@@ -1,0 +1,131 @@
+"""Hidden checks for the SVM exercises (lecture 02).
+
+Each checker builds fresh inputs from a fixed seed (so a regrade gives the same score), computes
+the answers with mllib, and compares them with the student's function. The exercises follow
+MMDS §12.3: eq. 12.4 as printed for the objective, eq. 12.6 with the bias regularised (MMDS's
+treatment of b as w_{d+1}) for the gradient and the descent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from mllib import data
+from mllib import svm as reference
+from mllib.grading import Case, check_cases
+
+_SEED = 20261202
+
+
+def _rng(offset: int) -> np.random.Generator:
+    return np.random.default_rng(_SEED + offset)
+
+
+def _integer_sample(rng: np.random.Generator, n: int, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """Small integer points with mixed labels, so that margins such as 1 come out exact."""
+    X = rng.integers(-4, 5, (n, d)).astype(float)
+    y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    return X, rng.permutation(y)
+
+
+def _on_margin(X: np.ndarray, y: np.ndarray, w: np.ndarray, rows: list[int]) -> np.ndarray:
+    """Move the given rows along w so that their margin is exactly 1 (for b = 0, w·w a power of 2).
+
+    With w of integer entries and w·w = 2ᵏ, the shift (1 - y·w·x)/(w·w)·y·w is exact in binary.
+    """
+    X = X.copy()
+    for i in rows:
+        X[i] += (1 - y[i] * (X[i] @ w)) / (w @ w) * y[i] * w
+    return X
+
+
+def objective(student: Callable) -> None:
+    """Check ``svm_objective(w, b, X, y, C)``: MMDS eq. 12.4, b not in the norm."""
+    rng = _rng(1)
+    X, y, w_star = data.separable(12, 3, margin=0.3, seed=rng)
+    X_noisy, y_noisy = _integer_sample(rng, 15, 3)
+    w = rng.normal(size=3)
+    cases = [
+        Case("b = 0 and every example beyond its margin line, so there is no hinge loss",
+             (4 * w_star, 0.0, X, y, 1.0)),
+        Case("b = 0 and some examples inside the margin or misclassified",
+             (w, 0.0, X_noisy, y_noisy, 0.5)),
+        Case("a non-zero bias b, which shifts every example's margin",
+             (w, 1.75, X_noisy, y_noisy, 0.5)),
+        Case("a large C = 100", (w, -0.5, X_noisy, y_noisy, 100.0)),
+    ]
+    check_cases(student, reference.objective, cases, name="svm_objective")
+
+
+def gradient(student: Callable) -> None:
+    """Check ``svm_gradient(w, b, X, y, C)`` = [∂f/∂w₁, ..., ∂f/∂w_d, ∂f/∂b] (MMDS eq. 12.6)."""
+    rng = _rng(2)
+    X, y = _integer_sample(rng, 14, 3)
+    w = np.array([2.0, -2.0, 0.0])  # w·w = 8, so examples can sit exactly on the margin
+    X_tied = _on_margin(X, y, w, [0, 3, 6])
+    cases = [
+        Case("b = 0 with some bad points", (w + rng.normal(size=3) / 4, 0.0, X, y, 0.1)),
+        Case("a non-zero b: ∂f/∂b has its own term b as well (MMDS treats b as w_{d+1})",
+             (w + rng.normal(size=3) / 4, -1.5, X, y, 0.1)),
+        Case("examples exactly on their margin line (z = 1), which are not bad",
+             (w, 0.0, X_tied, y, 0.1)),
+        Case("a large C = 10", (w - 0.3, 0.7, X, y, 10.0)),
+    ]
+    check_cases(student, reference.gradient, cases, name="svm_gradient")
+
+
+def _step(w, b, X, y, C, eta):
+    run = reference.gradient_descent(X, y, C=C, eta=eta, w0=w, b0=b, iterations=1)
+    return run.w, run.b
+
+
+def step(student: Callable) -> None:
+    """Check ``gradient_step(w, b, X, y, C, eta)`` returns the new (w, b)."""
+    rng = _rng(3)
+    X, y = _integer_sample(rng, 10, 2)
+    w = rng.normal(size=2)
+    cases = [
+        Case("a start with some bad points", (w, 0.5, X, y, 0.1, 0.2)),
+        Case("a small step η = 0.01", (w, -1.0, X, y, 1.0, 0.01)),
+        Case("a start where no point is bad", (np.zeros(2), 3.0, X[y > 0], y[y > 0], 0.1, 0.2)),
+    ]
+    check_cases(student, _step, cases, name="gradient_step")
+
+
+def _descent(X, y, C, eta, w0, b0, iterations):
+    run = reference.gradient_descent(X, y, C=C, eta=eta, w0=w0, b0=b0, iterations=iterations)
+    return run.w, run.b
+
+
+def descent(student: Callable) -> None:
+    """Check ``svm_gradient_descent(X, y, C, eta, w0, b0, iterations)`` returns the final (w, b)."""
+    rng = _rng(4)
+    X, y, _ = data.noisy(20, 2, margin=0.1, flip=0.1, seed=rng)
+    X3, y3 = _integer_sample(rng, 12, 3)
+    cases = [
+        Case("a run of a few iterations from w = 0, b = 0", (X, y, 1.0, 0.1, np.zeros(2), 0.0, 4)),
+        Case("a run of many iterations from a non-zero start",
+             (X3, y3, 0.1, 0.2, np.array([1.0, -1.0, 0.5]), -2.0, 30)),
+        Case("a single iteration", (X, y, 0.5, 0.3, np.ones(2), 1.0, 1)),
+    ]
+    check_cases(student, _descent, cases, name="svm_gradient_descent")
+
+
+def support(student: Callable) -> None:
+    """Check ``support_vectors(w, b, X, y)``: the indices with y(w·x + b) <= 1, increasing."""
+    rng = _rng(5)
+    X, y, _ = data.separable(25, 2, margin=0.3, seed=rng)
+    best = reference.solve(X, y)
+    Xi, yi = _integer_sample(rng, 16, 2)
+    w = np.array([2.0, 2.0])  # w·w = 8
+    X_tied = _on_margin(Xi, yi, w, [1, 4, 9])
+    cases = [
+        Case("the hard-margin optimum of a separable sample, whose support vectors lie exactly on "
+             "their margin lines (up to rounding)", (best.w, best.b, X, y)),
+        Case("examples exactly on their margin line (z = 1) are support vectors",
+             (w, 0.0, X_tied, yi)),
+        Case("a w that misclassifies some examples", (-best.w, best.b, X, y)),
+    ]
+    check_cases(student, reference.support_vectors, cases, name="support_vectors")

@@ -1,0 +1,669 @@
+"""Support-vector machines: the hinge loss, gradient descent as in MMDS, SGD, and the exact optimum.
+
+Sources
+-------
+- MMDS ch. 12 §12.3 (seed 003): maximising the margin γ and normalising it to γ = 1/‖w‖
+  (§12.3.2, eq. 12.3, Example 12.8); the soft-margin objective (eq. 12.4); the hinge loss and its
+  derivative (Fig. 12.17, eq. 12.5); gradient descent (eq. 12.6, Example 12.9, Figs. 12.18-12.20).
+- CS578 L2 (seed 002): the maximum-margin classifier as a QP, support vectors, LOOCV <= #SV/n,
+  slack variables and the effect of C.
+- CS446 slides (seed 001): "SGD for SVM", Pegasos, dual coordinate descent.
+
+Conventions
+-----------
+Labels are in {-1, +1} and the separator is w·x + b = 0 (MMDS: b = -θ). The functional margin of
+example i is zᵢ = yᵢ(w·xᵢ + b). Following MMDS Fig. 12.19, a point is *bad* when zᵢ < 1: a point
+exactly on its margin line (zᵢ = 1) is not bad, so its hinge term contributes no derivative.
+
+The bias. MMDS's objective f(w, b) (eq. 12.4) leaves b out of the norm, but its gradient descent
+treats b as a weight w_{d+1} with a constant feature +1 (eq. 12.6), so ∂f/∂b contains the term b:
+Fig. 12.20 computes ∂f/∂b = -2 + 0.1·(-1) = -2.1 at b = -2. That descent therefore minimises
+eq. 12.4 + b²/2. Every function here takes ``regularize_bias``: True adds b²/2 (MMDS's descent),
+False is eq. 12.4 as printed (CS578, scikit-learn's SVC). :func:`gradient_descent` and :func:`sgd`
+default to True, as in MMDS's example; :func:`objective` and :func:`solve` default to False.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+
+import numpy as np
+
+from mllib.validation import as_data, as_vector, finite, positive, positive_int
+
+# A point counts as a support vector when its functional margin is at most 1 + SUPPORT_TOL.
+SUPPORT_TOL = 1e-8
+
+# --- The texts' examples ------------------------------------------------------------------
+
+
+def mmds_example_12_8() -> tuple[np.ndarray, np.ndarray]:
+    """The four points of MMDS Example 12.8: [1, 2] and [3, 4] positive, [2, 1] and [4, 3] negative.
+
+    Returns X of shape (4, 2) and y of shape (4,), in the book's order.
+    """
+    X = np.array([[1, 2], [2, 1], [3, 4], [4, 3]], dtype=float)
+    return X, np.array([+1, -1, +1, -1], dtype=float)
+
+
+def mmds_fig_12_18() -> tuple[np.ndarray, np.ndarray]:
+    """The six points of MMDS Example 12.9 (Fig. 12.18), in the order of Fig. 12.19's conditions.
+
+    Returns X of shape (6, 2): (1, 4), (2, 2), (3, 4) positive, then (1, 1), (2, 1), (3, 1)
+    negative, and y of shape (6,).
+    """
+    X = np.array([[1, 4], [2, 2], [3, 4], [1, 1], [2, 1], [3, 1]], dtype=float)
+    return X, np.array([+1, +1, +1, -1, -1, -1], dtype=float)
+
+
+# --- The objective ------------------------------------------------------------------------
+
+
+def hinge_loss(z) -> np.ndarray:
+    """The hinge function L(z) = max(0, 1 - z) of MMDS §12.3.3 (Fig. 12.17), elementwise.
+
+    z is a functional margin y(w·x + b): no loss from z = 1 on, then a loss rising linearly as z
+    falls. Any shape in, the same shape out.
+    """
+    return np.maximum(0.0, 1.0 - np.asarray(z, dtype=float))
+
+
+def _checked(w, b, X, y) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
+    X, y = as_data(X, y)
+    return as_vector(w, "w", X.shape[1]), finite(b, "b"), X, y
+
+
+def margins(w, b, X, y) -> np.ndarray:
+    """The functional margins zᵢ = yᵢ(w·xᵢ + b), shape (n,), for w (d,), X (n, d), y (n,)."""
+    w, b, X, y = _checked(w, b, X, y)
+    return y * (X @ w + b)
+
+
+def objective(w, b, X, y, C: float, *, regularize_bias: bool = False) -> float:
+    """The soft-margin objective of MMDS eq. 12.4 (CS578's slack form, with ξᵢ = L(zᵢ)).
+
+    f(w, b) = ½‖w‖² + C·Σᵢ max(0, 1 - yᵢ(w·xᵢ + b)), plus b²/2 when ``regularize_bias``: the
+    function MMDS's gradient descent actually minimises (see the module notes).
+
+    Parameters
+    ----------
+    w : array_like of shape (d,)
+    b : float
+    X : array_like of shape (n, d)
+    y : array_like of shape (n,)
+        Labels in {-1, +1}.
+    C : float
+        The regularisation parameter C > 0.
+    regularize_bias : bool, default False
+    """
+    w, b, X, y = _checked(w, b, X, y)
+    C = positive(C, "C")
+    bias_term = 0.5 * b * b if regularize_bias else 0.0
+    return float(0.5 * w @ w + bias_term + C * hinge_loss(y * (X @ w + b)).sum())
+
+
+def bad_pattern(z) -> str:
+    """MMDS's string of bad points (Fig. 12.20): 'x' where zᵢ < 1, 'o' where zᵢ >= 1."""
+    return "".join("x" if zi < 1 else "o" for zi in np.asarray(z, dtype=float))
+
+
+def _gradient(w, b, X, y, C, regularize_bias) -> np.ndarray:
+    """Eq. 12.6 on validated arrays: [∂f/∂w₁, ..., ∂f/∂w_d, ∂f/∂b], shape (d + 1,)."""
+    bad = y * (X @ w + b) < 1
+    pull = y[bad] @ X[bad]  # Σ over bad points of yᵢxᵢ
+    return np.append(w - C * pull, (b if regularize_bias else 0.0) - C * y[bad].sum())
+
+
+def gradient(w, b, X, y, C: float, *, regularize_bias: bool = True) -> np.ndarray:
+    """The partial derivatives of MMDS eq. 12.6 at (w, b).
+
+    ∂f/∂wⱼ = wⱼ + C·Σᵢ (0 if yᵢ(w·xᵢ + b) >= 1 else -yᵢxᵢⱼ), and ∂f/∂b the same with xᵢ,d+1 = 1
+    and, when ``regularize_bias`` (MMDS's convention, the default), the leading term b. A point
+    with zᵢ = 1 exactly contributes 0, as in MMDS Fig. 12.20 row (1).
+
+    Parameters are as for :func:`objective`.
+
+    Returns
+    -------
+    ndarray of shape (d + 1,)
+        [∂f/∂w₁, ..., ∂f/∂w_d, ∂f/∂b].
+    """
+    w, b, X, y = _checked(w, b, X, y)
+    return _gradient(w, b, X, y, positive(C, "C"), regularize_bias)
+
+
+# --- Batch gradient descent (MMDS §12.3.4) -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DescentStep:
+    """One row of MMDS Fig. 12.20: the point reached and what eq. 12.6 says there.
+
+    Attributes
+    ----------
+    iteration : int
+        The number of updates made before this point (row (k) of the book is iteration k - 1).
+    w : ndarray of shape (d,)
+    b : float
+    pattern : str
+        The bad points as MMDS prints them, e.g. "oxoooo".
+    gradient : ndarray of shape (d + 1,)
+        [∂f/∂w₁, ..., ∂f/∂w_d, ∂f/∂b] at (w, b), before the update.
+    objective : float
+        The function being minimised, at (w, b).
+    """
+
+    iteration: int
+    w: np.ndarray
+    b: float
+    pattern: str
+    gradient: np.ndarray
+    objective: float
+
+
+@dataclass(frozen=True)
+class DescentResult:
+    """What :func:`gradient_descent` returns.
+
+    Attributes
+    ----------
+    w : ndarray of shape (d,)
+    b : float
+        The parameters after the last update.
+    history : tuple of DescentStep
+        iterations + 1 entries: ``history[0]`` is the start (MMDS's row (1)) and ``history[-1]``
+        the returned (w, b), each with the pattern and derivatives evaluated there.
+    """
+
+    w: np.ndarray
+    b: float
+    history: tuple[DescentStep, ...]
+
+
+def gradient_descent(
+    X,
+    y,
+    *,
+    C: float,
+    eta: float,
+    w0=None,
+    b0: float = 0.0,
+    iterations: int = 100,
+    regularize_bias: bool = True,
+    decay: bool = False,
+) -> DescentResult:
+    """Batch gradient descent on the SVM objective, as in MMDS §12.3.4 (Example 12.9).
+
+    Repeat: (a) compute the derivatives of eq. 12.6 at (w, b), summing over the bad points
+    (yᵢ(w·xᵢ + b) < 1); (b) subtract η times them: wⱼ ← wⱼ - η·∂f/∂wⱼ, b ← b - η·∂f/∂b. With
+    ``regularize_bias`` (the default, MMDS's treatment of b as w_{d+1}) ∂f/∂b includes b.
+
+    With ``decay`` the step shrinks as ηₜ = η / (1 + η·t) at update t = 0, 1, ...: it starts at η
+    and falls like 1/t, the step that makes subgradient descent converge on an objective whose
+    ½‖w‖² term is 1-strongly convex. A constant η instead ends up circling the optimum, as
+    MMDS's run does (Fig. 12.20 alternates between two patterns).
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+    y : array_like of shape (n,)
+        Labels in {-1, +1}.
+    C : float
+        The regularisation parameter C > 0 of eq. 12.4.
+    eta : float
+        The step η > 0 (MMDS's "fraction of the gradient").
+    w0 : array_like of shape (d,), optional
+        The starting weights; zeros by default.
+    b0 : float, default 0.0
+    iterations : int, default 100
+        The number of updates.
+    regularize_bias : bool, default True
+    decay : bool, default False
+
+    Returns
+    -------
+    DescentResult
+        ``.w``, ``.b`` and ``.history`` (iterations + 1 steps; ``history[0]`` is the start).
+
+    Examples
+    --------
+    MMDS Example 12.9: row (2) of Fig. 12.20.
+
+    >>> X, y = mmds_fig_12_18()
+    >>> run = gradient_descent(X, y, C=0.1, eta=0.2, w0=[0, 1], b0=-2, iterations=1)
+    >>> run.history[0].pattern, run.w.round(3).tolist(), round(run.b, 3)
+    ('oxoooo', [0.04, 0.84], -1.58)
+    """
+    X, y = as_data(X, y)
+    C, eta = positive(C, "C"), positive(eta, "eta")
+    iterations = positive_int(iterations, "iterations")
+    w = np.zeros(X.shape[1]) if w0 is None else as_vector(w0, "w0", X.shape[1])
+    b = finite(b0, "b0")
+    steps: list[DescentStep] = []
+    for t in range(iterations + 1):
+        z = y * (X @ w + b)
+        grad = _gradient(w, b, X, y, C, regularize_bias)
+        value = 0.5 * (w @ w + (b * b if regularize_bias else 0.0)) + C * hinge_loss(z).sum()
+        steps.append(DescentStep(t, w, b, bad_pattern(z), grad, float(value)))
+        if t == iterations:
+            break
+        step = eta / (1 + eta * t) if decay else eta
+        w, b = w - step * grad[:-1], float(b - step * grad[-1])
+    return DescentResult(w, b, tuple(steps))
+
+
+# --- Stochastic gradient descent (CS446 "SGD for SVM") -------------------------------------
+
+
+@dataclass(frozen=True)
+class Epoch:
+    """The state of :func:`sgd` after one pass over the data.
+
+    Attributes
+    ----------
+    epoch : int
+        Passes made, from 1.
+    w : ndarray of shape (d,)
+    b : float
+    objective : float
+        The function being minimised (eq. 12.4, plus b²/2 with ``regularize_bias``).
+    """
+
+    epoch: int
+    w: np.ndarray
+    b: float
+    objective: float
+
+
+@dataclass(frozen=True)
+class SGDResult:
+    """What :func:`sgd` returns: the final ``w`` (d,) and ``b``, and one :class:`Epoch` per pass."""
+
+    w: np.ndarray
+    b: float
+    history: tuple[Epoch, ...]
+
+
+def sgd(
+    X,
+    y,
+    *,
+    C: float,
+    eta: float | None = None,
+    epochs: int = 10,
+    w0=None,
+    b0: float = 0.0,
+    regularize_bias: bool = True,
+    seed=None,
+) -> SGDResult:
+    """Stochastic gradient descent for the SVM, as on the CS446 slide "SGD for SVM".
+
+    For each example in turn: if yᵢ(w·xᵢ + b) <= 1, w ← (1 - γ)w + γ·C'·yᵢxᵢ; otherwise
+    w ← (1 - γ)w. The bias is the weight of a constant feature +1, so it moves the same way, except
+    that without ``regularize_bias`` it is not shrunk by (1 - γ).
+
+    Scaling of C. The slide minimises ½‖w‖² + (C'/m)·Σᵢ hinge over m examples, so the slide's C'
+    is n times the C of MMDS eq. 12.4, which every function here uses: this function applies the
+    slide's rule with C' = n·C. Each step is then a gradient step on one example's share
+    ½‖w‖² + n·C·hinge of eq. 12.4, whose average over the examples is eq. 12.4 itself.
+
+    Ties. The slide updates when y(w·x) <= 1, so a point exactly on its margin line still pulls;
+    MMDS's batch rule (eq. 12.6) does not. At the kink both are valid subgradients.
+
+    The step. A given ``eta`` is the slide's constant γ, 0 < γ <= 1. Without it, the step is
+    Pegasos's γₜ = 1/t at the t-th example seen (t = 1, 2, ...): Pegasos takes ηₜ = 1/(λt) on
+    (λ/2)‖w‖² + (1/n)·Σ hinge, which is eq. 12.4 divided by n·C, with λ = 1/(n·C), and its
+    update is this one with γ = ηₜλ = 1/t.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+    y : array_like of shape (n,)
+        Labels in {-1, +1}.
+    C : float
+        C > 0 of eq. 12.4.
+    eta : float, optional
+        A constant step γ in (0, 1]; Pegasos's 1/t when omitted.
+    epochs : int, default 10
+        Passes over the data.
+    w0 : array_like of shape (d,), optional
+        Zeros by default.
+    b0 : float, default 0.0
+    regularize_bias : bool, default True
+    seed : int or numpy.random.Generator, optional
+        Visit the examples in a fresh random order each pass; in the given order when omitted.
+
+    Returns
+    -------
+    SGDResult
+    """
+    X, y = as_data(X, y)
+    n, d = X.shape
+    C, epochs = positive(C, "C"), positive_int(epochs, "epochs")
+    if eta is not None and not 0 < positive(eta, "eta") <= 1:
+        raise ValueError(f"eta (the slide's γ) must be in (0, 1], as (1 - γ) shrinks w; got {eta}.")
+    w = np.zeros(d) if w0 is None else as_vector(w0, "w0", d)
+    b = finite(b0, "b0")
+    rng = None if seed is None else np.random.default_rng(seed)
+    pull = n * C  # the slide's C'
+    t = 0
+    history: list[Epoch] = []
+    for epoch in range(1, epochs + 1):
+        for i in range(n) if rng is None else rng.permutation(n):
+            t += 1
+            gamma = 1.0 / t if eta is None else eta
+            violated = y[i] * (X[i] @ w + b) <= 1
+            w = (1 - gamma) * w + (gamma * pull * y[i] * X[i] if violated else 0.0)
+            b = (1 - gamma) * b if regularize_bias else b
+            b = float(b + gamma * pull * y[i] if violated else b)
+        value = objective(w, b, X, y, C, regularize_bias=regularize_bias)
+        history.append(Epoch(epoch, w, b, value))
+    return SGDResult(w, b, tuple(history))
+
+
+# --- The exact optimum ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SVMSolution:
+    """The optimal separator found by :func:`solve`.
+
+    Attributes
+    ----------
+    w : ndarray of shape (d,)
+    b : float
+    support : ndarray of int
+        The support vectors, in increasing order: the examples on or inside their margin line,
+        yᵢ(w·xᵢ + b) <= 1 (CS578's active constraints; with slack, its three kinds: on the
+        margin, inside it, and misclassified). Every other example could be removed without
+        changing the solution.
+    alpha : ndarray of shape (n,)
+        The dual weights: w = Σᵢ αᵢyᵢxᵢ (CS446's theorem), 0 <= αᵢ (<= C with a soft margin),
+        and αᵢ = 0 off the support vectors.
+    margin : float
+        γ = 1/‖w‖ (MMDS eq. 12.3); infinite when w = 0.
+    C : float or None
+        None for the hard margin.
+    exact : bool
+        True when the optimality (KKT) conditions were solved and checked; see :func:`solve`.
+    """
+
+    w: np.ndarray
+    b: float
+    support: np.ndarray
+    alpha: np.ndarray
+    margin: float
+    C: float | None
+    exact: bool
+
+
+def _augmented(X, y, regularize_bias):
+    """Rows zᵢ = yᵢ[xᵢ, 1], shape (n, d + 1), and the diagonal of the regulariser on [w, b]."""
+    Z = y[:, None] * np.hstack([X, np.ones((X.shape[0], 1))])
+    R = np.ones(Z.shape[1])
+    R[-1] = 1.0 if regularize_bias else 0.0
+    return Z, R
+
+
+def solve(X, y, *, C: float | None = None, regularize_bias: bool = False) -> SVMSolution:
+    """The exact SVM optimum: hard margin (``C=None``) or soft margin (eq. 12.4), numpy only.
+
+    Hard margin (MMDS §12.3.2, CS578): minimise ½‖w‖² subject to yᵢ(w·xᵢ + b) >= 1. The
+    answer is w = 2u/‖u‖², where u is the point of the smallest norm in the set of differences
+    p - q of a point p of the positive examples' convex hull and q of the negatives': the two
+    hulls' closest points are 2γ apart. Wolfe's algorithm (1976) finds u exactly in finitely
+    many steps; it only asks which example lies furthest along a direction. The data is
+    separable exactly when u ≠ 0, so inseparable data is detected, not looped on: a ValueError
+    when ‖u‖ is below 1e-9 of the data's spread. With ``regularize_bias``, u is the nearest point
+    to 0 of the hull of the rows yᵢ[xᵢ, 1] and [w, b] = u/‖u‖².
+
+    Soft margin: minimise eq. 12.4 (plus b²/2 with ``regularize_bias``). The hinge is replaced by
+    its Huber smoothing (quadratic on 0 < 1 - z < h), whose minimum Newton's method finds in a few
+    steps; that splits the examples into those beyond their margin (α = 0), on it (0 <= α <= C)
+    and inside it (α = C). For that split the optimality (KKT) conditions are linear; they are
+    solved and checked: the answer is exact, to rounding, once the split is right. Otherwise h
+    shrinks tenfold and Newton continues. Should the check never pass (degenerate data with more
+    points on the margin than dimensions plus one), the smoothed minimiser at h = 1e-10 is
+    returned with ``exact=False``; it exceeds the optimum by at most C·n·h/2.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+    y : array_like of shape (n,)
+        Labels in {-1, +1}, both present.
+    C : float, optional
+        C > 0 for a soft margin; None (the default) for the hard margin.
+    regularize_bias : bool, default False
+        Minimise eq. 12.4 as printed (False) or with b²/2 added, as MMDS's descent does (True).
+
+    Returns
+    -------
+    SVMSolution
+
+    Examples
+    --------
+    MMDS Example 12.8: w = [-1, 1], b = 0, and all four points are support vectors.
+
+    >>> X, y = mmds_example_12_8()
+    >>> sol = solve(X, y)
+    >>> sol.w.round(12).tolist(), round(sol.b, 12) + 0.0, sol.support.tolist()
+    ([-1.0, 1.0], 0.0, [0, 1, 2, 3])
+    """
+    X, y = as_data(X, y)
+    if np.all(y == y[0]):
+        raise ValueError("every label is the same; an SVM needs examples of both classes.")
+    if C is None:
+        w, b, alpha = _hard_margin(X, y, regularize_bias)
+        exact = True
+    else:
+        Z, R = _augmented(X, y, regularize_bias)
+        v, alpha, exact = _soft_margin(Z, R, positive(C, "C"))
+        w, b = v[:-1], float(v[-1])
+    norm = float(np.linalg.norm(w))
+    support = support_vectors(w, b, X, y)
+    return SVMSolution(w, b, support, alpha, 1 / norm if norm > 0 else np.inf, C, exact)
+
+
+def _hard_margin(X, y, regularize_bias):
+    """Wolfe's nearest point, turned into (w, b, alpha); see :func:`solve`."""
+    if regularize_bias:
+        Z, _ = _augmented(X, y, True)
+        keys, weights, u = _nearest_point(lambda x: (int(np.argmin(Z @ x)),), lambda k: Z[k[0]],
+                                          (0,))
+        scale = float(u @ u)
+        _require_separable(scale, float(np.max(np.linalg.norm(Z, axis=1))))
+        alpha = np.zeros(len(y))
+        np.add.at(alpha, [k[0] for k in keys], weights / scale)
+        v = u / scale
+        return v[:-1], float(v[-1]), alpha
+    positives, negatives = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
+
+    def furthest(x):  # the difference x_i - x_j with the smallest component along x
+        scores = X @ x
+        return (int(positives[np.argmin(scores[positives])]),
+                int(negatives[np.argmax(scores[negatives])]))
+
+    keys, weights, u = _nearest_point(furthest, lambda k: X[k[0]] - X[k[1]], furthest(
+        X[positives].mean(axis=0) - X[negatives].mean(axis=0)))
+    scale = float(u @ u)
+    _require_separable(scale, 2 * float(np.max(np.linalg.norm(X - X.mean(axis=0), axis=1))))
+    w = 2 * u / scale
+    alpha = np.zeros(len(y))
+    for (i, j), weight in zip(keys, weights, strict=True):
+        alpha[i] += 2 * weight / scale
+        alpha[j] += 2 * weight / scale
+    p = sum(weight * X[i] for (i, _), weight in zip(keys, weights, strict=True))
+    q = p - u  # the nearest points of the two hulls: the separator lies halfway
+    return w, float(-(w @ p + w @ q) / 2), alpha
+
+
+def _require_separable(norm_sq: float, spread: float) -> None:
+    """Raise unless the nearest point's norm² is clearly above 0 at the data's scale."""
+    if norm_sq <= (1e-9 * spread) ** 2:
+        raise ValueError(
+            "the data is not linearly separable, so no hard-margin SVM exists "
+            "(the two classes' convex hulls meet); give a soft-margin C instead."
+        )
+
+
+def _nearest_point(
+    oracle: Callable[[np.ndarray], Hashable],
+    atom: Callable[[Hashable], np.ndarray],
+    start: Hashable,
+    tol: float = 1e-12,
+) -> tuple[list, np.ndarray, np.ndarray]:
+    """Wolfe's algorithm: the point of smallest norm in the convex hull of a finite set of atoms.
+
+    ``oracle(x)`` names the atom p minimising x·p and ``atom(key)`` gives its vector. Returns the
+    keys of the final corral, their convex weights and the nearest point u = Σ weight·atom.
+    (P. Wolfe, "Finding the nearest point in a polytope", Math. Programming 11, 1976.)
+    """
+    keys, weights = [start], np.array([1.0])
+    points = atom(start)[None, :]
+    x = points[0]
+    for _ in range(100 * (len(x) + 10) ** 2):
+        new = oracle(x)
+        p = atom(new)
+        # x is the nearest point when no atom lies below the plane through x normal to x.
+        if new in keys or x @ x - x @ p <= tol * max(p @ p, x @ x):
+            return keys, weights, x
+        keys, points, weights = [*keys, new], np.vstack([points, p]), np.append(weights, 0.0)
+        while True:
+            # The nearest point to 0 of the corral's affine hull, p₀ + Σₖ βₖ(pₖ - p₀): a least-
+            # squares problem in β, then μ = (1 - Σβ, β) are its affine weights.
+            beta = np.linalg.lstsq((points[1:] - points[0]).T, -points[0], rcond=None)[0]
+            mu = np.append(1 - beta.sum(), beta)
+            if np.all(mu > tol):
+                weights = mu
+                break
+            # Walk from the current weights towards mu until a weight reaches 0; drop it.
+            falling = (mu <= tol) & (weights > mu)
+            theta = np.min(weights[falling] / (weights[falling] - mu[falling]), initial=1.0)
+            weights = weights + theta * (mu - weights)
+            keep = weights > tol
+            keys = [key for key, kept in zip(keys, keep, strict=True) if kept]
+            points, weights = points[keep], weights[keep] / weights[keep].sum()
+        previous, x = x, weights @ points
+        if x @ x >= previous @ previous:  # rounding stalled the descent: x is as near as it gets
+            return keys, weights, x
+    raise RuntimeError("Wolfe's algorithm did not finish; the data may be degenerate.")
+
+
+_H_START, _H_SHRINK, _H_MIN = 1.0, 0.1, 1e-10
+
+
+def _soft_margin(Z, R, C):
+    """Minimise ½vᵀRv + C·Σ max(0, 1 - zᵢ·v) over v = [w, b]; returns (v, alpha, exact)."""
+    v, h = np.zeros(Z.shape[1]), _H_START
+    while True:
+        v = _smoothed_newton(Z, R, C, h, v)
+        alpha = C * np.clip((1 - Z @ v) / h, 0, 1)  # the smoothed problem's dual weights
+        solution = _kkt_solution(Z, R, C, v, alpha)
+        if solution is not None:
+            return (*solution, True)
+        if h <= _H_MIN:
+            return v, alpha, False
+        h *= _H_SHRINK
+
+
+def _huber(gap, h):
+    """The hinge max(0, g) smoothed on 0 < g < h: g²/2h there, g - h/2 beyond."""
+    return np.where(gap <= 0, 0.0, np.where(gap < h, gap * gap / (2 * h), gap - h / 2))
+
+
+def _smoothed_newton(Z, R, C, h, v, max_steps=500):
+    """Newton's method with backtracking on ½vᵀRv + C·Σ huber_h(1 - zᵢ·v), from v."""
+    gap = 1 - Z @ v
+    for _ in range(max_steps):
+        value = 0.5 * v @ (R * v) + C * _huber(gap, h).sum()
+        grad = R * v - C * (Z.T @ np.clip(gap / h, 0, 1))
+        curved = Z[(gap > 0) & (gap < h)]
+        hessian = np.diag(R) + (C / h) * (curved.T @ curved)
+        if hessian[-1, -1] == 0:  # b free and no example curving it: take a plain step in b
+            hessian[-1, -1] = 1.0
+        step = -np.linalg.solve(hessian, grad)
+        slope = grad @ step
+        if -slope <= 1e-15 * (1 + abs(value)):
+            break
+        shift, t = Z @ step, 1.0
+        while t > 1e-12:
+            trial = v + t * step
+            if 0.5 * trial @ (R * trial) + C * _huber(gap - t * shift, h).sum() <= (
+                value + 1e-4 * t * slope
+            ):
+                break
+            t /= 2
+        v, gap = v + t * step, gap - t * shift
+    return v
+
+
+def _kkt_solution(Z, R, C, v, alpha, tol=1e-9):
+    """Solve eq. 12.4's optimality conditions for the split that ``alpha`` suggests; check them.
+
+    Examples with 0 < αᵢ < C are taken to lie on their margin line, those with αᵢ = C inside it
+    and those with αᵢ = 0 beyond it. Then Rv = Σᵢ αᵢzᵢ and zᵢ·v = 1 on the margin are linear in v
+    and the margin examples' α; of their solutions the one nearest (v, alpha) is taken (b need not
+    be unique without ``regularize_bias``). Returns (v, alpha) when they hold with 0 <= α <= C and
+    every example on its side, else None.
+    """
+    on_margin, inside = (alpha > 0) & (alpha < C), alpha == C
+    k, d = int(on_margin.sum()), Z.shape[1]
+    if k > 2 * d:
+        return None
+    Zm = Z[on_margin]
+    system = np.block([[np.diag(R), -Zm.T], [Zm, np.zeros((k, k))]])
+    rhs = np.append(C * Z[inside].sum(axis=0), np.ones(k))
+    guess = np.append(v, alpha[on_margin])
+    solution = guess + np.linalg.lstsq(system, rhs - system @ guess, rcond=None)[0]
+    if np.max(np.abs(system @ solution - rhs)) > tol * (1 + np.max(np.abs(rhs))):
+        return None
+    v, alpha_margin = solution[:d], solution[d:]
+    z = Z @ v
+    beyond = ~on_margin & ~inside
+    if (np.any(alpha_margin < -tol * C) or np.any(alpha_margin > C * (1 + tol))
+            or np.any(z[inside] > 1 + tol) or np.any(z[beyond] < 1 - tol)):
+        return None
+    alpha = np.where(inside, C, 0.0)
+    alpha[on_margin] = np.clip(alpha_margin, 0, C)
+    return v, alpha
+
+
+# --- Using the solution --------------------------------------------------------------------
+
+
+def support_vectors(w, b, X, y) -> np.ndarray:
+    """The examples on or inside their margin line, yᵢ(w·xᵢ + b) <= 1, as increasing indices.
+
+    These are CS578's active constraints (MMDS §12.3.1: the points at distance γ, plus, with a
+    soft margin, those inside the margin or misclassified). Margins within SUPPORT_TOL above 1
+    count as on the line, so that rounding in w and b does not hide a point. Shapes: w (d,),
+    X (n, d), y (n,).
+    """
+    return np.flatnonzero(margins(w, b, X, y) <= 1 + SUPPORT_TOL)
+
+
+
+def predict(w, b, X) -> np.ndarray:
+    """Labels sign(w·x + b) for the rows of X (n, d) -> (n,); a score of 0 predicts -1 (CS578)."""
+    X = np.asarray(X, dtype=float)
+    w = as_vector(w, "w", X.shape[-1])
+    return np.where(X @ w + finite(b, "b") > 0, 1.0, -1.0)
+
+
+def leave_one_out_error(X, y, *, C: float | None = None, regularize_bias: bool = False) -> float:
+    """The leave-one-out cross-validation error of :func:`solve` (CS578 L2).
+
+    Train on all examples but one, predict the one left out, and average the mistakes over the n
+    choices. CS578's bound LOOCV <= #SV/n holds because leaving out an example that is not a
+    support vector changes nothing, so only support vectors can be mistaken.
+
+    Parameters are as for :func:`solve`; every example's removal must leave both classes.
+    """
+    X, y = as_data(X, y)
+    mistakes = 0
+    for i in range(len(y)):
+        rest = np.arange(len(y)) != i
+        fit = solve(X[rest], y[rest], C=C, regularize_bias=regularize_bias)
+        mistakes += predict(fit.w, fit.b, X[i : i + 1])[0] != y[i]
+    return mistakes / len(y)
