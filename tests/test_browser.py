@@ -46,6 +46,8 @@ pytestmark = pytest.mark.browser
 # description of a slider whose widget draws a plot.
 WIDGETS = [
     ("01_perceptron/perceptron_walkthrough.ipynb", "margin γ"),
+    ("03_pac/pac_walkthrough.ipynb", "ε"),
+    ("04_vc/vc_walkthrough.ipynb", "move x"),
     ("05_em/em_walkthrough.ipynb", "initial p"),
     ("06_chowliu/chowliu_walkthrough.ipynb", "sample size m"),
 ]
