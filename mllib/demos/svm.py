@@ -1,0 +1,321 @@
+"""Widgets, figures and tables for the SVM walk-through (lecture 02).
+
+Sources: MMDS §12.3 (Examples 12.8-12.9, Figs. 12.16-12.20), CS578 L2 (C = 100 ... 0.01, support
+vectors and LOOCV <= #SV/n), CS446 (SGD for SVM, Pegasos).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from mllib import data, svm
+from mllib.plotting import draw_hyperplane, figure, markdown_table, scatter_labelled
+
+# The setting of MMDS Example 12.9.
+BOOK_C, BOOK_ETA, BOOK_W0, BOOK_B0 = 0.1, 0.2, (0.0, 1.0), -2.0
+# CS578 L2's sequence of C values.
+CS578_C = (100.0, 10.0, 1.0, 0.1, 0.01)
+
+
+def _number(value: float) -> str:
+    """A table entry to 3 decimals, as MMDS prints Fig. 12.20 (no '-0.000')."""
+    return f"{value + 0.0:.3f}" if round(value, 3) != 0 else "0.000"
+
+
+def descent_table(run: svm.DescentResult) -> str:
+    """MMDS Fig. 12.20 as a Markdown table, one row per point of the run, from its history.
+
+    Row (k) shows w and b after k - 1 updates, the bad-point pattern there and the derivatives
+    of eq. 12.6 that the next update uses, to 3 decimals.
+    """
+    d = len(run.w)
+    names = ["u", "v"] if d == 2 else [f"w{j + 1}" for j in range(d)]
+    header = ["", f"w = [{', '.join(names)}]", "b", "bad", *(f"∂/∂{n}" for n in [*names, "b"])]
+    rows = [
+        [f"({step.iteration + 1})", "[" + ", ".join(_number(v) for v in step.w) + "]",
+         _number(step.b), step.pattern, *(_number(g) for g in step.gradient)]
+        for step in run.history
+    ]
+    return markdown_table(header, rows)
+
+
+def book_run(iterations: int = 5, eta: float = BOOK_ETA) -> svm.DescentResult:
+    """MMDS Example 12.9: C = 0.1, from w = [0, 1], b = -2, with step ``eta`` (the book's 0.2)."""
+    X, y = svm.mmds_fig_12_18()
+    return svm.gradient_descent(X, y, C=BOOK_C, eta=eta, w0=BOOK_W0, b0=BOOK_B0,
+                                iterations=iterations)
+
+
+# --- Drawing a separator ---------------------------------------------------------------------
+
+
+def _frame(ax: Axes, X: np.ndarray, pad: float = 0.6) -> None:
+    """Fit the view to the data with some room around it."""
+    lo, hi = X.min(axis=0) - pad, X.max(axis=0) + pad
+    ax.set_xlim(lo[0], hi[0])
+    ax.set_ylim(lo[1], hi[1])
+
+
+def slack_segments(w: np.ndarray, b: float, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """MMDS Fig. 12.16's arrows: for every example with slack, the segment from its own margin
+    line w·x + b = y to the example. Shape (k, 2, d): k segments, [start, end] points each."""
+    bad = svm.margins(w, b, X, y) < 1 - svm.SUPPORT_TOL  # not those on the line up to rounding
+    feet = X[bad] + ((y[bad] - (X[bad] @ w + b)) / (w @ w))[:, None] * w
+    return np.stack([feet, X[bad]], axis=1)
+
+
+def draw_svm(ax: Axes, X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float, *,
+             support: np.ndarray | None = None, slacks: bool = False, pad: float = 0.6) -> None:
+    """Points, the separator w·x + b = 0, its margin lines (±1), rings on ``support`` and, with
+    ``slacks``, each bad point's slack drawn as a red segment from its margin line. The view
+    holds the data with ``pad`` to spare on every side."""
+    scatter_labelled(ax, X, y, size=30)
+    _frame(ax, X, pad)
+    draw_hyperplane(ax, w, b, color="black", label="w·x + b = 0")
+    for offset in (-1, 1):
+        draw_hyperplane(ax, w, b, offset=offset, color="grey", linestyle="--", linewidth=1,
+                        label="w·x + b = ±1" if offset > 0 else None)
+    if support is not None and len(support):
+        ax.scatter(*X[support].T, s=170, facecolors="none", edgecolors="black", linewidths=1.2,
+                   label="support vectors")
+    if slacks and np.any(w):
+        for start, end in slack_segments(w, b, X, y):
+            ax.plot(*np.transpose([start, end]), color="red", linewidth=1.2)
+
+
+def show_example_12_8() -> Figure:
+    """MMDS Example 12.8 solved: all four points are support vectors."""
+    X, y = svm.mmds_example_12_8()
+    sol = svm.solve(X, y)
+    fig, (ax,) = figure(1, width=5)
+    draw_svm(ax, X, y, sol.w, sol.b, support=sol.support)
+    ax.set_title(f"w = {np.round(sol.w, 3).tolist()}, b = {sol.b + 0.0:.3g}, "
+                 f"γ = 1/‖w‖ = {sol.margin:.3f}")
+    ax.legend(loc="upper left", fontsize=8)
+    return fig
+
+
+def show_hinge() -> Figure:
+    """MMDS Fig. 12.17: the hinge loss max(0, 1 - z) against the 0-1 loss it bounds."""
+    z = np.linspace(-2, 3, 501)
+    fig, (ax,) = figure(1, width=5.5, height=3.5)
+    ax.plot(z, svm.hinge_loss(z), color="black", linewidth=2, label="hinge max(0, 1 − z)")
+    ax.step(z, (z <= 0).astype(float), where="post", color="tab:red", linestyle="--",
+            label="mistake (z ≤ 0)")
+    ax.axvline(1, color="grey", linewidth=0.8)
+    ax.annotate("kink at z = 1:\nno loss from here on", (1, 0), (1.3, 1.2), fontsize=8,
+                arrowprops={"arrowstyle": "->", "color": "grey"})
+    ax.set_xlabel("z = y (w·x + b)")
+    ax.set_ylabel("loss")
+    ax.legend(fontsize=8)
+    ax.set_title("the hinge loss (MMDS Fig. 12.17)")
+    return fig
+
+
+# --- The C slider ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SoftMargin:
+    """The soft-margin optimum for one C on the walk-through's sample.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n, 2)
+    y : ndarray of shape (n,)
+    solution : svm.SVMSolution
+    slack : ndarray of shape (n,)
+        ξᵢ = max(0, 1 - yᵢ(w·xᵢ + b)), CS578's slack variables.
+    on_margin, inside, misclassified : int
+        CS578's three kinds of support vectors: ξ = 0 (on the margin line, up to SUPPORT_TOL),
+        0 < ξ <= 1 (inside the margin, still on the right side), ξ > 1 (on the wrong side).
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    solution: svm.SVMSolution
+    slack: np.ndarray
+    on_margin: int
+    inside: int
+    misclassified: int
+
+
+def soft_margin(C: float, *, n: int = 40, seed: int = 3) -> SoftMargin:
+    """Solve eq. 12.4 exactly for ``C`` on a 2-D sample with a tenth of its labels flipped."""
+    X, y, _ = data.noisy(n, 2, margin=0.15, flip=0.1, seed=seed)
+    sol = svm.solve(X, y, C=C)
+    slack = svm.hinge_loss(svm.margins(sol.w, sol.b, X, y))
+    on = int(np.sum(slack[sol.support] <= svm.SUPPORT_TOL))
+    wrong = int(np.sum(slack > 1))
+    return SoftMargin(X, y, sol, slack, on, len(sol.support) - on - wrong, wrong)
+
+
+def show_soft_margin(C: float, seed: int = 3) -> Figure:
+    """The C slider's frame: separator, margin lines, support vectors and slacks (left); the
+    three kinds of support vectors and the margin (right)."""
+    fit = soft_margin(C, seed=seed)
+    sol = fit.solution
+    fig, (left, right) = figure(2, width=4.8)
+    draw_svm(left, fit.X, fit.y, sol.w, sol.b, support=sol.support, slacks=True)
+    left.set_title(f"C = {C:.3g}: {len(sol.support)} support vectors, Σξ = {fit.slack.sum():.2f}")
+    left.legend(loc="lower left", fontsize=7)
+    right.bar(["on the\nmargin", "inside the\nmargin", "mis-\nclassified"],
+              [fit.on_margin, fit.inside, fit.misclassified],
+              color=["grey", "tab:orange", "tab:red"])
+    right.set_ylabel("support vectors")
+    right.set_ylim(0, len(fit.y))
+    right.set_title(f"γ = 1/‖w‖ = {sol.margin:.3f}")
+    return fig
+
+
+def show_c_gallery(values=CS578_C, seed: int = 3) -> Figure:
+    """CS578 L2's sequence: the same sample solved for each C in ``values``."""
+    fig, axes = figure(len(values), width=3.0, height=3.2)
+    for ax, C in zip(axes, values, strict=True):
+        fit = soft_margin(C, seed=seed)
+        draw_svm(ax, fit.X, fit.y, fit.solution.w, fit.solution.b,
+                 support=fit.solution.support, slacks=True)
+        ax.set_title(f"C = {C:g}: {len(fit.solution.support)} SVs, γ = {fit.solution.margin:.2f}",
+                     fontsize=9)
+    return fig
+
+
+# --- Leave-one-out ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LeaveOneOut:
+    """One row of the LOOCV table: C (None for the hard margin), #SV, the error and #SV/n."""
+
+    C: float | None
+    support: int
+    error: float
+    bound: float
+
+
+def leave_one_out_study(values=(None, 10.0, 1.0, 0.1), *, n: int = 30,
+                        seed: int = 4) -> tuple[LeaveOneOut, ...]:
+    """CS578's LOOCV <= #SV/n, measured on one separable sample for each C in ``values``."""
+    X, y, _ = data.separable(n, 2, margin=0.1, seed=seed)
+    rows = []
+    for C in values:
+        count = len(svm.solve(X, y, C=C).support)
+        rows.append(LeaveOneOut(C, count, svm.leave_one_out_error(X, y, C=C), count / n))
+    return tuple(rows)
+
+
+def leave_one_out_table(rows: tuple[LeaveOneOut, ...]) -> str:
+    """The study as a Markdown table."""
+    return markdown_table(
+        ["C", "support vectors", "LOOCV error", "bound #SV/n"],
+        [["hard margin" if r.C is None else f"{r.C:g}", r.support, f"{r.error:.3f}",
+          f"{r.bound:.3f}"] for r in rows],
+    )
+
+
+# --- The η slider and iteration scrubber -----------------------------------------------------
+
+
+def show_descent(eta: float, k: int, iterations: int = 60) -> Figure:
+    """The descent widget's frame: MMDS Example 12.9 run with step ``eta``.
+
+    Left: the six points, the separator and margin lines after k updates, the bad points
+    crossed. Right: how far the objective (eq. 12.4 + b²/2, which the run minimises) is above
+    the exact optimum at each iteration, on a log scale, with iteration k marked.
+    """
+    if not 0 <= k <= iterations:
+        raise ValueError(f"k must be between 0 and {iterations}, the number of iterations.")
+    X, y = svm.mmds_fig_12_18()
+    run = book_run(iterations, eta)
+    best = svm.solve(X, y, C=BOOK_C, regularize_bias=True)
+    optimum = svm.objective(best.w, best.b, X, y, BOOK_C, regularize_bias=True)
+    step = run.history[k]
+    fig, (left, right) = figure(2, width=4.8)
+    draw_svm(left, X, y, step.w, step.b, pad=1.2)
+    bad = np.array([c == "x" for c in step.pattern])
+    left.scatter(*X[bad].T, s=150, marker="x", color="red", linewidths=1, label="bad point")
+    left.legend(loc="upper right", fontsize=7)
+    left.set_title(f"η = {eta:g}, iteration {k}: bad = {step.pattern}")
+    above = np.maximum([s.objective - optimum for s in run.history], 1e-16)
+    right.plot(range(len(above)), above, "o-", ms=3, color="black")
+    right.axvline(k, color="red", linewidth=1)
+    right.set_yscale("log")
+    right.set_xlabel("iteration")
+    right.set_ylabel("f(w, b) − f* (log scale)")
+    right.set_title(f"f = {step.objective:.4f} at iteration {k}; f* = {optimum:.4f}")
+    return fig
+
+
+# --- Batch GD, SGD and the optimum -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MethodComparison:
+    """Relative gap (f - f*)/f* after each epoch, one pass over the data each.
+
+    Attributes
+    ----------
+    epochs : ndarray of shape (T,)
+    batch_constant, batch_decaying : ndarray of shape (T,)
+        Batch gradient descent (one update per epoch) with a constant and a decaying step.
+    sgd_constant, sgd_pegasos : ndarray of shape (T,)
+        SGD with the CS446 constant γ and with Pegasos's 1/t.
+    optimum : float
+        f*, from :func:`mllib.svm.solve`.
+    """
+
+    epochs: np.ndarray
+    batch_constant: np.ndarray
+    batch_decaying: np.ndarray
+    sgd_constant: np.ndarray
+    sgd_pegasos: np.ndarray
+    optimum: float
+
+
+def compare_methods(*, n: int = 200, C: float = 1.0, epochs: int = 60, eta: float = 0.1,
+                    gamma: float = 1e-3, seed: int = 5) -> MethodComparison:
+    """Run the four descents on one noisy 2-D sample, MMDS's regularised bias throughout.
+
+    Batch descent takes step ``eta`` (constant, or decaying from it); SGD takes the constant
+    ``gamma`` or Pegasos's 1/t.
+    """
+    X, y, _ = data.noisy(n, 2, margin=0.05, flip=0.1, seed=seed)
+    best = svm.solve(X, y, C=C, regularize_bias=True)
+    optimum = svm.objective(best.w, best.b, X, y, C, regularize_bias=True)
+
+    def gap(values):
+        return (np.array(values) - optimum) / optimum
+
+    batch = {decay: svm.gradient_descent(X, y, C=C, eta=eta, iterations=epochs,
+                                         decay=decay).history[1:] for decay in (False, True)}
+    constant = svm.sgd(X, y, C=C, eta=gamma, epochs=epochs, seed=seed).history
+    pegasos = svm.sgd(X, y, C=C, epochs=epochs, seed=seed).history
+    return MethodComparison(
+        np.arange(1, epochs + 1),
+        gap([s.objective for s in batch[False]]),
+        gap([s.objective for s in batch[True]]),
+        gap([e.objective for e in constant]),
+        gap([e.objective for e in pegasos]),
+        optimum,
+    )
+
+
+def show_comparison(comparison: MethodComparison) -> Figure:
+    """The four gaps against epochs, on a log scale."""
+    fig, (ax,) = figure(1, width=6.5, height=4)
+    curves = [("batch GD, constant η", comparison.batch_constant),
+              ("batch GD, decaying η", comparison.batch_decaying),
+              ("SGD, constant γ (CS446)", comparison.sgd_constant),
+              ("SGD, γ = 1/t (Pegasos)", comparison.sgd_pegasos)]
+    for name, gap in curves:
+        ax.plot(comparison.epochs, np.maximum(gap, 1e-16), label=name)
+    ax.set_yscale("log")
+    ax.set_xlabel("epochs (passes over the data)")
+    ax.set_ylabel("(f − f*) / f*")
+    ax.set_title(f"distance to the exact optimum f* = {comparison.optimum:.3f}")
+    ax.legend(fontsize=8)
+    return fig
