@@ -165,10 +165,11 @@ def collect(api: NbGraderAPI, assignment: str, source: Path, regexp: str | None 
         config.FileNameCollectorPlugin.named_regexp = regexp or LMS_NAMES.format(
             notebooks=notebooks)
         with temp_attrs(api.coursedir, assignment_id=assignment):
-            result = capture_log(ZipCollectApp(coursedir=api.coursedir, config=config))
+            app = ZipCollectApp(coursedir=api.coursedir, config=config, log=api.log)
+            result = capture_log(app)
     for line in str(result.get("log", "")).splitlines():
-        if line.startswith(("[WARNING]", "[ERROR]")) and "Directory not found" not in line:
-            print(line.replace(tmp, "<download>"), file=sys.stderr)
+        if "Skipped" in line or "files collected" in line or line.startswith("[ERROR]"):
+            print(re.sub(r"/\S*/", "", line), file=sys.stderr)  # file names without folders
     if not result["success"]:
         _report_failure(f"collect {assignment}", result)
         raise SystemExit(1)
@@ -235,6 +236,7 @@ def autograde(
     root = Path(api.coursedir.root)
     log = root / "grader" / "exports" / f"autograde-{assignment}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("")  # the workers append this run's nbgrader and kernel messages
     jobs = jobs or os.cpu_count() or 1
     start = time.monotonic()
     outcomes = grade_class(root, assignment, students, jobs, _progress(len(students)), log)

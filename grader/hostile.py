@@ -27,6 +27,8 @@ HOOKS = ("sys.modules", "sys.excepthook", "sys.settrace", "sys.setprofile", "sys
          "sys.meta_path", "get_ipython", "__builtins__", "builtins", "ctypes", "gc", "inspect")
 DYNAMIC = ("exec", "eval", "compile", "__import__", "globals", "vars", "importlib")
 SHELL_PREFIXES = ("!", "%%bash", "%%sh", "%%script", "%system", "%sx")
+# nbgrader metadata that decides grading (checksum and cell_type are bookkeeping)
+GRADING_KEYS = ("grade", "solution", "locked", "points", "task")
 
 
 @dataclass(frozen=True)
@@ -122,8 +124,8 @@ def repair(nb: NotebookNode, release: NotebookNode) -> list[tuple[str, str]]:
             continue
         seen.add(gid)
         want = nbgrader_meta(reference[gid])
-        diff = [f"{key} {meta.get(key)!r} -> {want.get(key)!r}" for key in sorted(want)
-                if key != "checksum" and meta.get(key) != want.get(key)]
+        diff = [f"{key} {meta.get(key)!r} -> {want.get(key)!r}" for key in GRADING_KEYS
+                if meta.get(key) != want.get(key)]
         cell.metadata["nbgrader"] = copy.deepcopy(want)
         if diff:
             changes.append((gid, "nbgrader metadata restored: " + ", ".join(diff)))
@@ -231,6 +233,7 @@ class _Scanner:
         self.aliases, self.tested, self.given = aliases, tested, given
         self.release_lines = release_lines
         self.flags: list[Flag] = []
+        self.inner: set[int] = set()
 
     def qualified(self, node: ast.AST) -> str | None:
         if isinstance(node, ast.Name):
@@ -279,8 +282,7 @@ class _Scanner:
             if self.qualified(node.exc.func if isinstance(node.exc, ast.Call) else node.exc) in (
                     "SystemExit", "KeyboardInterrupt"):
                 yield "can stop the kernel (raises SystemExit or KeyboardInterrupt)"
-        if isinstance(node, ast.Name | ast.Attribute) and not isinstance(
-                getattr(node, "value", None), ast.Attribute):
+        if isinstance(node, ast.Name | ast.Attribute) and id(node) not in self.inner:
             name = self.qualified(node)
             for patterns, reason in ((KILLS, "can stop the kernel"),
                                      (HOOKS, "reaches into the interpreter"),
@@ -297,6 +299,8 @@ class _Scanner:
         ]
         tree = _parse(source)
         if tree is not None:
+            # only whole attribute chains: `np.random.seed`, not also `np.random` and `np`
+            self.inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
             found += [(node.lineno, reason) for node in ast.walk(tree)
                       for reason in self.reasons(node)]
             found += [(stmt.lineno, f"redefines {name}, which the tests use")

@@ -19,20 +19,22 @@ class _Budget:
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
-        self.left = limit
+        self.reset()
 
     def reset(self, *_args: object) -> None:
         self.left = self.limit
+        self.told = False
 
     def capped(self, write: Callable[[str], object]) -> Callable[[str], int]:
         """``write`` that drops what exceeds the budget (and says so once per cell)."""
 
         def write_within_budget(text: str) -> int:
-            if self.left > 0:
-                write(text[: self.left])
-                if len(text) > self.left:
-                    write(NOTICE.format(self.limit))
+            if len(text) <= self.left:
+                write(text)
                 self.left -= len(text)
+            elif not self.told:
+                write(text[: self.left] + NOTICE.format(self.limit))
+                self.left, self.told = 0, True
             return len(text)
 
         return write_within_budget

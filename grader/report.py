@@ -199,10 +199,13 @@ def write_report(api: NbGraderAPI, assignment: str, out: Path) -> Findings:
         plots.append(f'<img alt="{e(ex.label)}" src="data:image/png;base64,'
                      f'{_histogram(ex, got)}">')
     not_run = [[e(s), e(line)] for s, lines in findings.not_run.items() for line in lines]
-    flags = [[e(s), e(nb), e(f.cell), e(f.reason), f"<code>{e(f.code)}</code>"]
-             for s, found in findings.flagged.items() for nb, f in found]
-    flag_attrs = [f' data-student="{e(s)}"' for s, found in findings.flagged.items()
-                  for _ in found]
+    cells: dict[tuple[str, str, str, str], list[str]] = {}  # same reason and code: one row
+    for s, found in findings.flagged.items():
+        for nb, f in found:
+            cells.setdefault((s, nb, f.reason, f.code), []).append(f.cell)
+    flags = [[e(s), e(nb), e(", ".join(where)), e(reason), f"<code>{e(code)}</code>"]
+             for (s, nb, reason, code), where in cells.items()]
+    flag_attrs = [f' data-student="{e(s)}"' for s, *_ in cells]
     per_student = [[e(s), *(f"{scores[s][ex.label]:g}" for ex in exercises),
                     f"{sum(scores[s].values()):g}"] for s in graded]
     document = f"""<!DOCTYPE html>
@@ -222,7 +225,7 @@ the formgrader.</p>
 <p>Found by reading the submitted code: what grading cannot rule out inside the student's kernel
 (monkeypatching, ending the kernel, using mllib, ...) and what grading repaired. Scores are not
 changed: to withdraw credit, override the cell's score in the formgrader.</p>
-{_table(["student", "notebook", "cell", "reason", "code"], flags, flag_attrs)}</section>
+{_table(["student", "notebook", "cells", "reason", "code"], flags, flag_attrs)}</section>
 <section id="students"><h2>Scores per student</h2>
 {_table(["student", *(ex.label for ex in exercises), "total"], per_student)}</section>
 </body></html>
