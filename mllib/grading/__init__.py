@@ -19,6 +19,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
+def seeded(seed: int) -> Callable[[int], np.random.Generator]:
+    """A lecture's source of hidden inputs: ``rng(k)`` is a fresh Generator seeded ``seed + k``.
+
+    Fixed seeds make a regrade draw the same inputs and give the same score; a different ``k``
+    per checker keeps the checkers' inputs independent.
+    """
+    return lambda offset: np.random.default_rng(seed + offset)
+
+
 class ExerciseFailed(AssertionError):
     """A failed exercise check, shown as a single line without a traceback."""
 

@@ -12,13 +12,9 @@ from collections.abc import Callable
 import numpy as np
 
 from mllib import bayes, chowliu
-from mllib.grading import Case, check_cases
+from mllib.grading import Case, check_cases, seeded
 
-_SEED = 20260606
-
-
-def _rng(offset: int) -> np.random.Generator:
-    return np.random.default_rng(_SEED + offset)
+_rng = seeded(20260606)
 
 
 def _sample(offset: int, n: int, m: int) -> tuple[bayes.TreeDistribution, np.ndarray]:

@@ -12,13 +12,9 @@ from collections.abc import Callable
 import numpy as np
 
 from mllib import pac as reference
-from mllib.grading import Case, check_cases
+from mllib.grading import Case, check_cases, seeded
 
-_SEED = 20261203
-
-
-def _rng(offset: int) -> np.random.Generator:
-    return np.random.default_rng(_SEED + offset)
+_rng = seeded(20261203)
 
 
 def occam_size(student: Callable) -> None:

@@ -14,13 +14,9 @@ import numpy as np
 
 from mllib import data
 from mllib import svm as reference
-from mllib.grading import Case, check_cases
+from mllib.grading import Case, check_cases, seeded
 
-_SEED = 20261202
-
-
-def _rng(offset: int) -> np.random.Generator:
-    return np.random.default_rng(_SEED + offset)
+_rng = seeded(20261202)
 
 
 def _integer_sample(rng: np.random.Generator, n: int, d: int) -> tuple[np.ndarray, np.ndarray]:

@@ -12,13 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from mllib import vc as reference
-from mllib.grading import Case, check_cases
+from mllib.grading import Case, check_cases, seeded
 
-_SEED = 20261204
-
-
-def _rng(offset: int) -> np.random.Generator:
-    return np.random.default_rng(_SEED + offset)
+_rng = seeded(20261204)
 
 
 def interval_realizable(student: Callable) -> None:
