@@ -29,7 +29,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from mllib.perceptron import perceptron
-from mllib.validation import as_data, as_matrix, as_vector, finite, positive, positive_int
+from mllib.validation import (
+    as_binary,
+    as_data,
+    as_vector,
+    finite,
+    positive,
+    positive_int,
+)
 
 # --- Input checks -----------------------------------------------------------------------------
 
@@ -410,11 +417,6 @@ def make_conjunction(n, positive=(), negative=()) -> Conjunction:
     return Conjunction(*masks)
 
 
-def _boolean_matrix(X) -> np.ndarray:
-    X = as_matrix(X)
-    if not np.all((X == 0) | (X == 1)):
-        raise ValueError("X must be boolean: every feature 0 or 1 (a conjunction reads bits).")
-    return X
 
 
 def _n_vars(c: Conjunction, X: np.ndarray) -> None:
@@ -425,7 +427,7 @@ def _n_vars(c: Conjunction, X: np.ndarray) -> None:
 
 def predict_conjunction(c: Conjunction, X) -> np.ndarray:
     """+1 where every literal of ``c`` is true, else -1. X: (m, n) of 0/1 -> (m,)."""
-    X = _boolean_matrix(X)
+    X = as_binary(X, why=": a conjunction reads boolean bits")
     _n_vars(c, X)
     return np.where(_satisfied(c.positive[None], c.negative[None], X)[:, 0], 1.0, -1.0)
 
@@ -528,7 +530,7 @@ def eliminate(X, y) -> EliminationResult:
     EliminationResult
         ``.hypothesis`` and ``.history`` (one :class:`EliminationStep` per positive example).
     """
-    X, y = as_data(_boolean_matrix(X), y)
+    X, y = as_data(as_binary(X, why=": a conjunction reads boolean bits"), y)
     keep_positive = np.ones(X.shape[1], dtype=bool)
     keep_negative = np.ones(X.shape[1], dtype=bool)
     steps = []

@@ -430,7 +430,7 @@ def winnow(
     -------
     WinnowResult
     """
-    X = as_binary(X)
+    X = as_binary(X, why=": Winnow multiplies the weights of the features that are 1")
     X, y = as_data(X, y)
     max_epochs = positive_int(max_epochs, "max_epochs")
     if learn_threshold:

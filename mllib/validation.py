@@ -58,11 +58,14 @@ def as_data(X, y) -> tuple[np.ndarray, np.ndarray]:
     return X, as_labels(y, X.shape[0])
 
 
-def as_binary(X, name: str = "X") -> np.ndarray:
-    """Return ``X`` as a float array of shape (n, d) whose entries are all 0 or 1."""
+def as_binary(X, name: str = "X", *, why: str = "") -> np.ndarray:
+    """Return ``X`` as a float array of shape (n, d) whose entries are all 0 or 1.
+
+    ``why`` ends the error message, e.g. ": Winnow works on 0/1 features".
+    """
     X = as_matrix(X, name)
     if not np.all((X == 0) | (X == 1)):
-        raise ValueError(f"{name} must be binary (every feature 0 or 1), as Winnow requires.")
+        raise ValueError(f"{name} must be binary (every feature 0 or 1){why}.")
     return X
 
 
