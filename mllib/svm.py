@@ -573,7 +573,7 @@ def _huber(gap, h):
 
 
 def _smoothed_newton(Z, R, C, h, v, max_steps=500):
-    """Newton's method with backtracking on ½vᵀRv + C·Σ huber_h(1 - zᵢ·v), from v."""
+    """Newton's method with an exact line search on ½vᵀRv + C·Σ huber_h(1 - zᵢ·v), from v."""
     gap = 1 - Z @ v
     for _ in range(max_steps):
         value = 0.5 * v @ (R * v) + C * _huber(gap, h).sum()
@@ -583,19 +583,39 @@ def _smoothed_newton(Z, R, C, h, v, max_steps=500):
         if hessian[-1, -1] == 0:  # b free and no example curving it: take a plain step in b
             hessian[-1, -1] = 1.0
         step = -np.linalg.solve(hessian, grad)
-        slope = grad @ step
-        if -slope <= 1e-15 * (1 + abs(value)):
+        if -(grad @ step) <= 1e-15 * (1 + abs(value)):
             break
-        shift, t = Z @ step, 1.0
-        while t > 1e-12:
-            trial = v + t * step
-            if 0.5 * trial @ (R * trial) + C * _huber(gap - t * shift, h).sum() <= (
-                value + 1e-4 * t * slope
-            ):
-                break
-            t /= 2
+        shift = Z @ step
+        t = _step_length(v, step, gap, shift, R, C, h)
         v, gap = v + t * step, gap - t * shift
     return v
+
+
+def _step_length(v, step, gap, shift, R, C, h):
+    """The t in (0, 1] that minimises the smoothed objective along v + t·step, or 1 when its
+    minimum lies further. Along the line the derivative is increasing and piecewise linear in t,
+    so Newton's method on it, kept inside a shrinking bracket, finds its root in a few steps.
+    Only examples whose gap enters or leaves (0, h) on the way need to be followed."""
+    end = gap - shift  # the gaps at t = 1
+    varying = (np.maximum(gap, end) > 0) & (np.minimum(gap, end) < h)
+    linear = ~varying & (np.minimum(gap, end) >= h)
+    base = step @ (R * v) - C * shift[linear].sum()
+    curve = step @ (R * step)
+    s, g = shift[varying], gap[varying]
+    low, high, t = 0.0, 1.0, 1.0
+    for _ in range(100):
+        moved = g - t * s
+        slope = base + t * curve - C * (s @ np.clip(moved / h, 0, 1))
+        if slope < 0:
+            low = t
+        else:
+            high = t
+        if (t == 1.0 and slope <= 0) or slope == 0 or high - low <= 1e-15:
+            break
+        bend = curve + (C / h) * (s[(moved > 0) & (moved < h)] ** 2).sum()
+        newton = t - slope / bend if bend > 0 else -1.0
+        t = newton if low < newton < high else (low + high) / 2
+    return t
 
 
 def _kkt_solution(Z, R, C, v, alpha, tol=1e-9):
