@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 import warnings
 
 import numpy as np
+from bench_perceptron import best_of  # the same timing helper (bench/ is on sys.path)
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC, LinearSVC
 from threadpoolctl import threadpool_limits
@@ -36,16 +36,6 @@ SEED = 1
 TARGET = 1e-3
 REPEATS = {"mllib": 3, "SVC": 2, "LinearSVC": 3}
 C_VALUES = (0.1, 1.0)
-
-
-def best_of(repeats, run):
-    """The shortest wall-clock time of ``repeats`` calls, and the last call's result."""
-    best, result = float("inf"), None
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = run()
-        best = min(best, time.perf_counter() - start)
-    return best, result
 
 
 def run_sklearn(model, X, y):

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mllib.validation import as_data, as_vector, finite, positive, positive_int
+from mllib.validation import as_data, as_matrix, as_vector, finite, positive, positive_int
 
 # A point counts as a support vector when its functional margin is at most 1 + SUPPORT_TOL.
 SUPPORT_TOL = 1e-8
@@ -666,8 +666,8 @@ def support_vectors(w, b, X, y) -> np.ndarray:
 
 def predict(w, b, X) -> np.ndarray:
     """Labels sign(w·x + b) for the rows of X (n, d) -> (n,); a score of 0 predicts -1 (CS578)."""
-    X = np.asarray(X, dtype=float)
-    w = as_vector(w, "w", X.shape[-1])
+    X = as_matrix(X)
+    w = as_vector(w, "w", X.shape[1])
     return np.where(X @ w + finite(b, "b") > 0, 1.0, -1.0)
 
 

@@ -224,12 +224,13 @@ def test_hard_margin_refuses_inseparable_data(regularize_bias):
 
 
 @FAST
-@given(seed=st.integers(0, 2**32 - 1), C=st.sampled_from([0.05, 0.5, 5.0]),
+@given(seed=st.integers(0, 2**32 - 1), C=st.sampled_from([None, 0.05, 0.5, 5.0]),
        regularize_bias=st.booleans(), clean=st.booleans())
 def test_solution_satisfies_the_optimality_conditions(seed, C, regularize_bias, clean):
-    """CS446: w = Σαᵢyᵢxᵢ with 0 <= α <= C, α = 0 beyond the margin and α = C inside it, and
-    Σαᵢyᵢ = 0 when b is free; then the primal and dual objectives are equal."""
-    X, y, _ = (separable(30, 3, margin=0.2, seed=seed) if clean
+    """CS446: w = Σαᵢyᵢxᵢ with 0 <= α (<= C), α = 0 beyond the margin (and α = C inside it), and
+    Σαᵢyᵢ = 0 when b is free; then the primal and dual objectives are equal. The hard margin
+    (C=None) is tried on separable samples only, where every margin is at least 1."""
+    X, y, _ = (separable(30, 3, margin=0.2, seed=seed) if clean or C is None
                else noisy(30, 3, flip=0.2, seed=seed))
     if len(set(y)) < 2:
         return
@@ -237,14 +238,20 @@ def test_solution_satisfies_the_optimality_conditions(seed, C, regularize_bias, 
     z = y * (X @ sol.w + sol.b)
     a = sol.alpha
     np.testing.assert_allclose(sol.w, (a * y) @ X, atol=1e-9)
-    assert np.all((a >= 0) & (a <= C))
-    assert np.all(a[z > 1 + 1e-7] == 0) and np.all(a[z < 1 - 1e-7] == C)
+    assert np.all((a >= 0) & (a <= (np.inf if C is None else C)))
+    assert np.all(a[z > 1 + 1e-7] == 0)
+    if C is None:
+        assert np.min(z) == pytest.approx(1, abs=1e-9)
+    else:
+        assert np.all(a[z < 1 - 1e-7] == C)
     if regularize_bias:
         assert sol.b == pytest.approx(np.sum(a * y), abs=1e-9)
     else:
         assert np.sum(a * y) == pytest.approx(0, abs=1e-9)
-    primal = svm.objective(sol.w, sol.b, X, y, C, regularize_bias=regularize_bias)
-    dual = a.sum() - 0.5 * (sol.w @ sol.w + (sol.b**2 if regularize_bias else 0))
+    norm_sq = sol.w @ sol.w + (sol.b**2 if regularize_bias else 0)
+    primal = 0.5 * norm_sq if C is None else svm.objective(sol.w, sol.b, X, y, C,
+                                                            regularize_bias=regularize_bias)
+    dual = a.sum() - 0.5 * norm_sq
     assert primal == pytest.approx(dual, rel=1e-9, abs=1e-12)
     np.testing.assert_array_equal(sol.support, np.flatnonzero(z <= 1 + svm.SUPPORT_TOL))
 
