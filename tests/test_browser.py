@@ -46,6 +46,7 @@ pytestmark = pytest.mark.browser
 # description of a slider whose widget draws a plot.
 WIDGETS = [
     ("01_perceptron/perceptron_walkthrough.ipynb", "margin γ"),
+    ("02_svm/svm_walkthrough.ipynb", "penalty C"),
     ("03_pac/pac_walkthrough.ipynb", "ε"),
     ("04_vc/vc_walkthrough.ipynb", "move x"),
     ("05_em/em_walkthrough.ipynb", "initial p"),
