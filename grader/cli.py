@@ -17,7 +17,6 @@ import shutil
 import sys
 import tempfile
 import time
-import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -29,54 +28,20 @@ from nbgrader.apps.zipcollectapp import ZipCollectApp
 from nbgrader.preprocessors import CheckCellMetadata, ClearOutput
 from nbgrader.utils import capture_log, temp_attrs
 from nbgrader.validator import Validator
-from sqlalchemy.exc import SAWarning
 from traitlets import List
 from traitlets.config import Config
-from traitlets.config.loader import PyFileConfigLoader
 
+from grader.api import load_config, make_api
 from grader.parallel import Outcome, grade_class
 from grader.preprocessors import GradingExecute
 from grader.report import assignment_exercises, exercise_cells, exercise_scores, write_report
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-CONFIG_FILE = "nbgrader_config.py"
 # LMS download names: "<student>_<anything>_<notebook>.ipynb" (Canvas: "<student>_<ids>_<file>",
 # a resubmission adds "-1"), or "<student>/<notebook>.ipynb"; {notebooks} is filled with the
 # release's notebook names. nbgrader matches it against the extracted file's full path.
 LMS_NAMES = (r".*/(?P<student_id>[^/_]+)(?:_[^/]*_|_|/(?:[^/]*_)?)"
              r"(?P<file_id>{notebooks})(?:-\d+)?\.ipynb$")
-
-
-def load_config(course_root: Path) -> Config:
-    """Load the course's nbgrader configuration.
-
-    Parameters
-    ----------
-    course_root : Path
-        Folder holding ``solutions/``, ``notebooks/`` and ``grader/nbgrader_config.py``.
-
-    Returns
-    -------
-    Config
-        The configuration; the file itself sets ``CourseDirectory.root`` to ``course_root``.
-    """
-    config_dir = course_root / "grader"
-    if not (config_dir / CONFIG_FILE).is_file():
-        raise SystemExit(f"course: no {config_dir / CONFIG_FILE}")
-    return PyFileConfigLoader(CONFIG_FILE, path=str(config_dir)).load_config()
-
-
-def make_api(course_root: Path) -> NbGraderAPI:
-    """Return nbgrader's API object configured for the course at ``course_root``."""
-    # nbgrader runs the `alembic` executable when it creates a gradebook; it lives next to the
-    # interpreter, which is not on PATH when the venv is not activated (e.g. `.venv/bin/course`).
-    bin_dir = str(Path(sys.executable).parent)
-    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
-        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
-    # SQLAlchemy 2.1 warns "... not in session" on every autograde; nbgrader's own code triggers
-    # it and it is harmless, so keep it out of the instructor's terminal.
-    warnings.filterwarnings("ignore", message=".*not in session", category=SAWarning)
-    return NbGraderAPI(config=load_config(course_root))
 
 
 def _report_failure(what: str, result: dict[str, object]) -> None:
@@ -209,7 +174,7 @@ def autograde(
     students : sequence of str
         Student ids; empty means every student with a submission.
     jobs : int, optional
-        Worker processes; default one per CPU.
+        Worker processes; default one per CPU, plus one.
 
     Returns
     -------
@@ -237,7 +202,9 @@ def autograde(
     log = root / "grader" / "exports" / f"autograde-{assignment}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text("")  # the workers append this run's nbgrader and kernel messages
-    jobs = jobs or os.cpu_count() or 1
+    # A student's run waits for its kernel about a third of the time: one more worker than
+    # CPUs keeps the CPUs busy.
+    jobs = jobs or (os.cpu_count() or 1) + 1
     start = time.monotonic()
     outcomes = grade_class(root, assignment, students, jobs, _progress(len(students)), log)
     failed = [o for o in outcomes if not o.success or o.kernel_stopped]
@@ -417,7 +384,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("autograde", help="autograde grader/submitted/*/ASSIGNMENT in parallel")
     p.add_argument("assignment", metavar="ASSIGNMENT")
     p.add_argument("--student", action="append", default=[], help="repeatable; default: all")
-    p.add_argument("--jobs", "-j", type=int, help="worker processes (default: one per CPU)")
+    p.add_argument("--jobs", "-j", type=int, help="worker processes (default: CPUs + 1)")
     p = sub.add_parser("feedback", help="write feedback HTML for autograded submissions")
     p.add_argument("assignment", metavar="ASSIGNMENT")
     p = sub.add_parser("export", help="write a grades CSV, one row per student")

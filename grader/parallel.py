@@ -1,10 +1,12 @@
 """Autograde a class in parallel (nbgrader #174: ``nbgrader autograde`` grades one at a time).
 
-Design: N long-lived worker processes (``python -m grader.parallel COURSE_ROOT``), each running
-nbgrader's own ``autograde`` for one student at a time, all writing to the one SQLite gradebook.
-A thread per worker feeds it student ids and reads back one JSON line per student.
+Design: N worker processes, each running nbgrader's own ``autograde`` for one student at a
+time, all writing to the one SQLite gradebook. A thread per worker hands it student ids over a
+pipe and collects the results.
 
-* Each worker imports nbgrader once, so a student costs one kernel, not one CLI start-up.
+* Workers are forked from a server process that has imported nbgrader once (multiprocessing's
+  ``forkserver``), so starting one costs no imports and a student costs one kernel, not a CLI
+  start-up.
 * SQLite serialises the writers: workers open the gradebook with a 60 s busy timeout and
   retry a student whose run still failed on "database is locked". Autograde with ``--force``
   is idempotent, so a retry (and a regrade) gives the same scores.
@@ -15,23 +17,25 @@ A thread per worker feeds it student ids and reads back one JSON line per studen
 
 from __future__ import annotations
 
-import json
+import multiprocessing
 import os
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
 from queue import Empty, SimpleQueue
 
 import nbformat
 
+from grader.api import make_api
 from grader.preprocessors import run_problems
 
 DB_BUSY_TIMEOUT = 60  # seconds a worker waits for another one's gradebook write
 LOCK_RETRIES = 5
+FORKS = multiprocessing.get_context("forkserver")
+FORKS.set_forkserver_preload(["grader.parallel"])
 
 
 @dataclass(frozen=True)
@@ -43,12 +47,8 @@ class Outcome:
     score: float = 0.0
     max_score: float = 0.0
     problems: tuple[str, ...] = ()  # cells that killed or stuck the kernel, or timed out
+    kernel_stopped: bool = False  # the kernel died or hung, so later tests were not run
     error: str = ""  # nbgrader's log or traceback when it failed
-
-    @property
-    def kernel_stopped(self) -> bool:
-        """Whether the kernel died or hung, so later tests were not run."""
-        return any("kernel" in problem for problem in self.problems)
 
 
 def _grade_one(api, assignment: str, student: str) -> Outcome:
@@ -65,23 +65,25 @@ def _grade_one(api, assignment: str, student: str) -> Outcome:
         score, max_score = submission.score, submission.max_score
     folder = Path(api.coursedir.format_path(api.coursedir.autograded_directory, student,
                                             assignment))
-    problems = tuple(f"{path.stem}: {problem}" for path in sorted(folder.glob("*.ipynb"))
-                     for problem in run_problems(nbformat.read(path, as_version=4)))
-    return Outcome(student, True, score, max_score, problems)
+    found = [(f"{path.stem}: {problem}", stopped) for path in sorted(folder.glob("*.ipynb"))
+             for problem, stopped in run_problems(nbformat.read(path, as_version=4))]
+    return Outcome(student, True, score, max_score, tuple(text for text, _ in found),
+                   any(stopped for _, stopped in found))
 
 
-def serve(course_root: Path) -> None:
-    """Worker loop: read ``[assignment, student]`` JSON lines on stdin, answer on stdout."""
-    from grader.cli import make_api  # the CLI imports this module
-
-    replies = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)  # whatever else prints (nbgrader, kernels) goes to the log, not the replies
+def serve(course_root: Path, tasks: Connection, log: Path) -> None:
+    """Worker loop: receive ``(assignment, student)``, send back an :class:`Outcome`."""
+    output = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    os.dup2(output, 1)  # nbgrader's and the kernels' messages go to the log
+    os.dup2(output, 2)
     api = make_api(course_root)
     api.coursedir.db_url += f"?timeout={DB_BUSY_TIMEOUT}"
-    for line in sys.stdin:
-        assignment, student = json.loads(line)
-        replies.write(json.dumps(asdict(_grade_one(api, assignment, student))) + "\n")
-        replies.flush()
+    while True:
+        try:
+            assignment, student = tasks.recv()
+        except EOFError:  # the parent closed the pipe: no more students
+            return
+        tasks.send(_grade_one(api, assignment, student))
 
 
 class _Worker:
@@ -89,7 +91,8 @@ class _Worker:
 
     def __init__(self, course_root: Path, log: Path) -> None:
         self.course_root, self.log = course_root, log
-        self.proc: subprocess.Popen | None = None
+        self.proc: multiprocessing.Process | None = None
+        self.tasks: Connection | None = None
         self.closed = False
 
     def grade(self, assignment: str, student: str) -> Outcome:
@@ -98,34 +101,27 @@ class _Worker:
             if self.closed:
                 break
             if self.proc is None:
-                with self.log.open("a") as log:
-                    self.proc = subprocess.Popen(
-                        [sys.executable, "-m", "grader.parallel", str(self.course_root)],
-                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True,
-                    )
+                self.tasks, theirs = FORKS.Pipe()
+                self.proc = FORKS.Process(target=serve, daemon=True,
+                                          args=(self.course_root, theirs, self.log))
+                self.proc.start()
+                theirs.close()
             try:
-                self.proc.stdin.write(json.dumps([assignment, student]) + "\n")
-                self.proc.stdin.flush()
-                reply = json.loads(self.proc.stdout.readline() or "null")
-            except OSError:
-                reply = None
-            if reply:
-                return Outcome(**{**reply, "problems": tuple(reply["problems"])})
-            self.proc.kill()
-            self.proc.wait()
-            self.proc = None
+                self.tasks.send((assignment, student))
+                return self.tasks.recv()
+            except (EOFError, OSError):
+                self.proc.kill()
+                self.proc.join()
+                self.proc = None
         return Outcome(student, False, error=f"the grading process died; see {self.log}")
 
-    def close(self) -> None:
-        """Let the worker finish (it exits at the end of its input), or kill it when stuck."""
+    def close(self, wait: float = 30) -> None:
+        """Let the worker finish (it exits when its pipe closes), or kill it when stuck."""
         self.closed = True
         if self.proc is not None:
-            self.proc.stdin.close()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+            self.tasks.close()
+            self.proc.join(wait)
+            self.proc.kill()
 
 
 def grade_class(
@@ -188,11 +184,5 @@ def grade_class(
             thread.join()
     finally:  # after Ctrl-C too: do not leave workers (and their kernels) behind
         for worker in workers:
-            if worker.proc is not None:
-                worker.closed = True
-                worker.proc.kill()
+            worker.close(wait=0)
     return [done[s] for s in students]
-
-
-if __name__ == "__main__":
-    serve(Path(sys.argv[1]))

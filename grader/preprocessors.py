@@ -145,18 +145,23 @@ class HideHiddenTestTracebacks(NbGraderPreprocessor):
         return cell, resources
 
 
-def run_problems(nb: NotebookNode) -> list[str]:
-    """What stopped an executed notebook from running normally, one line per cell.
+def run_problems(nb: NotebookNode) -> list[tuple[str, bool]]:
+    """What stopped an executed notebook from running normally, one entry per cell.
 
     Reads the errors :class:`GradingExecute` and nbgrader's timeout leave in the outputs; a
-    ``NotRun`` cell is covered by the line of the cell that stopped the kernel.
+    ``NotRun`` cell is covered by the entry of the cell that stopped the kernel.
+
+    Returns
+    -------
+    list of (str, bool)
+        ``("<grade_id or cell N>: <what happened>", whether the kernel stopped there)``.
     """
     problems = []
     for number, cell in enumerate(nb.cells, start=1):
         label = cell.metadata.get("nbgrader", {}).get("grade_id", f"cell {number}")
         for output in cell.get("outputs", []):
             if output.output_type == "error" and output.ename in (KERNEL_DIED, KERNEL_STUCK):
-                problems.append(f"{label}: {output.evalue}")
+                problems.append((f"{label}: {output.evalue}", True))
             elif output.output_type == "error" and output.ename == TIMEOUT:
-                problems.append(f"{label}: stopped at the per-cell time limit")
+                problems.append((f"{label}: stopped at the per-cell time limit", False))
     return problems

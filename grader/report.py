@@ -148,7 +148,7 @@ def find_problems(api: NbGraderAPI, assignment: str, students: list[str]) -> Fin
                 continue
             ran = nbformat.read(graded, as_version=4)
             not_run.setdefault(student, []).extend(
-                f"{release_path.stem}: {p}" for p in run_problems(ran))
+                f"{release_path.stem}: {problem}" for problem, _ in run_problems(ran))
             source = Path(cd.format_path(cd.source_directory, ".", assignment), name)
             flags = scan(nbformat.read(submitted, as_version=4),
                          nbformat.read(release_path, as_version=4),

@@ -1,7 +1,7 @@
 """Grading day for a class of 30 synthetic students over the perceptron exercises.
 
 One session-scoped run of the ``course`` CLI on a temporary copy of the course: ``collect``
-(a Canvas-style zip of downloads), ``autograde`` with two parallel workers, ``feedback``,
+(a Canvas-style zip of downloads), ``autograde`` with three parallel workers, ``feedback``,
 ``export``, ``report``, then a second ``autograde`` of everyone (the regrade). The students are
 built from the instructor's and the released notebooks: correct, partly right, wrong, empty,
 and one per row of the issue's table of hostile submissions (edited, deleted and forged cells,
@@ -379,11 +379,11 @@ def graded(copy_course: Callable[..., Path], tmp_path_factory) -> GradedClass:
     run = GradedClass(root, {}, {}, {}, {}, submitted)
     steps = [
         ("collect", ["collect", ASSIGNMENT, str(download)]),
-        ("autograde", ["autograde", ASSIGNMENT, "--jobs", "2"]),
+        ("autograde", ["autograde", ASSIGNMENT, "--jobs", "3"]),
         ("feedback", ["feedback", ASSIGNMENT]),
         ("export", ["export"]),
         ("report", ["report", ASSIGNMENT]),
-        ("regrade", ["autograde", ASSIGNMENT, "--jobs", "2"]),
+        ("regrade", ["autograde", ASSIGNMENT, "--jobs", "3"]),
     ]
     for step, args in steps:
         out, err = io.StringIO(), io.StringIO()
