@@ -24,7 +24,7 @@ from grader.hostile import Flag, grade_id, nbgrader_meta, scan
 from grader.preprocessors import run_problems
 from mllib.plotting import figure
 
-TRUNCATED = "output truncated"  # in the notices of kernel_guard, GradingExecute, LimitOutput
+TRUNCATION_MARK = "output truncated"  # in the notices of kernel_guard, GradingExecute, LimitOutput
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,8 @@ def _histogram(exercise: Exercise, scores: list[float]) -> str:
 def _truncations(nb: NotebookNode) -> list[Flag]:
     return [Flag(grade_id(cell) or f"cell {number}", "printed too much (output truncated)")
             for number, cell in enumerate(nb.cells, start=1)
-            if any(TRUNCATED in str(o.get("text", "")).lower() for o in cell.get("outputs", []))]
+            if any(TRUNCATION_MARK in str(o.get("text", "")).lower()
+                   for o in cell.get("outputs", []))]
 
 
 @dataclass(frozen=True)
