@@ -1,7 +1,8 @@
 """Fair grading: a correct answer gets full marks however it is written.
 
-Every exercise of every lecture has a second correct answer in ``tests/fairness_answers.py``,
-written unlike the instructor's (loops, lists, another algorithm, log space, another tie). Each
+Every exercise of every lecture has a second correct answer in ``tests/fairness/<assignment>.py``
+(``ANSWERS``: answer cell's grade id -> code, in notebook order), written unlike the
+instructor's (loops, lists, another algorithm, log space, another tie). Each
 is graded twice: in this process with the hidden checks (fast, names the failing exercise), and
 through nbgrader with ``course autograde``, sandbox and all, where every autograded cell must
 get its points.
@@ -15,13 +16,13 @@ import io
 import itertools
 import math
 import re
+import runpy
 from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
 import numpy as np
 import pytest
-from fairness_answers import ANSWERS  # tests/ is on sys.path under pytest
 from nbgrader.api import Gradebook
 
 from grader.cli import main
@@ -29,6 +30,8 @@ from mllib.grading import ExerciseFailed, load_check, run_check
 
 REPO = Path(__file__).resolve().parents[1]
 STUDENT = "alt"
+ANSWERS = {path.stem: runpy.run_path(str(path))["ANSWERS"]
+           for path in sorted((Path(__file__).parent / "fairness").glob("*.py"))}
 
 
 def exercise_notebook(assignment: str, folder: str = "solutions") -> Path:
