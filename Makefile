@@ -19,6 +19,8 @@ PYTEST_ARGS ?= -n auto --dist loadgroup
 
 # nbgrader reads grader/nbgrader_config.py from here (lab extension and CLI alike).
 export JUPYTER_CONFIG_PATH := $(CURDIR)/grader
+# The formgrader's MathJax from this server, not a CDN: grader/jupyter/nbconvert/templates/formgrade.
+export JUPYTER_PATH := $(CURDIR)/grader/jupyter
 # nbgrader runs `alembic` (and other venv tools) by name when it creates a gradebook.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
@@ -61,4 +63,4 @@ bench: $(STAMP)
 	for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 clean:
-	rm -rf $(VENV) grader/gradebook.db grader/submitted grader/autograded grader/feedback grader/exports
+	rm -rf $(VENV) grader/gradebook.db grader/submitted grader/autograded grader/feedback grader/exports grader/exchange
