@@ -1,30 +1,56 @@
 # Two commands a student or instructor needs: `make lab` and `make test`.
-# Each creates .venv on first use and reinstalls when pyproject.toml changes.
+# Each creates .venv on first use and reinstalls when pyproject.toml or requirements.lock
+# changes. Both install the exact versions pinned in requirements.lock (`make lock` renews it).
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+LOCK   := requirements.lock
+
+# Jupyter refuses to start as root unless told to; containers usually run as root, so pass
+# --allow-root there (and only there).
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+
+# The suite runs on every CPU (pytest-xdist). Modules whose tests share one expensive fixture
+# (a JupyterLab server and browser, a graded class) are kept on one worker each: see
+# tests/conftest.py. `make test PYTEST_ARGS=-n0` runs it serially.
+PYTEST_ARGS ?= -n auto --dist loadgroup
 
 # nbgrader reads grader/nbgrader_config.py from here (lab extension and CLI alike).
 export JUPYTER_CONFIG_PATH := $(CURDIR)/grader
+# The formgrader's MathJax from this server, not a CDN: grader/jupyter/nbconvert/templates/formgrade.
+export JUPYTER_PATH := $(CURDIR)/grader/jupyter
 # nbgrader runs `alembic` (and other venv tools) by name when it creates a gradebook.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: lab test lint notebooks bench clean
+.PHONY: lab test lint lock notebooks bench clean
 
-$(STAMP): pyproject.toml
+# Everything `.[dev]` needs at the locked versions, then the course itself without resolving
+# again (--no-deps), so pip cannot pick other versions than the lock's.
+$(STAMP): pyproject.toml $(LOCK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks
+	$(BIN)/jupyter lab $(ALLOW_ROOT) --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks
 
 test: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Re-resolve requirements.lock from pyproject.toml after a dependency changed there (and in
+# environment.yml), for Python 3.11 and later on every platform. Pins that still fit are kept;
+# `make lock LOCK_ARGS=--upgrade` moves everything to the newest allowed versions. Then
+# `make test` installs the new lock; commit it with the change. uv goes into .venv, not the lock.
+lock:
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet uv
+	$(BIN)/uv pip compile pyproject.toml --extra dev --universal --python-version 3.11 \
+		--quiet $(LOCK_ARGS) --output-file $(LOCK)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -37,4 +63,4 @@ bench: $(STAMP)
 	for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 clean:
-	rm -rf $(VENV) grader/gradebook.db grader/submitted grader/autograded grader/feedback grader/exports
+	rm -rf $(VENV) grader/gradebook.db grader/submitted grader/autograded grader/feedback grader/exports grader/exchange

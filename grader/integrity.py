@@ -18,7 +18,7 @@ import mllib
 
 # Folders under the course root that grading writes or that are not the course itself.
 RUN_TIME = {"grader/submitted", "grader/autograded", "grader/feedback", "grader/exports",
-            "tests/artifacts"}
+            "grader/exchange", "tests/artifacts"}
 SKIPPED_NAMES = {".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache",
                  ".ipynb_checkpoints"}
 SKIPPED_FILES = {"grader/gradebook.db", "grader/gradebook.db-journal", "grader/.nbgrader.log"}

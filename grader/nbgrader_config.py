@@ -39,6 +39,12 @@ c.CourseDirectory.root = COURSE_ROOT
 # Only nbgrader's exchange commands (release_assignment, collect) use the course id; this course
 # hands out notebooks through git, but name it so the gradebook and the formgrader show it.
 c.CourseDirectory.course_id = "ml-course"
+# nbgrader's exchange (release_assignment, collect, the formgrader's Release and Collect buttons)
+# is not how this course moves notebooks (git out, the LMS in), but without one the formgrader
+# warns on every Manage Assignments page. So the exchange is course-local and git-ignored:
+# grader/exchange, created here because nbgrader requires it to exist already.
+c.Exchange.root = os.path.join(GRADER_DIR, "exchange")
+os.makedirs(c.Exchange.root, exist_ok=True)
 
 # Instructor versions live in solutions/<assignment>/, the generated student versions in
 # notebooks/<assignment>/ (committed). Everything produced while grading stays under grader/,

@@ -4,8 +4,10 @@ One JupyterLab server (from this venv, on a free loopback port, serving a tempor
 course with the repository's nbgrader config) and one browser are shared by the module. The
 tests check, for each walk-through in WIDGETS, that the nbgrader lab extension is loaded, that
 Run All Cells finishes without an error, that figures returned by cells are drawn, and that
-moving one of its sliders redraws that widget's plot. Screenshots go to
-tests/artifacts/browser_<walk-through>_*.png.
+moving one of its sliders redraws that widget's plot. For the instructor, they check that the
+formgrader's Manage Assignments page has no warning (the course-local exchange) and that its
+grading page renders LaTeX with the MathJax this server serves (no CDN). Screenshots go to
+tests/artifacts/browser_<walk-through>_*.png and browser_formgrader_*.png.
 
 Run with ``.venv/bin/pytest tests/test_browser.py`` (about 20 s); ``-m "not browser"`` skips it.
 Chromium comes from Debian (``apt-get install -y chromium``), never from ``playwright install``.
@@ -14,7 +16,11 @@ Chromium comes from Debian (``apt-get install -y chromium``), never from ``playw
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +30,7 @@ from browser_support import (
     CHROMIUM_ARGS,
     PAGE_LOAD_TIMEOUT,
     REDRAW_TIMEOUT,
+    REPO,
     RUN_ALL_TIMEOUT,
     SETTLE_SECONDS,
     KernelMonitor,
@@ -366,3 +373,85 @@ def test_slider_redraws_the_plot(executed):
     )
     assert value_after != value_before, f"readout unchanged ({value_after}); screenshot: {shot}"
     assert after != before, f"plot unchanged; screenshot: {shot}"
+
+
+# --- The formgrader ---------------------------------------------------------------------------
+
+# An exercises notebook with LaTeX in its prompts, graded once so that the formgrader has a
+# submission to show on its grading page.
+FORMGRADER_ASSIGNMENT, FORMGRADER_NOTEBOOK = "04_vc", "vc_exercises"
+GRADE_TIMEOUT = 300  # one submission, one worker; about 10 s on an idle 2-core machine
+MATHJAX_TIMEOUT = 20
+
+
+def open_formgrader_page(browser, url: str) -> tuple[Page, list[str]]:
+    """A new tab at ``url`` and the list its console errors and uncaught exceptions go to."""
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(url)
+    return page, errors
+
+
+@pytest.fixture(scope="module")
+def graded_submission(lab) -> str:
+    """The gradebook id of the solution notebook, submitted by "alice" and autograded."""
+    from nbgrader.api import Gradebook
+
+    folder = lab.root / "grader" / "submitted" / "alice" / FORMGRADER_ASSIGNMENT
+    folder.mkdir(parents=True)
+    solution = REPO / "solutions" / FORMGRADER_ASSIGNMENT / f"{FORMGRADER_NOTEBOOK}.ipynb"
+    shutil.copy2(solution, folder)
+    env = dict(os.environ)  # nbgrader runs alembic from this venv by name
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    command = [sys.executable, "-m", "grader", "--course-root", str(lab.root),
+               "autograde", FORMGRADER_ASSIGNMENT, "--jobs", "1"]  # fmt: skip
+    run = subprocess.run(command, capture_output=True, text=True, env=env, timeout=GRADE_TIMEOUT)
+    assert run.returncode == 0, f"autograde failed:\n{run.stdout}\n{run.stderr}"
+    with Gradebook(f"sqlite:///{lab.root / 'grader' / 'gradebook.db'}") as gradebook:
+        return gradebook.find_submission_notebook(
+            FORMGRADER_NOTEBOOK, FORMGRADER_ASSIGNMENT, "alice"
+        ).id
+
+
+def test_formgrader_manage_assignments_shows_no_warning(browser, lab):
+    """No "exchange directory does not exist" warning (grader/exchange), no MathJax error."""
+    page, errors = open_formgrader_page(browser, f"{lab.url}/formgrader/manage_assignments")
+    try:
+        try:  # the table is filled from /formgrader/api/assignments
+            row = page.locator("#main-table tr", has_text="01_perceptron").first
+            row.wait_for(timeout=PAGE_LOAD_TIMEOUT * 1000)
+        except PlaywrightError:
+            message = f"no 01_perceptron row in Manage Assignments; console errors: {errors}"
+            fail_with_screenshot(page, "formgrader_manage_assignments", message)
+        warnings = [text.strip() for text in page.locator(".alert-warning").all_inner_texts()]
+        shot = screenshot(page, "formgrader_manage_assignments")
+    finally:
+        page.close()
+    assert not warnings, f"Manage Assignments shows warnings: {warnings}; screenshot: {shot}"
+    mathjax = [e for e in errors if "MathJax" in e]
+    assert not mathjax, f"MathJax errors on Manage Assignments: {mathjax}; screenshot: {shot}"
+
+
+def test_formgrader_grading_page_renders_math(browser, lab, graded_submission):
+    """The grading page loads MathJax from this server and typesets the prompts' LaTeX."""
+    url = f"{lab.url}/formgrader/submissions/{graded_submission}/"
+    page, errors = open_formgrader_page(browser, url)
+    try:
+        try:  # formgrade.js sets MathJax.loaded when MathJax has typeset the page
+            page.wait_for_function("() => window.MathJax && MathJax.loaded === true",
+                                   timeout=MATHJAX_TIMEOUT * 1000)  # fmt: skip
+        except PlaywrightError:
+            fail_with_screenshot(page, "formgrader_grading_page",
+                                 f"MathJax did not finish typesetting {url} within "
+                                 f"{MATHJAX_TIMEOUT} s; console errors: {errors}")  # fmt: skip
+        source = page.evaluate("document.querySelector('script[src*=\"MathJax.js\"]')?.src")
+        typeset = page.locator(".MathJax").count()
+        shot = screenshot(page, "formgrader_grading_page")
+    finally:
+        page.close()
+    assert source and source.startswith(lab.url), f"MathJax not loaded from this server: {source}"
+    assert typeset > 0, f"no typeset formula on the grading page; screenshot: {shot}"
+    mathjax = [e for e in errors if "MathJax" in e]
+    assert not mathjax, f"MathJax errors on the grading page: {mathjax}; screenshot: {shot}"

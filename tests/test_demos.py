@@ -34,7 +34,9 @@ def test_winnow_table_prints_mmds_fig_12_7_rows():
 def test_margin_experiment_respects_the_bound(margin):
     exp = demo.margin_experiment(margin)
     assert exp.run.converged
-    assert exp.margin >= margin
+    # γ is recomputed as min y·(w*·x)/‖w*‖ with ‖w*‖ = 1 up to rounding, so it may fall an ulp
+    # or so short of the requested margin.
+    assert exp.margin >= margin * (1 - 1e-12)
     assert exp.run.mistakes <= exp.bound
     assert exp.bound == pytest.approx((exp.radius / exp.margin) ** 2)
 

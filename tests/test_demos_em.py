@@ -32,7 +32,9 @@ def test_em_frame_draws_the_requested_number_of_updates():
     expected = em.three_coins(list(demo.SCENARIO_III), 4, alpha=0.5, p=0.6, q=0.4,
                               iterations=3, tol=0)
     np.testing.assert_allclose(trace, [s.loglik for s in expected.history])
-    assert np.all(np.diff(trace) >= 0)
+    # EM never lowers the likelihood; near a fixed point two computed values may be an ulp or
+    # so out of order, so allow a relative 1e-9 (as tests/test_em.py does).
+    assert np.all(np.diff(trace) >= -1e-9 * (1 + np.abs(trace[:-1])))
     assert len(demo.show_em_run([3, 2], 4, 0.5, 0.6, 0.4, 0).axes[0].lines[0].get_ydata()) == 1
 
 

@@ -56,10 +56,14 @@ def test_soft_margin_sorts_support_vectors_into_cs578s_three_kinds(C):
 def test_smaller_c_widens_the_margin_and_adds_support_vectors():
     """CS578: large C allows few violations, small C many; MMDS: small C, large margin."""
     fits = [demo.soft_margin(C) for C in demo.CS578_C]  # C decreasing
-    margins = [f.solution.margin for f in fits]
+    margins = np.array([f.solution.margin for f in fits])
     counts = [len(f.solution.support) for f in fits]
-    assert margins == sorted(margins) and margins[0] < margins[-1]
-    assert counts == sorted(counts) and counts[0] < counts[-1]
+    # Non-decreasing up to rounding: when two C's give the same solution (both hard-margin, say)
+    # their margins are equal in exact arithmetic but may come out an ulp apart in either order,
+    # depending on the BLAS. 1e-9 relative is far above rounding and far below a real change.
+    assert np.all(np.diff(margins) >= -1e-9 * margins[:-1]), margins
+    assert margins[-1] > margins[0] * (1 + 1e-3), margins  # and the margin really widens
+    assert counts == sorted(counts) and counts[0] < counts[-1]  # integers: exact order is fine
 
 
 def test_slack_segments_run_from_the_margin_line_to_the_point():

@@ -1,9 +1,10 @@
-"""The two ways to install the course agree, and mllib stays a numpy-only library.
+"""The ways to install the course agree, and mllib stays a numpy-only library.
 
 environment.yml (conda) and pyproject.toml (pip) must list the same packages with the same
-version specifiers, and mllib may import only numpy and the standard library, except for the
-figure and widget helpers (mllib/plotting.py, mllib/demos/), which may also use matplotlib and
-ipywidgets.
+version specifiers; requirements.lock (what `make lab` and `make test` install) must pin every
+one of them at a version both allow, for the Python that environment.yml names. mllib may import
+only numpy and the standard library, except for the figure and widget helpers
+(mllib/plotting.py, mllib/demos/), which may also use matplotlib and ipywidgets.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import tomllib
 from pathlib import Path
 
 import yaml
+from packaging.markers import Marker
+from packaging.specifiers import SpecifierSet
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -140,6 +143,117 @@ def test_requirements_are_normalised_before_comparison():
         "jupyterlab>=4.2,<5", "x"
     )
     assert split_requirement("nbgrader[docs]>=0.9.6,<0.10", "x") == ("nbgrader", "<0.10,>=0.9.6")
+
+
+# --- requirements.lock --------------------------------------------------------------------
+
+LOCK = ROOT / "requirements.lock"
+# "name==version" with an optional "; marker" (uv's --universal output, e.g. numpy for 3.12+).
+PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;]+)\s*(?:;\s*(.+))?$")
+
+
+def locked_pins(text: str) -> dict[str, list[tuple[str, str | None]]]:
+    """{name: [(version, marker or None), ...]} from a lock file's text; fails on a non-pin."""
+    pins: dict[str, list[tuple[str, str | None]]] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split(" #", 1)[0].strip()
+        if not line or line.startswith("#"):
+            continue
+        match = PIN.match(line)
+        assert match, f"requirements.lock:{number}: not an exact pin 'name==version': {raw!r}"
+        name, version, marker = match.groups()
+        pins.setdefault(normalize(name), []).append((version, marker))
+    return pins
+
+
+def conda_python() -> str:
+    conda, _ = conda_entries()
+    return re.fullmatch(r"(?:=|==|>=)?(\d+\.\d+)(?:\.\*)?", conda["python"]).group(1)
+
+
+def versions_for(pins: list[tuple[str, str | None]], python: str) -> list[str]:
+    """The locked versions that pip installs on Linux x86-64 with this Python (X.Y)."""
+    env = {"python_version": python, "python_full_version": f"{python}.99",
+           "sys_platform": "linux", "platform_system": "Linux", "os_name": "posix",
+           "platform_machine": "x86_64", "implementation_name": "cpython",
+           "platform_python_implementation": "CPython"}  # fmt: skip
+    return [v for v, marker in pins if marker is None or Marker(marker).evaluate(env)]
+
+
+def lock_problems(pins, pip: dict[str, str], conda: dict[str, str], python: str) -> list[str]:
+    problems = []
+    for name, spec in sorted(pip.items()):
+        versions = versions_for(pins.get(name, []), python)
+        if len(versions) != 1:
+            problems.append(f"  {name}: {len(versions)} pins for Python {python}, want 1")
+            continue
+        for source, allowed in (("pyproject.toml", spec), ("environment.yml", conda.get(name))):
+            if allowed is None or versions[0] not in SpecifierSet(allowed):
+                problems.append(f"  {name}=={versions[0]} is outside {source}'s {allowed!r}")
+    return problems
+
+
+def test_lock_pins_every_requirement_at_a_version_pyproject_and_environment_allow():
+    # make lab / make test install requirements.lock, conda users environment.yml: if a
+    # requirement is added or narrowed in pyproject.toml and environment.yml but the lock is not
+    # regenerated (`make lock`), students and CI would get versions the project does not allow.
+    conda, _ = conda_entries()
+    pins = locked_pins(LOCK.read_text(encoding="utf-8"))
+    python = conda_python()
+    problems = lock_problems(pins, pip_packages(), conda, python)
+    assert not problems, (
+        "requirements.lock disagrees with pyproject.toml / environment.yml; run `make lock`:\n"
+        + "\n".join(problems)
+    )
+    assert "numpy" in pins and len(pins) > len(pip_packages())  # transitive pins too
+
+
+def test_lock_was_resolved_for_the_python_of_environment_yml():
+    header = LOCK.read_text(encoding="utf-8").splitlines()[:3]
+    command = next((line for line in header if "uv pip compile" in line), "")
+    assert f"--python-version {conda_python()}" in command, (
+        f"requirements.lock was not compiled for Python {conda_python()} (environment.yml): "
+        f"{header}"
+    )
+    assert "--universal" in command, "compile with --universal so the lock fits every platform"
+
+
+def test_make_installs_the_lock_and_the_project_without_resolving_again():
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "LOCK   := requirements.lock" in makefile
+    assert "$(STAMP): pyproject.toml $(LOCK)" in makefile  # a new lock reinstalls
+    assert "pip install --quiet -r $(LOCK)" in makefile
+    assert "pip install --quiet --no-deps -e ." in makefile
+
+
+def test_lock_check_names_each_problem():
+    pins = locked_pins(
+        "# header\n"
+        "numpy==1.25.0\n"
+        "    # via pyproject\n"
+        "scipy==1.11.0 ; python_full_version < '3.12'\n"
+        "scipy==1.14.0 ; python_full_version >= '3.12'\n"
+        "appnope==0.1 ; sys_platform == 'darwin'\n"
+    )
+    assert pins["scipy"] == [("1.11.0", "python_full_version < '3.12'"),
+                             ("1.14.0", "python_full_version >= '3.12'")]  # fmt: skip
+    assert versions_for(pins["scipy"], "3.11") == ["1.11.0"]
+    assert versions_for(pins["scipy"], "3.12") == ["1.14.0"]
+    assert versions_for(pins["appnope"], "3.11") == []
+    pip = {"numpy": ">=1.26", "scipy": ">=1.10", "ruff": ">=0.6"}
+    conda = {"numpy": ">=1.26", "scipy": ">=1.12", "ruff": ">=0.6"}
+    assert lock_problems(pins, pip, conda, "3.11") == [
+        "  numpy==1.25.0 is outside pyproject.toml's '>=1.26'",
+        "  numpy==1.25.0 is outside environment.yml's '>=1.26'",
+        "  ruff: 0 pins for Python 3.11, want 1",
+        "  scipy==1.11.0 is outside environment.yml's '>=1.12'",
+    ]
+    try:
+        locked_pins("numpy>=1.26\n")
+    except AssertionError as error:
+        assert "not an exact pin" in str(error)
+    else:
+        raise AssertionError("a range in the lock must be reported")
 
 
 # --- mllib's imports ------------------------------------------------------------------------

@@ -491,7 +491,9 @@ def test_gupta_perceptron_within_three_over_gamma_squared(data):
     target(result.mistakes / bound)  # steer the search towards runs near the bound
     assert result.converged
     assert result.mistakes <= bound
-    assert np.all(y * (X @ result.w) >= 1)  # converged means margin 1 on every example
+    # converged means margin 1 on every example; the engine scored rows in blocks, and X @ w
+    # here may round differently in the last bits, hence TOL
+    assert np.all(y * (X @ result.w) >= 1 - TOL)
     for k, update in enumerate(result.history, start=1):
         assert float(update.w @ w_star) >= k - TOL  # each update adds y·(w*·x) >= 1
         assert float(update.w @ update.w) <= 3 * k + TOL  # each adds 2y(w·x) + ‖x‖² < 2 + 1
@@ -508,7 +510,8 @@ def test_margin_perceptron_within_balcan_bound(data):
     assert result.converged
     assert result.mistakes <= bound
     w = result.w
-    assert np.all(y * (X @ w) / np.linalg.norm(w) >= gamma / 2)  # out of the band everywhere
+    # out of the band everywhere, up to the rounding of a recomputed score (TOL)
+    assert np.all(y * (X @ w) / np.linalg.norm(w) >= gamma / 2 - TOL)
     for k, update in enumerate(result.history, start=1):
         assert float(update.w @ u) >= k * gamma - TOL
         # Balcan's proof: ‖w‖ grows by at most R, and by at most 3γ/4 once ‖w‖ >= 2R²/γ.
