@@ -108,3 +108,46 @@ def test_explore_builds_a_widget_whose_slider_reruns_the_frame(monkeypatch):
     slider = box.children[0]
     slider.value = 0.25
     assert seen == [0.1, 0.25]
+
+
+def test_margin_trend_falls_on_average_and_respects_every_bound():
+    trend = demo.margin_trend()
+    assert trend.mistakes.shape == (len(demo.MARGIN_GRID), len(demo.TREND_SEEDS))
+    assert np.all(trend.mistakes <= trend.bounds)
+    # One sample is not monotone in γ; the mean over 20 samples falls by a factor > 5 from the
+    # smallest γ to the largest, and so does the bound (by far more).
+    assert trend.mean_mistakes[0] > 5 * trend.mean_mistakes[-1]
+    assert trend.mean_bounds[0] > 100 * trend.mean_bounds[-1]
+
+
+def test_margin_frame_marks_this_sample_on_the_trend():
+    fig = demo.show_margin_experiment(demo.MARGIN_GRID[5], seed=3)
+    exp = demo.margin_experiment(demo.MARGIN_GRID[5], seed=3)
+    star = [line for line in fig.axes[1].lines if line.get_marker() == "*"][0]
+    assert star.get_ydata()[0] == exp.run.mistakes
+    assert fig.axes[1].get_title() == f"this sample: {exp.run.mistakes} mistakes ≤ {exp.bound:.0f}"
+
+
+def test_eta_matters_from_a_non_zero_start():
+    start = demo.ETA_STARTS["w₀ = [-1, 1]"]
+    comparison = demo.eta_comparison(0.01, w0=start)
+    assert not comparison.same_mistakes
+    from_zero, from_w0 = demo.eta_trend((0.0, 0.0)), demo.eta_trend(start)
+    assert len(set(from_zero.tolist())) == 1  # η changes nothing from w0 = 0
+    # From w0 = [-1, 1] a small η needs many updates to outweigh the start.
+    assert from_w0[0] > 10 * from_zero[0]
+    assert from_w0[0] > from_w0[-1]
+    fig = demo.show_eta(0.01, "w₀ = [-1, 1]")
+    title = fig.axes[0].get_title()
+    assert title.startswith(f"w₀ = [-1, 1]: {comparison.scaled.mistakes} mistakes")
+
+
+def test_png_draws_the_frame_once_at_its_own_size():
+    from mllib.demos import png
+
+    fig = demo.show_margin_experiment(0.1)
+    image = png(fig)
+    assert image[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(image[16:20], "big"), int.from_bytes(image[20:24], "big")
+    assert (width, height) == (round(fig.get_figwidth() * fig.dpi),
+                               round(fig.get_figheight() * fig.dpi))

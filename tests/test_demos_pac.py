@@ -111,3 +111,18 @@ def test_each_sample_size_slider_reruns_the_frame(monkeypatch, slider):
     explore(frame, **controls)
     controls[slider].value = 0.2 if slider != "log10_h" else 20
     assert len(seen) == 2 and seen[0] != seen[1]
+
+
+def test_the_learning_curve_has_every_m_and_eps_only_moves_the_threshold():
+    coarse, fine = demo.learning_curve(0.1, 0.05, UNIFORM), demo.learning_curve(0.05, 0.05, UNIFORM)
+    np.testing.assert_array_equal(coarse.sample_sizes, np.arange(1, len(coarse.sample_sizes) + 1))
+    np.testing.assert_array_equal(coarse.errors, fine.errors)  # the same trials
+    assert coarse.failure_rate[39] == np.mean(coarse.errors[39] > 0.1)
+
+
+def test_first_reliable_m_is_where_the_failure_rate_stays_below_delta():
+    sim = demo.learning_curve(0.1, 0.05, UNIFORM)
+    m = demo.first_reliable_m(sim)
+    assert sim.failure_rate[m - 1] <= 0.05 and sim.failure_rate[m - 2] > 0.05
+    assert np.all(sim.failure_rate[m - 1:] <= 0.05)
+    assert m < sim.occam_m  # the bound is loose

@@ -6,6 +6,7 @@ vectors and LOOCV <= #SV/n), CS446 (SGD for SVM, Pegasos).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,7 +14,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from mllib import data, svm
-from mllib.plotting import draw_hyperplane, figure, markdown_table, scatter_labelled
+from mllib.plotting import draw_hyperplane, figure, log_axis, markdown_table, scatter_labelled
 
 # The setting of MMDS Example 12.9.
 BOOK_C, BOOK_ETA, BOOK_W0, BOOK_B0 = 0.1, 0.2, (0.0, 1.0), -2.0
@@ -43,6 +44,7 @@ def descent_table(run: svm.DescentResult) -> str:
     return markdown_table(header, rows)
 
 
+@functools.lru_cache(maxsize=64)
 def book_run(iterations: int = 5, eta: float = BOOK_ETA) -> svm.DescentResult:
     """MMDS Example 12.9: C = 0.1, from w = [0, 1], b = -2, with step ``eta`` (the book's 0.2)."""
     X, y = svm.mmds_fig_12_18()
@@ -144,6 +146,7 @@ class SoftMargin:
     misclassified: int
 
 
+@functools.lru_cache(maxsize=64)
 def soft_margin(C: float, *, n: int = 40, seed: int = 3) -> SoftMargin:
     """Solve eq. 12.4 exactly for ``C`` on a 2-D sample with a tenth of its labels flipped."""
     X, y, _ = data.noisy(n, 2, margin=0.15, flip=0.1, seed=seed)
@@ -220,6 +223,14 @@ def leave_one_out_table(rows: tuple[LeaveOneOut, ...]) -> str:
 # --- The η slider and iteration scrubber -----------------------------------------------------
 
 
+@functools.lru_cache(maxsize=1)
+def _book_optimum() -> float:
+    """f* of Example 12.9's objective (eq. 12.4 + b²/2, C = 0.1)."""
+    X, y = svm.mmds_fig_12_18()
+    best = svm.solve(X, y, C=BOOK_C, regularize_bias=True)
+    return svm.objective(best.w, best.b, X, y, BOOK_C, regularize_bias=True)
+
+
 def show_descent(eta: float, k: int, iterations: int = 60) -> Figure:
     """The descent widget's frame: MMDS Example 12.9 run with step ``eta``.
 
@@ -231,8 +242,7 @@ def show_descent(eta: float, k: int, iterations: int = 60) -> Figure:
         raise ValueError(f"k must be between 0 and {iterations}, the number of iterations.")
     X, y = svm.mmds_fig_12_18()
     run = book_run(iterations, eta)
-    best = svm.solve(X, y, C=BOOK_C, regularize_bias=True)
-    optimum = svm.objective(best.w, best.b, X, y, BOOK_C, regularize_bias=True)
+    optimum = _book_optimum()
     step = run.history[k]
     fig, (left, right) = figure(2, width=4.8)
     draw_svm(left, X, y, step.w, step.b, pad=1.2)
@@ -243,7 +253,7 @@ def show_descent(eta: float, k: int, iterations: int = 60) -> Figure:
     above = np.maximum([s.objective - optimum for s in run.history], 1e-16)
     right.plot(range(len(above)), above, "o-", ms=3, color="black")
     right.axvline(k, color="red", linewidth=1)
-    right.set_yscale("log")
+    log_axis(right, "y")
     right.set_xlabel("iteration")
     right.set_ylabel("f(w, b) − f* (log scale)")
     right.set_title(f"f = {step.objective:.4f} at iteration {k}; f* = {optimum:.4f}")
