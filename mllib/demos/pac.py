@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.figure import Figure
 
-from mllib import pac
+from mllib import data, pac, perceptron
 from mllib.plotting import NEGATIVE, POSITIVE, figure, log_axis, markdown_table
 
 # The target of the simulations: x1 ∧ ¬x2 ∧ x3 over n = 10 variables.
@@ -250,3 +250,66 @@ def simulation_table(sim: pac.Simulation) -> str:
             for m, rate, bound in zip(sim.sample_sizes, sim.failure_rate, sim.failure_bound,
                                       strict=True)]
     return markdown_table(["m", "P̂[error > ε]", "95% upper limit", "δ", "|H|(1 − ε)^m"], rows)
+
+
+# --- The size of a class (§3) -------------------------------------------------------------------
+
+
+def class_size_table(classes, eps: float, delta: float) -> str:
+    """Markdown: each class's ln|H| and Occam m; ``classes`` are (name, exact |H|) pairs.
+
+    ln|H| is ``math.log`` of the exact integer, which Python computes for any size (it never
+    converts 2^(2^20) to a float), so the column agrees with the m column digit for digit.
+    """
+    rows = [[name, f"{math.log(size):,.1f}", f"{pac.occam_sample_size(size, eps, delta):,}"]
+            for name, size in classes]
+    return markdown_table(["class H", "ln|H|", "Occam m"], rows)
+
+
+# --- From a mistake bound to a PAC guarantee (§6) -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OnlineToPacDemo:
+    """The online-to-PAC conversion on one stream, judged on an independent test sample.
+
+    Attributes
+    ----------
+    X, y : ndarray of shape (m, 2) and (m,)
+        The training stream.
+    X_test, y_test : ndarray of shape (t, 2) and (t,)
+        Fresh examples from the same distribution: rows of the same draw that the training
+        stream never sees.
+    bound : float
+        M = (R/γ)² for the training stream.
+    picked : mllib.pac.OnlineToPac
+    test_errors : ndarray of shape (k,)
+        The test error of every hypothesis the perceptron went through (w = 0 first).
+    picked_error : float
+        The test error of the picked hypothesis.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray
+    bound: float
+    picked: pac.OnlineToPac
+    test_errors: np.ndarray
+    picked_error: float
+
+
+def online_to_pac_demo(*, train: int = 230_000, test: int = 50_000, margin: float = 0.03,
+                       eps: float = 0.05, delta: float = 0.05, seed: int = 5) -> OnlineToPacDemo:
+    """Draw train + test examples in one go (one w*), convert on the first ``train`` rows and
+    measure every hypothesis on the last ``test`` rows, which the conversion never reads."""
+    X_all, y_all, w_star = data.separable(train + test, 2, margin=margin, seed=seed)
+    X, y, X_test, y_test = X_all[:train], y_all[:train], X_all[train:], y_all[train:]
+    bound = perceptron.mistake_bound(perceptron.radius(X),
+                                     perceptron.geometric_margin(w_star, X, y))
+    picked = pac.online_to_pac(X, y, mistake_bound=bound, eps=eps, delta=delta)
+    run = perceptron.perceptron(X[:picked.sample_size], y[:picked.sample_size], max_epochs=1)
+    weights = [np.zeros(2)] + [u.w for u in run.history]
+    errors = np.array([np.mean(perceptron.predict(w, X_test) != y_test) for w in weights])
+    return OnlineToPacDemo(X, y, X_test, y_test, bound, picked, errors,
+                           float(np.mean(perceptron.predict(picked.w, X_test) != y_test)))

@@ -12,11 +12,15 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.figure import Figure
 
-from mllib import data
+from mllib import data, svm
 from mllib.perceptron import (
     PerceptronResult,
     WinnowResult,
     geometric_margin,
+    gupta_bound,
+    gupta_perceptron,
+    margin_perceptron,
+    margin_perceptron_bound,
     mistake_bound,
     perceptron,
     predict,
@@ -399,3 +403,81 @@ def show_noisy(comparison: NoisyComparison) -> Figure:
     right.legend(fontsize=8)
     right.set_title("averaging steadies the answer")
     return fig
+
+
+# --- A threshold that is not zero (MMDS §12.2.4) -------------------------------------------------
+
+
+def threshold_example() -> tuple[np.ndarray, np.ndarray]:
+    """Four emails scored by one count x (say, how many spam words they hold), spam from x = 3.
+
+    X has shape (4, 1), y shape (4,). Every x is positive, so no separator through the origin
+    (w·x = 0) splits them: the perceptron needs a threshold θ with 2 < θ/w < 3.
+    """
+    return np.array([[1.0], [2.0], [3.0], [4.0]]), np.array([-1.0, -1.0, 1.0, 1.0])
+
+
+# --- The margin variants (Gupta §2.2.2, Balcan) --------------------------------------------------
+
+
+def sample_margin(X: np.ndarray, y: np.ndarray) -> float:
+    """Gupta's γ(S) = 1/‖w*‖ for the shortest w* with yᵢ(w*·xᵢ) >= 1: the largest margin of a
+    separator through the origin. X has shape (n, d), y shape (n,).
+
+    Computed as the hard-margin SVM of the sample together with its mirror image
+    {(-xᵢ, -yᵢ)}: that SVM's optimum is symmetric, so its bias is 0, and an origin separator
+    has the same margin on both halves.
+    """
+    return svm.solve(np.vstack([X, -X]), np.concatenate([y, -y])).margin
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One row of the margin-variants table.
+
+    Attributes
+    ----------
+    name : str
+    run : PerceptronResult
+    bound : float
+        The variant's bound on its updates.
+    guaranteed : float
+        The margin its final hyperplane is guaranteed to have (0: no guarantee).
+    margin : float
+        The margin it actually has on the sample.
+    """
+
+    name: str
+    run: PerceptronResult
+    bound: float
+    guaranteed: float
+    margin: float
+
+
+def margin_variants(X: np.ndarray, y: np.ndarray, margin: float) -> tuple[Variant, ...]:
+    """Run the classic, Gupta's and Balcan's perceptron on data X (n, d) inside the unit ball.
+
+    ``margin`` is the γ a unit separator is known to have (Balcan's input, Novikoff's γ).
+    Gupta's bound and guarantee use his own γ(S) (:func:`sample_margin`): his rule stops with
+    yᵢ(w·xᵢ) >= 1 for every i after k <= 3/γ(S)² updates, each adding at most 3 to ‖w‖², so
+    ‖w‖ <= 3/γ(S) and the final margin is at least 1/‖w‖ >= γ(S)/3.
+    """
+    gamma_s = sample_margin(X, y)
+    runs = [
+        ("classic (y·w·x ≤ 0)", perceptron(X, y), mistake_bound(1, margin), 0.0),
+        ("Gupta (y·w·x < 1)", gupta_perceptron(X, y, max_epochs=1000), gupta_bound(gamma_s),
+         gamma_s / 3),
+        ("Balcan (margin γ/2)", margin_perceptron(X, y, margin=margin, max_epochs=1000),
+         margin_perceptron_bound(1, margin), margin / 2),
+    ]
+    return tuple(Variant(name, run, bound, guaranteed, geometric_margin(run.w, X, y))
+                 for name, run, bound, guaranteed in runs)
+
+
+def variants_table(variants: tuple[Variant, ...]) -> str:
+    """The variants as a Markdown table: updates, bound, guaranteed and actual margin."""
+    return markdown_table(
+        ["variant", "updates", "bound", "guaranteed margin", "margin of the result"],
+        [[v.name, v.run.mistakes, f"{v.bound:.0f}",
+          f"{v.guaranteed:.4f}" if v.guaranteed else "none", f"{v.margin:.4f}"]
+         for v in variants])
