@@ -151,3 +151,36 @@ def test_png_draws_the_frame_once_at_its_own_size():
     width, height = int.from_bytes(image[16:20], "big"), int.from_bytes(image[20:24], "big")
     assert (width, height) == (round(fig.get_figwidth() * fig.dpi),
                                round(fig.get_figheight() * fig.dpi))
+
+
+def test_each_margin_variant_keeps_its_bound_and_its_guaranteed_margin():
+    X, y, w_star = data.separable(300, 2, margin=0.02, seed=7)
+    R, gamma = P.radius(X), P.geometric_margin(w_star, X, y)
+    classic, gupta, balcan = demo.margin_variants(X / R, y, gamma / R)
+    for variant in (classic, gupta, balcan):
+        assert variant.run.converged and variant.run.mistakes <= variant.bound
+        assert variant.margin >= variant.guaranteed
+    gamma_s = demo.sample_margin(X / R, y)
+    assert gamma_s >= gamma / R - 1e-12  # γ(S) is the best origin margin, w*'s is one of them
+    assert gupta.bound == pytest.approx(3 / gamma_s**2)
+    assert gupta.guaranteed == pytest.approx(gamma_s / 3)
+    assert balcan.guaranteed == pytest.approx(gamma / R / 2)
+    # Gupta stops with y·w·x >= 1 everywhere: its margin is at least 1/‖w‖.
+    assert np.min(y * (X / R @ gupta.run.w)) >= 1 - 1e-9
+
+
+def test_sample_margin_is_the_origin_svm_margin():
+    X = np.array([[1.0, 2.0], [2.0, 1.0], [-1.0, -3.0]])
+    y = np.array([1.0, 1.0, -1.0])
+    # The shortest w with y·w·x >= 1 is w = [1/3, 1/3] (tight at the first two points, and
+    # -(-1 - 3)/3 = 4/3 >= 1 at the third), so γ(S) = 1/‖w‖ = 3/√2.
+    assert demo.sample_margin(X, y) == pytest.approx(3 / np.sqrt(2), rel=1e-9)
+
+
+def test_the_threshold_example_needs_a_threshold_and_learns_one_between_2_and_3():
+    X, y = demo.threshold_example()
+    assert not P.perceptron(X, y, max_epochs=50).converged
+    run = P.perceptron(P.add_threshold_feature(X), y)
+    assert run.converged
+    w, theta = run.w
+    assert 2 < theta / w < 3
