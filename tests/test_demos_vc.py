@@ -129,3 +129,13 @@ def test_moving_a_slider_redraws_other_labellings(monkeypatch):
     box.children[2].value = 0.5  # dy
     assert seen == ["half-planes: 6 of 8 labellings realizable, not shattered",
                     "half-planes: 8 of 8 labellings realizable, shattered"]
+
+
+def test_the_first_panel_numbers_the_points_in_the_order_of_the_titles():
+    fig = demo.show_configuration("half-planes: XOR (square corners)")
+    first, second = fig.axes[0], fig.axes[1]
+    numbers = [(text.get_text(), text.xy) for text in first.texts]
+    points = np.array(demo.CONFIGURATIONS["half-planes: XOR (square corners)"][1])
+    assert [n for n, _ in numbers] == ["1", "2", "3", "4"]
+    np.testing.assert_array_equal([xy for _, xy in numbers], points)
+    assert not second.texts

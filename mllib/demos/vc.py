@@ -126,7 +126,11 @@ def _draw_witness(ax: Axes, witness, limits) -> None:
                 solid_capstyle="butt")
 
 
-def _draw_points(ax: Axes, points: np.ndarray, labels: np.ndarray, size: float = 28) -> None:
+def _draw_points(ax: Axes, points: np.ndarray, labels: np.ndarray, size: float = 28, *,
+                 numbered: bool = False) -> None:
+    """The points (+ blue circles, - orange squares), the last one starred (the point the
+    widget moves); with ``numbered``, each point's number 1..n, the order of the signs in the
+    panel titles."""
     xy = points if points.shape[1] == 2 else np.hstack([points, np.zeros_like(points)])
     for label, colour, marker in ((1, POSITIVE, "o"), (-1, NEGATIVE, "s")):
         rows = labels == label
@@ -134,11 +138,17 @@ def _draw_points(ax: Axes, points: np.ndarray, labels: np.ndarray, size: float =
                    edgecolors="black", linewidths=0.5)
     ax.scatter(*xy[-1], s=size * 3.5, marker="*", facecolors="none", edgecolors="black",
                linewidths=0.7, zorder=4)
+    if numbered:
+        for i, (x, y) in enumerate(xy, start=1):
+            ax.annotate(str(i), (x, y), xytext=(4, 4), textcoords="offset points", fontsize=7,
+                        zorder=5)
 
 
 def show_labelings(grid: LabelingGrid, *, title: str | None = None) -> Figure:
     """One small panel per labelling: the points (+ blue circles, - orange squares), the witness
-    shaded in blue, and a red frame and ✗ where no hypothesis of the class fits."""
+    shaded in blue, and a red frame and ✗ where no hypothesis of the class fits. The first
+    panel numbers the points: each title lists the signs in that order. The star marks the
+    last point, the one the widget moves."""
     count = len(grid.labelings)
     cols = min(count, 8)
     rows = math.ceil(count / cols)
@@ -148,12 +158,13 @@ def show_labelings(grid: LabelingGrid, *, title: str | None = None) -> Figure:
                         hspace=0.3)
     axes = np.atleast_1d(fig.subplots(rows, cols)).ravel()
     limits = _limits(grid.points)
-    for ax, labels, witness in zip(axes, grid.labelings, grid.witnesses, strict=False):
+    for k, (ax, labels, witness) in enumerate(zip(axes, grid.labelings, grid.witnesses,
+                                                  strict=False)):
         ax.set_xlim(*limits[:2])
         ax.set_ylim(*limits[2:])
         if witness is not None:
             _draw_witness(ax, witness, limits)
-        _draw_points(ax, grid.points, labels)
+        _draw_points(ax, grid.points, labels, numbered=k == 0)
         signs = "".join("+" if v > 0 else "−" for v in labels)
         ax.set_title(f"{signs} {'✓' if witness is not None else '✗'}", fontsize=8,
                      color="black" if witness is not None else "red")
