@@ -155,6 +155,72 @@ def show_mi_heatmap(mi: np.ndarray, edges=()) -> Figure:
     return fig
 
 
+# --- The maximum spanning tree, one edge at a time ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class KruskalStep:
+    """One candidate edge of Kruskal's algorithm: heaviest first.
+
+    Attributes
+    ----------
+    edge : (int, int)
+        (i, j) with i < j.
+    weight : float
+    kept : bool
+        True when the edge joins two different components (it enters the tree); False when its
+        ends are already connected, so it would close a cycle.
+    components : int
+        The number of components after this step.
+    """
+
+    edge: tuple[int, int]
+    weight: float
+    kept: bool
+    components: int
+
+
+def kruskal_steps(weights) -> list[KruskalStep]:
+    """Kruskal's maximum spanning tree on symmetric ``weights`` (n, n), step by step.
+
+    Sort the edges by weight, heaviest first (ties: lower (i, j) first), and keep each edge
+    whose ends lie in different components. Stops when one component is left. The library's
+    :func:`mllib.chowliu.maximum_spanning_tree` uses Prim's algorithm instead; with distinct
+    weights both find the same tree.
+    """
+    W = np.asarray(weights, dtype=float)
+    n = W.shape[0]
+    component = list(range(n))
+
+    def find(v: int) -> int:
+        while component[v] != v:
+            v = component[v]
+        return v
+
+    pairs = sorted(itertools.combinations(range(n), 2), key=lambda e: -W[e])
+    steps, count = [], n
+    for i, j in pairs:
+        a, b = find(i), find(j)
+        if a != b:
+            component[a] = b
+            count -= 1
+        steps.append(KruskalStep((i, j), float(W[i, j]), a != b, count))
+        if count == 1:
+            break
+    return steps
+
+
+def kruskal_table(steps: list[KruskalStep], names=None) -> str:
+    """The steps as a Markdown table: edge, weight, kept or why not, components left."""
+    def label(v: int) -> str:
+        return str(v) if names is None else names[v]
+
+    rows = [[k, f"{label(s.edge[0])}–{label(s.edge[1])}", f"{s.weight:.4f}",
+             "kept" if s.kept else "skipped: would close a cycle", s.components]
+            for k, s in enumerate(steps, start=1)]
+    return markdown_table(["step", "edge", "I (nats)", "decision", "components"], rows)
+
+
 # --- Learning as the sample grows ---------------------------------------------------------------
 
 
@@ -224,6 +290,9 @@ def show_experiment(m: float, root: int = 0) -> Figure:
               title=f"learned from m = {exp.m}: {exp.correct} of {len(exp.learned)} edges right")
     right.text(0, -1.28, f"KL = {exp.kl:.4f} nats, log-likelihood = {exp.loglik:.1f}",
                ha="center", fontsize=9)
+    right.plot([], [], color="tab:green", label="also an edge of the true tree")
+    right.plot([], [], color="tab:red", label="not an edge of the true tree")
+    right.legend(loc="upper left", fontsize=7, frameon=False)
     return fig
 
 
