@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle as Box
 
 from mllib import vc
-from mllib.plotting import NEGATIVE, POSITIVE, draw_hyperplane, figure, markdown_table
+from mllib.plotting import NEGATIVE, POSITIVE, figure, markdown_table
 
 # Preset point sets: (class, points). The widget moves the last point, drawn with a star.
 CONFIGURATIONS = {
