@@ -184,3 +184,18 @@ def test_the_threshold_example_needs_a_threshold_and_learns_one_between_2_and_3(
     assert run.converged
     w, theta = run.w
     assert 2 < theta / w < 3
+
+
+def test_the_live_widget_shows_the_frame_as_its_png(monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    from mllib.demos import PNG, png
+
+    box = explore(demo.show_update, run=ipywidgets.fixed(P.perceptron(*data.mmds_spam()[:2])),
+                  X=ipywidgets.fixed(data.mmds_spam()[0][:, :2]),
+                  y=ipywidgets.fixed(data.mmds_spam()[1]),
+                  k=ipywidgets.IntSlider(value=0, min=0, max=1))
+    assert isinstance(box.result, PNG)
+    assert box.result._repr_png_()[:8] == b"\x89PNG\r\n\x1a\n"
+    fig = demo.show_update(P.perceptron(*data.mmds_spam()[:2]), data.mmds_spam()[0][:, :2],
+                           data.mmds_spam()[1], 0)
+    assert len(box.result._repr_png_()) == len(png(fig))  # the same frame, drawn the same way

@@ -32,6 +32,16 @@ def png(fig: Figure) -> bytes:
     return buffer.getvalue()
 
 
+class PNG:
+    """An image that Jupyter displays as ``image/png`` (through ``_repr_png_``)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def _repr_png_(self) -> bytes:
+        return self.data
+
+
 def explore(frame: Callable[..., Figure], **controls):
     """Show ``frame`` with a widget per keyword (``ipywidgets.interactive``).
 
@@ -55,11 +65,10 @@ def explore(frame: Callable[..., Figure], **controls):
     if grading():
         return frame(**{name: control.value for name, control in controls.items()})
     import ipywidgets
-    from IPython.display import Image, display
 
-    def redraw(**values) -> None:
-        display(Image(data=png(frame(**values)), format="png"))
+    def redraw(**values) -> PNG:
+        return PNG(png(frame(**values)))
 
-    # interactive() shows what redraw displays in its output area; unlike interact(), it does not
-    # also display itself, so the cell shows it once.
-    return ipywidgets.interactive(redraw, **controls)
+    # auto_display shows the returned PNG in the widget's output area, as interact() does;
+    # unlike interact(), interactive() does not also display itself, so the cell shows it once.
+    return ipywidgets.interactive(redraw, {"auto_display": True}, **controls)
