@@ -109,8 +109,20 @@ def one_move(frame: Callable, kwargs: dict) -> tuple[float, float]:
     return 1000 * (time.perf_counter() - wall), 1000 * (time.process_time() - cpu)
 
 
+def floor() -> tuple[float, float]:
+    """Median (wall, CPU) ms of an empty two-panel figure from mllib.plotting: what any frame
+    costs on this machine before it draws anything. It shows how loaded the machine is."""
+    from mllib.plotting import figure
+
+    moves = [one_move(lambda: figure(2)[0], {}) for _ in range(10)]
+    return statistics.median(m[0] for m in moves), statistics.median(m[1] for m in moves)
+
+
 def main() -> None:
     worst_median, worst = ("", 0.0), ("", 0.0)
+    empty_wall, empty_cpu = floor()
+    print(f"floor: an empty two-panel figure costs {empty_wall:.1f} ms ({empty_cpu:.1f} ms CPU) "
+          "here\n")
     print(f"{'lecture':7} {'widget':26} {'control':13} {'median ms':>9} {'worst ms':>9}"
           f" {'median CPU ms':>13} {'worst CPU ms':>12}")
     for widget in widgets():

@@ -19,12 +19,12 @@ def figure(ncols: int = 1, *, width: float = 5.0, height: float = 4.0) -> tuple[
     """A new figure with ``ncols`` side-by-side axes, each ``width`` x ``height`` inches.
 
     The layout is fixed: margins in inches leave room for tick labels, axis labels and a title,
-    and 0.9 inch between panels for the next panel's y label. Constrained layout would place
+    and 1.1 inch between panels for the next panel's y label. Constrained layout would place
     everything by measuring the text, which draws the figure twice and costs a widget redraw
     most of its time; Jupyter's ``bbox_inches="tight"`` still crops the PNG to what is drawn.
     """
     total = width * ncols
-    left, right, gap = 0.75, 0.15, 0.9  # inches
+    left, right, gap = 0.95, 0.15, 1.1  # inches: room for 5-digit tick labels and a y label
     panel = (total - left - right - gap * (ncols - 1)) / ncols
     fig = Figure(figsize=(total, height))
     fig.subplots_adjust(left=left / total, right=1 - right / total, bottom=0.6 / height,

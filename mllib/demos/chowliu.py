@@ -292,7 +292,8 @@ def show_experiment(m: float, root: int = 0) -> Figure:
                ha="center", fontsize=9)
     right.plot([], [], color="tab:green", label="also an edge of the true tree")
     right.plot([], [], color="tab:red", label="not an edge of the true tree")
-    right.legend(loc="upper left", fontsize=7, frameon=False)
+    right.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=7,
+                 frameon=False)  # below the tree, clear of the nodes
     return fig
 
 
