@@ -163,7 +163,7 @@ def show_margin_experiment(margin: float, seed: int = 2) -> Figure:
     for offset in (-exp.margin, exp.margin):
         draw_hyperplane(left, exp.w_star, offset=offset, color="grey", linewidth=0.6)
     left.set_title(f"γ = {exp.margin:.3f}, R = {exp.radius:.3f}")
-    left.legend(loc="lower left", fontsize=8)
+    left.legend(fontsize=8)
     right.fill_between(trend.margins, trend.mistakes.min(axis=1), trend.mistakes.max(axis=1),
                        color="grey", alpha=0.25, linewidth=0,
                        label=f"range over {len(trend.seeds)} samples")
@@ -206,7 +206,7 @@ def show_update(run: PerceptronResult, X: np.ndarray, y: np.ndarray, k: int) -> 
     scale = 0.5 * half / max(np.linalg.norm(update.w), 1e-12)
     ax.arrow(0, 0, *(scale * update.w), width=0.01 * half, color="black")
     ax.set_title(f"update {k} of {run.mistakes} (epoch {update.epoch}, example {update.index})")
-    ax.legend(loc="lower left", fontsize=8)
+    ax.legend(fontsize=8)
     return fig
 
 
@@ -336,7 +336,7 @@ def show_eta(eta: float, start: str = "w₀ = 0") -> Figure:
     draw_hyperplane(left, comparison.w0, color="grey", linestyle=":", label="start w₀")
     draw_hyperplane(left, comparison.base.w, color="black", linewidth=3, label="η = 1")
     draw_hyperplane(left, comparison.scaled.w, color="red", linestyle="--", label=f"η = {eta:.3g}")
-    left.legend(loc="lower left", fontsize=8)
+    left.legend(fontsize=8)
     left.set_title(f"{start}: {comparison.scaled.mistakes} mistakes with η = {eta:.3g}, "
                    f"{comparison.base.mistakes} with η = 1", fontsize=10)
     for name, colour in zip(ETA_STARTS, ("black", "tab:red"), strict=True):
