@@ -128,3 +128,12 @@ def test_kruskal_on_a_small_graph_worked_by_hand():
     steps = demo.kruskal_steps(W)
     assert [(s.edge, s.kept) for s in steps] == [((1, 2), True), ((1, 3), True),
                                                  ((2, 3), False), ((0, 1), True)]
+
+
+def test_kl_curve_averages_samples_and_the_first_is_the_walkthroughs():
+    curve = demo.kl_curve(sizes=(20, 100), samples=4)
+    assert curve.per_sample_correct.shape == (2, 4)
+    np.testing.assert_allclose(curve.correct, curve.per_sample_correct.mean(axis=1))
+    truth, X = demo.true_tree()
+    assert curve.per_sample_correct[1, 0] == demo.experiment(100, truth.root).correct
+    assert len({tuple(row) for row in curve.per_sample_correct.T}) > 1  # samples differ
