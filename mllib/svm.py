@@ -7,7 +7,11 @@ Sources
   derivative (Fig. 12.17, eq. 12.5); gradient descent (eq. 12.6, Example 12.9, Figs. 12.18-12.20).
 - CS578 L2 (seed 002): the maximum-margin classifier as a QP, support vectors, LOOCV <= #SV/n,
   slack variables and the effect of C.
-- CS446 slides (seed 001): "SGD for SVM", Pegasos, dual coordinate descent.
+- CS446 slides (seed 001): "SGD for SVM" and Pegasos (:func:`sgd`), and the theorem that
+  w* = Σᵢ αᵢyᵢxᵢ over the support vectors (``SVMSolution.alpha``). The slides also list dual
+  coordinate descent among the ways to train an SVM; it is not implemented here: :func:`solve`
+  finds the exact optimum by other means (Wolfe's nearest-point algorithm, then the KKT
+  conditions).
 
 Conventions
 -----------

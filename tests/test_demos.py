@@ -110,3 +110,94 @@ def test_explore_builds_a_widget_whose_slider_reruns_the_frame(monkeypatch):
     slider = box.children[0]
     slider.value = 0.25
     assert seen == [0.1, 0.25]
+
+
+def test_margin_trend_falls_on_average_and_respects_every_bound():
+    trend = demo.margin_trend()
+    assert trend.mistakes.shape == (len(demo.MARGIN_GRID), len(demo.TREND_SEEDS))
+    assert np.all(trend.mistakes <= trend.bounds)
+    # One sample is not monotone in γ; the mean over 20 samples falls by a factor > 5 from the
+    # smallest γ to the largest, and so does the bound (by far more).
+    assert trend.mean_mistakes[0] > 5 * trend.mean_mistakes[-1]
+    assert trend.mean_bounds[0] > 100 * trend.mean_bounds[-1]
+
+
+def test_margin_frame_marks_this_sample_on_the_trend():
+    fig = demo.show_margin_experiment(demo.MARGIN_GRID[5], seed=3)
+    exp = demo.margin_experiment(demo.MARGIN_GRID[5], seed=3)
+    star = [line for line in fig.axes[1].lines if line.get_marker() == "*"][0]
+    assert star.get_ydata()[0] == exp.run.mistakes
+    assert fig.axes[1].get_title() == f"this sample: {exp.run.mistakes} mistakes ≤ {exp.bound:.0f}"
+
+
+def test_eta_matters_from_a_non_zero_start():
+    start = demo.ETA_STARTS["w₀ = [-1, 1]"]
+    comparison = demo.eta_comparison(0.01, w0=start)
+    assert not comparison.same_mistakes
+    from_zero, from_w0 = demo.eta_trend((0.0, 0.0)), demo.eta_trend(start)
+    assert len(set(from_zero.tolist())) == 1  # η changes nothing from w0 = 0
+    # From w0 = [-1, 1] a small η needs many updates to outweigh the start.
+    assert from_w0[0] > 10 * from_zero[0]
+    assert from_w0[0] > from_w0[-1]
+    fig = demo.show_eta(0.01, "w₀ = [-1, 1]")
+    title = fig.axes[0].get_title()
+    assert title.startswith(f"w₀ = [-1, 1]: {comparison.scaled.mistakes} mistakes")
+
+
+def test_png_draws_the_frame_once_at_its_own_size():
+    from mllib.demos import png
+
+    fig = demo.show_margin_experiment(0.1)
+    image = png(fig)
+    assert image[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = int.from_bytes(image[16:20], "big"), int.from_bytes(image[20:24], "big")
+    assert (width, height) == (round(fig.get_figwidth() * fig.dpi),
+                               round(fig.get_figheight() * fig.dpi))
+
+
+def test_each_margin_variant_keeps_its_bound_and_its_guaranteed_margin():
+    X, y, w_star = data.separable(300, 2, margin=0.02, seed=7)
+    R, gamma = P.radius(X), P.geometric_margin(w_star, X, y)
+    classic, gupta, balcan = demo.margin_variants(X / R, y, gamma / R)
+    for variant in (classic, gupta, balcan):
+        assert variant.run.converged and variant.run.mistakes <= variant.bound
+        assert variant.margin >= variant.guaranteed
+    gamma_s = demo.sample_margin(X / R, y)
+    assert gamma_s >= gamma / R - 1e-12  # γ(S) is the best origin margin, w*'s is one of them
+    assert gupta.bound == pytest.approx(3 / gamma_s**2)
+    assert gupta.guaranteed == pytest.approx(gamma_s / 3)
+    assert balcan.guaranteed == pytest.approx(gamma / R / 2)
+    # Gupta stops with y·w·x >= 1 everywhere: its margin is at least 1/‖w‖.
+    assert np.min(y * (X / R @ gupta.run.w)) >= 1 - 1e-9
+
+
+def test_sample_margin_is_the_origin_svm_margin():
+    X = np.array([[1.0, 2.0], [2.0, 1.0], [-1.0, -3.0]])
+    y = np.array([1.0, 1.0, -1.0])
+    # The shortest w with y·w·x >= 1 is w = [1/3, 1/3] (tight at the first two points, and
+    # -(-1 - 3)/3 = 4/3 >= 1 at the third), so γ(S) = 1/‖w‖ = 3/√2.
+    assert demo.sample_margin(X, y) == pytest.approx(3 / np.sqrt(2), rel=1e-9)
+
+
+def test_the_threshold_example_needs_a_threshold_and_learns_one_between_2_and_3():
+    X, y = demo.threshold_example()
+    assert not P.perceptron(X, y, max_epochs=50).converged
+    run = P.perceptron(P.add_threshold_feature(X), y)
+    assert run.converged
+    w, theta = run.w
+    assert 2 < theta / w < 3
+
+
+def test_the_live_widget_shows_the_frame_as_its_png(monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    from mllib.demos import PNG, png
+
+    box = explore(demo.show_update, run=ipywidgets.fixed(P.perceptron(*data.mmds_spam()[:2])),
+                  X=ipywidgets.fixed(data.mmds_spam()[0][:, :2]),
+                  y=ipywidgets.fixed(data.mmds_spam()[1]),
+                  k=ipywidgets.IntSlider(value=0, min=0, max=1))
+    assert isinstance(box.result, PNG)
+    assert box.result._repr_png_()[:8] == b"\x89PNG\r\n\x1a\n"
+    fig = demo.show_update(P.perceptron(*data.mmds_spam()[:2]), data.mmds_spam()[0][:, :2],
+                           data.mmds_spam()[1], 0)
+    assert len(box.result._repr_png_()) == len(png(fig))  # the same frame, drawn the same way

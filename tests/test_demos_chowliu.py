@@ -100,3 +100,40 @@ def test_explore_wires_the_sample_size_slider_and_root_selector(monkeypatch):
     slider.value = 1000
     dropdown.value = 3
     assert seen == [(100, 0), (1000, 0), (1000, 3)]
+
+
+def test_kruskal_steps_find_prims_tree_and_skip_only_cycles():
+    truth, X_all = demo.true_tree()
+    mi = chowliu.mutual_information(X_all[:1000])
+    off_diagonal = mi[np.triu_indices(10, 1)]
+    assert len(np.unique(off_diagonal)) == len(off_diagonal)  # distinct: the tree is unique
+    steps = demo.kruskal_steps(mi)
+    kept = {frozenset(s.edge) for s in steps if s.kept}
+    assert kept == {frozenset(e) for e in chowliu.maximum_spanning_tree(mi)}
+    assert steps[-1].components == 1 and sum(s.kept for s in steps) == 9
+    weights = [s.weight for s in steps]
+    assert weights == sorted(weights, reverse=True)  # heaviest first (exact: read from mi)
+
+
+def test_kruskal_on_a_small_graph_worked_by_hand():
+    W = np.array([[0, 5, 4, 1], [5, 0, 3, 2], [4, 3, 0, 6], [1, 2, 6, 0]], dtype=float)
+    # 2–3 (6) kept, 0–1 (5) kept, 0–2 (4) kept, then one component: stop.
+    steps = demo.kruskal_steps(W)
+    assert [(s.edge, s.kept, s.components) for s in steps] == [
+        ((2, 3), True, 3), ((0, 1), True, 2), ((0, 2), True, 1)]
+    W[0, 2] = W[2, 0] = 0.5  # now 1–2 (3) joins, after no cycle: 2–3, 0–1, 1–2
+    assert [s.edge for s in demo.kruskal_steps(W) if s.kept] == [(2, 3), (0, 1), (1, 2)]
+    W[1, 2] = W[2, 1] = 7  # 1–2 first, then 2–3, then 0–1
+    W[1, 3] = W[3, 1] = 6.5  # 1–3 would close the cycle 1–2–3 after those two
+    steps = demo.kruskal_steps(W)
+    assert [(s.edge, s.kept) for s in steps] == [((1, 2), True), ((1, 3), True),
+                                                 ((2, 3), False), ((0, 1), True)]
+
+
+def test_kl_curve_averages_samples_and_the_first_is_the_walkthroughs():
+    curve = demo.kl_curve(sizes=(20, 100), samples=4)
+    assert curve.per_sample_correct.shape == (2, 4)
+    np.testing.assert_allclose(curve.correct, curve.per_sample_correct.mean(axis=1))
+    truth, X = demo.true_tree()
+    assert curve.per_sample_correct[1, 0] == demo.experiment(100, truth.root).correct
+    assert len({tuple(row) for row in curve.per_sample_correct.T}) > 1  # samples differ

@@ -88,3 +88,22 @@ def test_jensen_bound_touches_at_the_start_and_peaks_at_the_m_step():
     assert curves.bound[touch] == pytest.approx(curves.loglik[touch], rel=1e-12)
     assert abs(curves.grid[np.argmax(curves.bound)] - curves.p_new) <= 0.005
     assert isinstance(demo.show_jensen(curves), Figure)
+
+
+def test_restart_ends_are_drawn_with_p_at_least_q():
+    heads, m = demo.three_groups()
+    landscape = demo.restart_landscape(heads, m, count=20, seed=1)
+    fig = demo.show_restarts(heads, m, landscape)
+    ends = [line.get_xydata()[0] for line in fig.axes[0].lines if line.get_marker() == "o"]
+    assert len(ends) == 20
+    assert all(p >= q for p, q in ends)
+    swapped = [run.p < run.q for run in landscape.runs]
+    assert any(swapped)  # some runs did end with the coins the other way round
+
+
+def test_dispersion_tells_the_maximum_from_the_saddle():
+    observed, one_coin = demo.dispersion(demo.SCENARIO_III, 4)
+    # heads 3, 2, 3, 2: variance 1/4; one coin with p̄ = 10/16: 4 · 5/8 · 3/8 = 15/16.
+    assert observed == pytest.approx(0.25) and one_coin == pytest.approx(15 / 16)
+    observed, one_coin = demo.dispersion(*demo.three_groups())
+    assert observed > 5 * one_coin

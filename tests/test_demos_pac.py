@@ -111,3 +111,46 @@ def test_each_sample_size_slider_reruns_the_frame(monkeypatch, slider):
     explore(frame, **controls)
     controls[slider].value = 0.2 if slider != "log10_h" else 20
     assert len(seen) == 2 and seen[0] != seen[1]
+
+
+def test_the_learning_curve_has_every_m_and_eps_only_moves_the_threshold():
+    coarse, fine = demo.learning_curve(0.1, 0.05, UNIFORM), demo.learning_curve(0.05, 0.05, UNIFORM)
+    np.testing.assert_array_equal(coarse.sample_sizes, np.arange(1, len(coarse.sample_sizes) + 1))
+    np.testing.assert_array_equal(coarse.errors, fine.errors)  # the same trials
+    assert coarse.failure_rate[39] == np.mean(coarse.errors[39] > 0.1)
+
+
+def test_first_reliable_m_is_where_the_failure_rate_stays_below_delta():
+    sim = demo.learning_curve(0.1, 0.05, UNIFORM)
+    m = demo.first_reliable_m(sim)
+    assert sim.failure_rate[m - 1] <= 0.05 and sim.failure_rate[m - 2] > 0.05
+    assert np.all(sim.failure_rate[m - 1:] <= 0.05)
+    assert m < sim.occam_m  # the bound is loose
+
+
+def test_class_size_table_takes_the_exact_logarithm_behind_each_m():
+    import math
+
+    classes = [("conjunctions", pac.conjunction_count(10)), ("3-CNF", pac.k_cnf_count(10, 3)),
+               ("all", pac.boolean_function_count(20))]
+    rows = [row.split(" | ") for row in demo.class_size_table(classes, 0.1, 0.05).splitlines()[2:]]
+    for (_, size), row in zip(classes, rows, strict=True):
+        ln_h, m = float(row[1].replace(",", "")), int(row[2].strip(" |").replace(",", ""))
+        assert ln_h == pytest.approx(math.log(size), abs=0.05)  # printed to 1 decimal
+        assert m == pac.occam_sample_size(size, 0.1, 0.05)
+        # m is the smallest whole number above (ln|H| + ln 20)/ε, from the exact logarithm.
+        assert m - 1 <= (math.log(size) + math.log(20)) / 0.1 < m
+    assert rows[1][1] == "935.7"  # 1350 ln 2, not bit_length()·ln 2 = 1351 ln 2 = 936.4
+
+
+def test_online_to_pac_is_tested_on_examples_it_never_read():
+    otp = demo.online_to_pac_demo()
+    assert otp.picked.sample_size <= len(otp.y)
+    train = {tuple(row) for row in otp.X}
+    assert not any(tuple(row) in train for row in otp.X_test)
+    from mllib import perceptron
+
+    assert otp.picked_error == np.mean(perceptron.predict(otp.picked.w, otp.X_test) != otp.y_test)
+    assert 0.4 < otp.test_errors[0] < 0.6  # w = 0 predicts one class: wrong on about half
+    assert otp.picked_error <= 0.05
+    assert len(otp.test_errors) > 2  # several hypotheses before the one picked

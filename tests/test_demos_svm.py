@@ -129,7 +129,11 @@ def test_method_comparison_never_beats_the_exact_optimum():
                 comparison.sgd_pegasos):
         assert len(gap) == 30
         assert np.all(gap >= -1e-12)  # f* is the minimum: no descent may go below it
-    assert comparison.batch_decaying[-1] < comparison.batch_constant[-1]
+    # Pegasos's 1/t settles where a constant SGD step keeps bouncing.
+    assert comparison.sgd_pegasos[-1] < comparison.sgd_constant[-1]
+    # With a step too large for the data, the decaying step still closes in; the constant stalls.
+    too_large = demo.compare_methods(epochs=30, eta=10 * race_step())
+    assert too_large.batch_decaying[-1] < too_large.batch_constant[-1]
     assert len(demo.show_comparison(comparison).axes[0].get_lines()) == 4
 
 
@@ -153,3 +157,43 @@ def test_descent_widget_reruns_the_frame_when_a_slider_moves(monkeypatch):
                   k=ipywidgets.IntSlider(value=0, min=0, max=60))
     box.children[1].value = 5
     assert seen == [(0.2, 0), (0.2, 5)]
+
+
+def test_the_tilt_of_example_12_9_comes_from_the_b_squared_term_not_from_c():
+    X, y = svm.mmds_fig_12_18()
+    plain = svm.solve(X, y, C=0.1)
+    # b free: the horizontal line y = 2.5 (worked by hand: w = [0, 2/3], b = -5/3; the
+    # constraints of the four points on y = 1 and y = 4 hold with z = 1, the two others inside).
+    np.testing.assert_allclose(plain.w, [0.0, 2 / 3], atol=1e-9)
+    assert plain.b == pytest.approx(-5 / 3, abs=1e-9)
+    tilted = svm.solve(X, y, C=0.1, regularize_bias=True)
+    np.testing.assert_allclose(tilted.w, [-0.1, 0.3], atol=1e-9)
+    assert tilted.b == pytest.approx(-0.1, abs=1e-9)
+    fig = demo.show_bias_conventions()
+    assert "b = -1.67" in fig.axes[0].get_title() and "b = -0.1" in fig.axes[1].get_title()
+
+
+def test_the_batch_step_keeps_the_race_from_stalling():
+    race = demo.compare_methods()
+    # With η = 1/(CΣ‖x‖²) the constant-step run keeps improving: 10x closer from epoch 10 to 60.
+    assert race.batch_constant[-1] < race.batch_constant[9] / 10
+    stalled = demo.compare_methods(eta=10 * race_step())
+    assert stalled.batch_constant[-1] > 10 * race.batch_constant[-1]
+
+
+def race_step():
+    from mllib import data
+
+    X, _, _ = data.noisy(200, 2, margin=0.05, flip=0.1, seed=5)
+    return demo.batch_step(np.hstack([X, np.ones((200, 1))]), 1.0)
+
+
+def test_a_small_c_keeps_the_separator_in_view():
+    ax = demo.show_c_gallery().axes[-1]  # C = 0.01
+    fit = demo.soft_margin(0.01)
+    w, b = fit.solution.w, fit.solution.b
+    centre = (fit.X.min(axis=0) + fit.X.max(axis=0)) / 2
+    assert abs(centre @ w + b) / np.linalg.norm(w) > 2  # far from the data: it was off-screen
+    nearest = centre - (centre @ w + b) / (w @ w) * w  # a point of the separator
+    (x_lo, x_hi), (y_lo, y_hi) = ax.get_xlim(), ax.get_ylim()
+    assert x_lo < nearest[0] < x_hi and y_lo < nearest[1] < y_hi

@@ -40,8 +40,12 @@ def test_each_preset_realizes_the_hand_counted_labellings_with_witnesses(name):
 
 def test_frame_marks_each_unrealizable_labelling_in_red():
     fig = demo.show_configuration("half-planes: XOR (square corners)")
-    red = [ax.get_title() for ax in fig.axes if ax.spines["left"].get_edgecolor()[:3] == (1, 0, 0)]
-    assert red == ["−−++ ✗", "++−− ✗"]
+    assert [p.title for p in fig.panels if not p.realizable] == ["−−++ ✗", "++−− ✗"]
+    red_titles = [t.get_text() for t in fig.axes[0].texts if t.get_color() == "red"]
+    assert red_titles == ["−−++ ✗", "++−− ✗"]
+    red_frames = [patch for patch in fig.axes[0].patches
+                  if patch.get_edgecolor()[:3] == (1, 0, 0) and not patch.get_fill()]
+    assert len(red_frames) == 2
     assert fig._suptitle.get_text() == ("half-planes: 14 of 16 labellings realizable, "
                                         "not shattered")
 
@@ -110,7 +114,7 @@ def test_explore_draws_the_placement_widget_statically_while_grading(monkeypatch
                     dx=ipywidgets.FloatSlider(value=0.0, min=-2, max=2),
                     dy=ipywidgets.FloatSlider(value=0.0, min=-2, max=2))
     assert isinstance(frame, Figure)
-    assert len(frame.axes) == 16
+    assert len(frame.panels) == 16
 
 
 def test_moving_a_slider_redraws_other_labellings(monkeypatch):
@@ -129,3 +133,26 @@ def test_moving_a_slider_redraws_other_labellings(monkeypatch):
     box.children[2].value = 0.5  # dy
     assert seen == ["half-planes: 6 of 8 labellings realizable, not shattered",
                     "half-planes: 8 of 8 labellings realizable, shattered"]
+
+
+def test_the_first_panel_numbers_the_points_in_the_order_of_the_titles():
+    fig = demo.show_configuration("half-planes: XOR (square corners)")
+    points = np.array(demo.CONFIGURATIONS["half-planes: XOR (square corners)"][1])
+    numbers = [(t.get_text(), t.xy) for t in fig.axes[0].texts if hasattr(t, "xy")]
+    assert [n for n, _ in numbers] == ["1", "2", "3", "4"]
+    np.testing.assert_array_equal([xy for _, xy in numbers], points + fig.panels[0].shift)
+    # Panel k shows labelling k: its title spells the labels in point order.
+    for panel in fig.panels:
+        signs = panel.title.split()[0]
+        assert signs == "".join("+" if v > 0 else "−" for v in panel.labels)
+
+
+def test_every_point_is_drawn_once_per_panel_in_its_colour():
+    fig = demo.show_configuration("rectangles: diamond of 4")
+    positives, negatives = (c.get_offsets() for c in fig.axes[0].collections[:2])
+    assert len(positives) + len(negatives) == 16 * 4
+    points = np.array(demo.CONFIGURATIONS["rectangles: diamond of 4"][1])
+    drawn_positive = {tuple(np.round(xy, 9)) for xy in positives}
+    for panel in fig.panels:
+        for point, label in zip(points + panel.shift, panel.labels, strict=True):
+            assert (tuple(np.round(point, 9)) in drawn_positive) == (label > 0)

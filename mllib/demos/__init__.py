@@ -6,6 +6,7 @@ or a matplotlib Figure. The notebooks only wire sliders to these functions with 
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Callable
 
@@ -15,6 +16,30 @@ from matplotlib.figure import Figure
 def grading() -> bool:
     """True while nbgrader executes the notebook (it sets ``NBGRADER_EXECUTION``)."""
     return bool(os.environ.get("NBGRADER_EXECUTION"))
+
+
+def png(fig: Figure) -> bytes:
+    """The PNG a widget shows for ``fig``: drawn once, at the figure's own size.
+
+    Figures from :func:`mllib.plotting.figure` have a fixed layout that holds their labels, so
+    the PNG needs no ``bbox_inches="tight"`` pass: Jupyter's inline default, which lays out and
+    draws every artist twice and so doubles the cost of a slider move.
+    """
+    buffer = io.BytesIO()
+    # Light compression: zlib's default level takes longer than drawing a simple figure, and
+    # the image only travels from the kernel to the browser.
+    fig.savefig(buffer, format="png", facecolor="white", pil_kwargs={"compress_level": 1})
+    return buffer.getvalue()
+
+
+class PNG:
+    """An image that Jupyter displays as ``image/png`` (through ``_repr_png_``)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def _repr_png_(self) -> bytes:
+        return self.data
 
 
 def explore(frame: Callable[..., Figure], **controls):
@@ -34,12 +59,16 @@ def explore(frame: Callable[..., Figure], **controls):
     Returns
     -------
     The ``ipywidgets.interactive`` box (its ``children`` are the controls, then the output), or
-    the static Figure. Either is shown once as the cell's result.
+    the static Figure. Either is shown once as the cell's result. Each redraw shows the frame as
+    the PNG of :func:`png`.
     """
     if grading():
         return frame(**{name: control.value for name, control in controls.items()})
     import ipywidgets
 
-    # auto_display shows the returned Figure in the widget's output area, as interact() does;
+    def redraw(**values) -> PNG:
+        return PNG(png(frame(**values)))
+
+    # auto_display shows the returned PNG in the widget's output area, as interact() does;
     # unlike interact(), interactive() does not also display itself, so the cell shows it once.
-    return ipywidgets.interactive(frame, {"auto_display": True}, **controls)
+    return ipywidgets.interactive(redraw, {"auto_display": True}, **controls)

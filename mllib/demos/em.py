@@ -171,16 +171,20 @@ def restart_landscape(heads, tosses: int, *, count: int = 60, seed: int = 1) -> 
 
 
 def show_restarts(heads, tosses: int, landscape: Landscape) -> Figure:
-    """Left: every start (grey) joined to its end (red), over LL at the best α. Right: the LL
-    reached by each run, sorted: the steps are the local maxima."""
+    """Left: every start (grey) joined to its end (red), over LL at the best α, with the coins
+    named so that each end has p >= q (the label swap undone). Right: the LL reached by each
+    run, sorted: the steps are the local maxima."""
     heads, m = em.as_heads(heads, tosses)
     fig, (left, right) = figure(2, width=4.8, height=4.0)
     _contours(left, heads, m, landscape.maxima[0, 0])
-    for run in landscape.runs:
+    for run, (_, p_end, q_end, _) in zip(landscape.runs, landscape.finals, strict=True):
         start, end = run.history[0], run.history[-1]
-        left.plot([start.p, end.p], [start.q, end.q], color="grey", linewidth=0.5)
-        left.plot(start.p, start.q, ".", color="grey", ms=4)
-        left.plot(end.p, end.q, "o", color="tab:red", ms=5)
+        # A run whose ends were renamed (coins swapped so that p >= q) has its start renamed
+        # too, so that each segment joins a start to its own end.
+        p_start, q_start = (start.p, start.q) if end.p >= end.q else (start.q, start.p)
+        left.plot([p_start, p_end], [q_start, q_end], color="grey", linewidth=0.5)
+        left.plot(p_start, q_start, ".", color="grey", ms=4)
+        left.plot(p_end, q_end, "o", color="tab:red", ms=5)
     left.set_title(f"{len(landscape.runs)} starts, {len(landscape.maxima)} distinct ends")
     ordered = np.sort(landscape.finals[:, 3])[::-1]
     right.plot(np.arange(1, len(ordered) + 1), ordered, "o", ms=4, color="tab:red")
@@ -239,3 +243,16 @@ def show_jensen(curves: JensenCurves) -> Figure:
     ax.legend(fontsize=8, loc="lower center")
     ax.set_title("EM maximizes a lower bound that touches LL")
     return fig
+
+
+def dispersion(heads, tosses: int) -> tuple[float, float]:
+    """(observed, one-coin) variance of the head counts: the sample variance of hᵢ and
+    m·p̄(1 - p̄), what one coin with the overall frequency p̄ would give.
+
+    Observed below one-coin (under-dispersed data, CS446's scenario III): no two-coin split
+    explains the data better, and p = q = p̄ is the maximum of LL. Observed above: splitting the
+    coin raises LL, and p = q = p̄ is a saddle point.
+    """
+    heads, m = em.as_heads(heads, tosses)
+    mean = heads.mean() / m
+    return float(heads.var()), float(m * mean * (1 - mean))

@@ -7,13 +7,16 @@ the online-to-PAC conversion used in the notebook.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
 from matplotlib.figure import Figure
 
-from mllib import pac
-from mllib.plotting import NEGATIVE, POSITIVE, figure, markdown_table
+from mllib import data, pac, perceptron
+from mllib.plotting import NEGATIVE, POSITIVE, figure, log_axis, markdown_table
 
 # The target of the simulations: x1 ∧ ¬x2 ∧ x3 over n = 10 variables.
 N_VARIABLES = 10
@@ -49,6 +52,20 @@ def sample_sizes(h_size, delta: float, eps=EPS_GRID) -> SampleSizes:
                        np.array([pac.agnostic_sample_size(h_size, e, delta) for e in eps]))
 
 
+LOG10_H_GRID = np.linspace(0, 30, 61)
+
+
+@functools.lru_cache(maxsize=64)
+def _curves_in_eps(log10_h: float, delta: float) -> SampleSizes:
+    return sample_sizes(10.0**log10_h, delta)
+
+
+@functools.lru_cache(maxsize=64)
+def _curves_in_h(eps: float, delta: float) -> tuple[np.ndarray, np.ndarray]:
+    return (np.array([pac.occam_sample_size(10.0**k, eps, delta) for k in LOG10_H_GRID]),
+            np.array([pac.agnostic_sample_size(10.0**k, eps, delta) for k in LOG10_H_GRID]))
+
+
 def show_sample_sizes(eps: float, delta: float, log10_h: float) -> Figure:
     """The ε/δ/|H| sliders' frame: m against ε (left) and against log₁₀|H| (right), both bounds.
 
@@ -56,23 +73,23 @@ def show_sample_sizes(eps: float, delta: float, log10_h: float) -> Figure:
     ln|H| and ln(1/δ).
     """
     h_size = 10.0**log10_h
-    curves = sample_sizes(h_size, delta)
+    curves = _curves_in_eps(log10_h, delta)
     occam, agnostic = (pac.occam_sample_size(h_size, eps, delta),
                        pac.agnostic_sample_size(h_size, eps, delta))
     fig, (left, right) = figure(2, width=5.0, height=3.8)
-    left.loglog(curves.eps, curves.occam, color=POSITIVE, label="realizable (Occam)")
-    left.loglog(curves.eps, curves.agnostic, color=NEGATIVE, label="agnostic (Hoeffding)")
+    left.plot(curves.eps, curves.occam, color=POSITIVE, label="realizable (Occam)")
+    left.plot(curves.eps, curves.agnostic, color=NEGATIVE, label="agnostic (Hoeffding)")
+    log_axis(left, "x")
+    log_axis(left, "y")
     left.plot([eps, eps], [occam, agnostic], "ko", ms=5)
     left.axvline(eps, color="grey", linewidth=0.8)
     left.set_xlabel("ε (accuracy)")
     left.set_ylabel("examples m")
     left.set_title(f"|H| = 10^{log10_h:g}, δ = {delta:g}")
     left.legend(fontsize=8)
-    log_sizes = np.linspace(0, 30, 61)
-    right.plot(log_sizes, [pac.occam_sample_size(10.0**k, eps, delta) for k in log_sizes],
-               color=POSITIVE, label="realizable")
-    right.plot(log_sizes, [pac.agnostic_sample_size(10.0**k, eps, delta) for k in log_sizes],
-               color=NEGATIVE, label="agnostic")
+    occam_in_h, agnostic_in_h = _curves_in_h(eps, delta)
+    right.plot(LOG10_H_GRID, occam_in_h, color=POSITIVE, label="realizable")
+    right.plot(LOG10_H_GRID, agnostic_in_h, color=NEGATIVE, label="agnostic")
     right.plot([log10_h, log10_h], [occam, agnostic], "ko", ms=5)
     right.set_xlabel("log₁₀|H|")
     right.set_ylabel("examples m")
@@ -102,6 +119,7 @@ class BoundComparison:
     vc_lower: np.ndarray
 
 
+@functools.lru_cache(maxsize=64)
 def bound_comparison(eps: float, delta: float, n_max: int = 40) -> BoundComparison:
     """Sample sizes for conjunctions over 1..n_max variables, whose VC dimension is n."""
     n = np.arange(1, n_max + 1)
@@ -124,7 +142,7 @@ def show_bound_comparison(n: int, eps: float, delta: float) -> Figure:
     row = n - 1
     ax.plot([n] * 3, [comparison.vc_upper[row], comparison.occam[row], comparison.vc_lower[row]],
             "ko", ms=5)
-    ax.set_yscale("log")
+    log_axis(ax, "y")
     ax.set_xlabel("n (variables)")
     ax.set_ylabel("examples m")
     ax.set_title(f"n = {n}: VC bound {comparison.vc_upper[row]:,}, |H| bound "
@@ -150,18 +168,44 @@ def elimination_table(result: pac.EliminationResult, y: np.ndarray, names: str) 
     return markdown_table(["example", "y", "literals removed", "hypothesis after"], rows)
 
 
-def learning_curve(eps: float, delta: float, distribution: str, *, m: int | None = None,
-                   trials: int = 400, seed: int = 3) -> pac.Simulation:
-    """Simulate the elimination algorithm on sample sizes from 1 to past the Occam m.
+# The simulation widget's ε goes down to 0.02; its Occam m (δ = 0.05) is 700. One simulation
+# of every m up to 1.3 times that serves every ε and m of the widget: only the threshold ε and
+# the row read change when a slider moves.
+EPS_MIN = 0.02
+SIMULATION_TRIALS = 400
 
-    Includes ``m`` when given. Trials, target and seed are fixed, so moving a slider redraws
-    the same experiment.
+
+def _simulated_sizes(eps: float, delta: float, m: int | None) -> int:
+    """The largest m one simulation must cover for these sliders."""
+    needed = [pac.occam_sample_size(H_SIZE, min(eps, EPS_MIN), min(delta, 0.05)), 300]
+    return max(math.ceil(1.3 * max(needed)), m or 0)
+
+
+@functools.lru_cache(maxsize=8)
+def _simulation(distribution: str, max_m: int, trials: int, seed: int) -> pac.Simulation:
+    return pac.simulate(TARGET, DISTRIBUTIONS[distribution], np.arange(1, max_m + 1), eps=0.1,
+                        delta=0.05, trials=trials, seed=seed)
+
+
+def learning_curve(eps: float, delta: float, distribution: str, *, m: int | None = None,
+                   trials: int = SIMULATION_TRIALS, seed: int = 3) -> pac.Simulation:
+    """Simulate the elimination algorithm on every sample size from 1 to past the Occam m.
+
+    Every m from 1 to 1.3 times the Occam m at ε = 0.02 (and to ``m`` if larger) is simulated,
+    once per distribution (cached), so the curve has no grid: the first m where the failure
+    rate drops below δ is read off exactly. ε only sets the threshold of the failure rate.
+    Trials, target and seed are fixed, so moving a slider redraws the same experiment.
     """
-    occam = pac.occam_sample_size(H_SIZE, eps, delta)
-    sizes = np.unique(np.concatenate([np.geomspace(1, 1.3 * occam, 30).astype(int),
-                                      [occam], [] if m is None else [m]]))
-    return pac.simulate(TARGET, DISTRIBUTIONS[distribution], sizes, eps=eps, delta=delta,
-                        trials=trials, seed=seed)
+    sim = _simulation(distribution, _simulated_sizes(eps, delta, m), trials, seed)
+    return dataclasses.replace(sim, eps=float(eps), delta=float(delta))
+
+
+def first_reliable_m(sim: pac.Simulation) -> int | None:
+    """The smallest simulated m from which on the failure rate stays at or below δ, or None."""
+    above = np.flatnonzero(sim.failure_rate > sim.delta)
+    if len(above) == len(sim.sample_sizes):
+        return None
+    return int(sim.sample_sizes[0] if len(above) == 0 else sim.sample_sizes[above[-1] + 1])
 
 
 def show_simulation(m: int, eps: float, distribution: str, delta: float = 0.05) -> Figure:
@@ -173,6 +217,7 @@ def show_simulation(m: int, eps: float, distribution: str, delta: float = 0.05) 
     """
     sim = learning_curve(eps, delta, distribution, m=m)
     row = int(np.flatnonzero(sim.sample_sizes == m)[0])
+    shown = sim.sample_sizes <= max(1.3 * sim.occam_m, 300)
     fig, (left, right) = figure(2, width=5.0, height=3.8)
     left.hist(sim.errors[row], bins=np.linspace(0, max(0.5, sim.errors[row].max()), 41),
               color=POSITIVE)
@@ -181,17 +226,20 @@ def show_simulation(m: int, eps: float, distribution: str, delta: float = 0.05) 
     left.set_ylabel(f"trials (of {sim.trials})")
     left.set_title(f"m = {m}: P̂[error > ε] = {sim.failure_rate[row]:.3f} (δ = {delta:g})")
     left.legend(fontsize=8)
-    right.plot(sim.sample_sizes, sim.failure_rate, "o-", ms=3, color=POSITIVE,
-               label="empirical P[error > ε]")
-    right.plot(sim.sample_sizes, sim.failure_bound, color="tab:red", label="|H|(1 − ε)^m")
+    reliable = first_reliable_m(sim)
+    right.plot(sim.sample_sizes[shown], sim.failure_rate[shown], color=POSITIVE,
+               label=f"empirical P[error > ε] (≤ δ from m = {reliable})")
+    right.plot(sim.sample_sizes[shown], np.minimum(sim.failure_bound[shown], 1.05),
+               color="tab:red", label="|H|(1 − ε)^m (capped at 1)")
     right.axhline(delta, color="black", linewidth=0.8, label=f"δ = {delta:g}")
     right.axvline(sim.occam_m, color="grey", linestyle="--", label=f"Occam m = {sim.occam_m}")
     right.plot([m], [sim.failure_rate[row]], "ko", ms=6)
-    right.set_xscale("log")
+    log_axis(right, "x")
+    right.set_ylim(-0.03, 1.08)
     right.set_xlabel("examples m")
     right.set_ylabel("probability")
     right.set_title(distribution)
-    right.legend(fontsize=7)
+    right.legend(loc="lower left", fontsize=7)
     return fig
 
 
@@ -202,3 +250,66 @@ def simulation_table(sim: pac.Simulation) -> str:
             for m, rate, bound in zip(sim.sample_sizes, sim.failure_rate, sim.failure_bound,
                                       strict=True)]
     return markdown_table(["m", "P̂[error > ε]", "95% upper limit", "δ", "|H|(1 − ε)^m"], rows)
+
+
+# --- The size of a class (§3) -------------------------------------------------------------------
+
+
+def class_size_table(classes, eps: float, delta: float) -> str:
+    """Markdown: each class's ln|H| and Occam m; ``classes`` are (name, exact |H|) pairs.
+
+    ln|H| is ``math.log`` of the exact integer, which Python computes for any size (it never
+    converts 2^(2^20) to a float), so the column agrees with the m column digit for digit.
+    """
+    rows = [[name, f"{math.log(size):,.1f}", f"{pac.occam_sample_size(size, eps, delta):,}"]
+            for name, size in classes]
+    return markdown_table(["class H", "ln|H|", "Occam m"], rows)
+
+
+# --- From a mistake bound to a PAC guarantee (§6) -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OnlineToPacDemo:
+    """The online-to-PAC conversion on one stream, judged on an independent test sample.
+
+    Attributes
+    ----------
+    X, y : ndarray of shape (m, 2) and (m,)
+        The training stream.
+    X_test, y_test : ndarray of shape (t, 2) and (t,)
+        Fresh examples from the same distribution: rows of the same draw that the training
+        stream never sees.
+    bound : float
+        M = (R/γ)² for the training stream.
+    picked : mllib.pac.OnlineToPac
+    test_errors : ndarray of shape (k,)
+        The test error of every hypothesis the perceptron went through (w = 0 first).
+    picked_error : float
+        The test error of the picked hypothesis.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray
+    bound: float
+    picked: pac.OnlineToPac
+    test_errors: np.ndarray
+    picked_error: float
+
+
+def online_to_pac_demo(*, train: int = 230_000, test: int = 50_000, margin: float = 0.03,
+                       eps: float = 0.05, delta: float = 0.05, seed: int = 5) -> OnlineToPacDemo:
+    """Draw train + test examples in one go (one w*), convert on the first ``train`` rows and
+    measure every hypothesis on the last ``test`` rows, which the conversion never reads."""
+    X_all, y_all, w_star = data.separable(train + test, 2, margin=margin, seed=seed)
+    X, y, X_test, y_test = X_all[:train], y_all[:train], X_all[train:], y_all[train:]
+    bound = perceptron.mistake_bound(perceptron.radius(X),
+                                     perceptron.geometric_margin(w_star, X, y))
+    picked = pac.online_to_pac(X, y, mistake_bound=bound, eps=eps, delta=delta)
+    run = perceptron.perceptron(X[:picked.sample_size], y[:picked.sample_size], max_epochs=1)
+    weights = [np.zeros(2)] + [u.w for u in run.history]
+    errors = np.array([np.mean(perceptron.predict(w, X_test) != y_test) for w in weights])
+    return OnlineToPacDemo(X, y, X_test, y_test, bound, picked, errors,
+                           float(np.mean(perceptron.predict(picked.w, X_test) != y_test)))

@@ -6,16 +6,21 @@ proof), Balcan 10-601 (the proof's two claims).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 from matplotlib.figure import Figure
 
-from mllib import data
+from mllib import data, svm
 from mllib.perceptron import (
     PerceptronResult,
     WinnowResult,
     geometric_margin,
+    gupta_bound,
+    gupta_perceptron,
+    margin_perceptron,
+    margin_perceptron_bound,
     mistake_bound,
     perceptron,
     predict,
@@ -28,6 +33,7 @@ from mllib.plotting import (
     draw_hyperplane,
     figure,
     fraction,
+    log_axis,
     markdown_table,
     scatter_labelled,
     square_limits,
@@ -87,17 +93,68 @@ class MarginExperiment:
     bound: float
 
 
+@functools.lru_cache(maxsize=1024)
 def margin_experiment(margin: float, *, n: int = 200, seed: int = 2) -> MarginExperiment:
-    """Draw n separable points in the unit disc with margin >= ``margin``, run the perceptron."""
+    """Draw n separable points in the unit disc with margin >= ``margin``, run the perceptron.
+
+    Cached: the γ widget and :func:`margin_trend` ask for the same runs again.
+    """
     X, y, w_star = data.separable(n, 2, margin=margin, radius=1.0, seed=seed)
     R, gamma = radius(X), geometric_margin(w_star, X, y)
     run = perceptron(X, y, w_star=w_star, max_epochs=1000)
     return MarginExperiment(X, y, w_star, run, R, gamma, mistake_bound(R, gamma))
 
 
+# The γ slider's values (a FloatLogSlider from 10^-2 to 10^-0.4 in steps of 0.1) and the seeds
+# averaged over: one sample's mistakes are not monotone in γ, their mean is.
+MARGIN_GRID = tuple(round(10.0**e, 6) for e in np.arange(-2.0, -0.39, 0.1))
+TREND_SEEDS = tuple(range(20))
+
+
+@dataclass(frozen=True)
+class MarginTrend:
+    """Mistakes and bounds over a grid of γ and many samples.
+
+    Attributes
+    ----------
+    margins : ndarray of shape (k,)
+        The γ the samples were drawn with.
+    seeds : tuple of int, length s
+    mistakes, bounds : ndarray of shape (k, s)
+        The perceptron's mistakes and (R/γ)² (R and γ measured on the sample) per γ and seed.
+    """
+
+    margins: np.ndarray
+    seeds: tuple[int, ...]
+    mistakes: np.ndarray
+    bounds: np.ndarray
+
+    @property
+    def mean_mistakes(self) -> np.ndarray:
+        """Mistakes averaged over the seeds, shape (k,)."""
+        return self.mistakes.mean(axis=1)
+
+    @property
+    def mean_bounds(self) -> np.ndarray:
+        """(R/γ)² averaged over the seeds, shape (k,)."""
+        return self.bounds.mean(axis=1)
+
+
+@functools.lru_cache(maxsize=4)
+def margin_trend(margins: tuple[float, ...] = MARGIN_GRID,
+                 seeds: tuple[int, ...] = TREND_SEEDS) -> MarginTrend:
+    """Run :func:`margin_experiment` for every γ in ``margins`` and every seed (cached)."""
+    runs = [[margin_experiment(m, seed=s) for s in seeds] for m in margins]
+    return MarginTrend(np.array(margins), tuple(seeds),
+                       np.array([[r.run.mistakes for r in row] for row in runs]),
+                       np.array([[r.bound for r in row] for row in runs]))
+
+
 def show_margin_experiment(margin: float, seed: int = 2) -> Figure:
-    """The γ slider's frame: the sample and separators (left), mistakes against (R/γ)² (right)."""
+    """The γ slider's frame: the sample and separators (left); the mistakes against γ averaged
+    over :data:`TREND_SEEDS`, next to (R/γ)², with this γ and this sample marked (right)."""
     exp = margin_experiment(margin, seed=seed)
+    trend = margin_trend()
     fig, (left, right) = figure(2)
     square_limits(left, 1.05)
     scatter_labelled(left, exp.X, exp.y, size=12)
@@ -106,13 +163,23 @@ def show_margin_experiment(margin: float, seed: int = 2) -> Figure:
     for offset in (-exp.margin, exp.margin):
         draw_hyperplane(left, exp.w_star, offset=offset, color="grey", linewidth=0.6)
     left.set_title(f"γ = {exp.margin:.3f}, R = {exp.radius:.3f}")
-    left.legend(loc="lower left", fontsize=8)
-    right.bar(["mistakes", "bound (R/γ)²"], [exp.run.mistakes, exp.bound],
-              color=["black", "grey"])
-    right.set_yscale("log")
-    right.set_ylim(bottom=0.5)  # a log axis would otherwise start at the smaller bar's top
+    left.legend(fontsize=8)
+    right.fill_between(trend.margins, trend.mistakes.min(axis=1), trend.mistakes.max(axis=1),
+                       color="grey", alpha=0.25, linewidth=0,
+                       label=f"range over {len(trend.seeds)} samples")
+    right.plot(trend.margins, trend.mean_mistakes, "o-", ms=3, color="black",
+               label="mean mistakes")
+    right.plot(trend.margins, trend.mean_bounds, color="tab:red", label="mean (R/γ)²")
+    right.plot([margin], [exp.run.mistakes], "*", ms=13, color="tab:blue",
+               label=f"this sample (seed {seed})")
+    right.axvline(margin, color="tab:blue", linewidth=0.8)
+    log_axis(right, "x")
+    log_axis(right, "y")
+    right.set_ylim(bottom=0.5)  # a sample with no mistake still shows on the log axis
+    right.set_xlabel("margin γ the samples were drawn with")
     right.set_ylabel("count (log scale)")
-    right.set_title(f"{exp.run.mistakes} mistakes ≤ {exp.bound:.0f}")
+    right.set_title(f"this sample: {exp.run.mistakes} mistakes ≤ {exp.bound:.0f}")
+    right.legend(loc="upper right", fontsize=7)
     return fig
 
 
@@ -139,7 +206,7 @@ def show_update(run: PerceptronResult, X: np.ndarray, y: np.ndarray, k: int) -> 
     scale = 0.5 * half / max(np.linalg.norm(update.w), 1e-12)
     ax.arrow(0, 0, *(scale * update.w), width=0.01 * half, color="black")
     ax.set_title(f"update {k} of {run.mistakes} (epoch {update.epoch}, example {update.index})")
-    ax.legend(loc="lower left", fontsize=8)
+    ax.legend(fontsize=8)
     return fig
 
 
@@ -199,55 +266,89 @@ def show_proof(run: PerceptronResult, radius: float, margin: float) -> Figure:
     return fig
 
 
+# The η widget's starts. From w0 = 0, η only rescales w; from any other start it decides how
+# fast the start is outweighed by the updates, so it changes the mistakes.
+ETA_STARTS = {"w₀ = 0": (0.0, 0.0), "w₀ = [-1, 1]": (-1.0, 1.0)}
+# The η slider's values: a FloatLogSlider from 10^-3 to 10^1 in steps of 0.25.
+ETA_GRID = tuple(round(10.0**e, 6) for e in np.arange(-3.0, 1.01, 0.25))
+
+
 @dataclass(frozen=True)
 class EtaComparison:
-    """The same sample trained with η = 1 and with another η, from w0 = 0.
+    """The same sample trained with η = 1 and with another η, from the same w0.
 
     Attributes
     ----------
     X : ndarray of shape (n, 2)
     y : ndarray of shape (n,)
+    w0 : ndarray of shape (2,)
+        The start of both runs.
     base, scaled : PerceptronResult
         The runs with η = 1 and with ``eta``.
     same_mistakes : bool
         Whether both runs updated on exactly the same examples in the same order.
     scale : float
-        ‖w_η‖ / ‖w_1‖, which equals η: every w of the η-run is η times the w of the 1-run.
+        ‖w_η‖ / ‖w_1‖. From w0 = 0 it equals η: every w of the η-run is η times the w of the
+        1-run.
     """
 
     X: np.ndarray
     y: np.ndarray
+    w0: np.ndarray
     base: PerceptronResult
     scaled: PerceptronResult
     same_mistakes: bool
     scale: float
 
 
-def eta_comparison(eta: float, *, n: int = 100, seed: int = 1) -> EtaComparison:
-    """Train on one separable sample with η = 1 and with ``eta`` and compare the runs."""
+@functools.lru_cache(maxsize=128)
+def _eta_run(eta: float, w0: tuple[float, float], n: int, seed: int):
     X, y, _ = data.separable(n, 2, margin=0.05, seed=seed)
-    base, scaled = perceptron(X, y), perceptron(X, y, eta=eta)
+    return X, y, perceptron(X, y, eta=eta, w0=np.array(w0), max_epochs=1000)
+
+
+def eta_comparison(eta: float, *, w0=(0.0, 0.0), n: int = 100, seed: int = 1) -> EtaComparison:
+    """Train on one separable sample with η = 1 and with ``eta``, both from ``w0`` (shape (2,))."""
+    w0 = tuple(float(v) for v in w0)
+    X, y, base = _eta_run(1.0, w0, n, seed)
+    scaled = _eta_run(float(eta), w0, n, seed)[2]
     same = [(u.epoch, u.index) for u in base.history] == [(u.epoch, u.index)
                                                            for u in scaled.history]
-    return EtaComparison(X, y, base, scaled, same,
+    return EtaComparison(X, y, np.array(w0), base, scaled, same,
                          float(np.linalg.norm(scaled.w) / np.linalg.norm(base.w)))
 
 
-def show_eta(eta: float) -> Figure:
-    """The η slider's frame: both separators coincide; only the length of w changes."""
-    comparison = eta_comparison(eta)
+@functools.lru_cache(maxsize=4)
+def eta_trend(w0: tuple[float, float], etas: tuple[float, ...] = ETA_GRID) -> np.ndarray:
+    """Mistakes of the run from ``w0`` for every η in ``etas``, shape (len(etas),) (cached)."""
+    return np.array([eta_comparison(eta, w0=w0).scaled.mistakes for eta in etas])
+
+
+def show_eta(eta: float, start: str = "w₀ = 0") -> Figure:
+    """The η slider's frame: the separators of the η = 1 run and the η run from the start
+    ``start`` (a key of :data:`ETA_STARTS`) (left); the mistakes against η from each start,
+    with this η marked (right)."""
+    w0 = ETA_STARTS[start]
+    comparison = eta_comparison(eta, w0=w0)
     fig, (left, right) = figure(2)
     square_limits(left, 1.05)
     scatter_labelled(left, comparison.X, comparison.y, size=12)
+    draw_hyperplane(left, comparison.w0, color="grey", linestyle=":", label="start w₀")
     draw_hyperplane(left, comparison.base.w, color="black", linewidth=3, label="η = 1")
-    draw_hyperplane(left, comparison.scaled.w, color="red", linestyle="--", label=f"η = {eta:g}")
-    left.legend(loc="lower left", fontsize=8)
-    left.set_title(f"{comparison.scaled.mistakes} mistakes with η = {eta:g}, "
-                   f"{comparison.base.mistakes} with η = 1")
-    right.bar(["‖w‖ with η = 1", f"‖w‖ with η = {eta:g}"],
-              [np.linalg.norm(comparison.base.w), np.linalg.norm(comparison.scaled.w)],
-              color=["black", "red"])
+    draw_hyperplane(left, comparison.scaled.w, color="red", linestyle="--", label=f"η = {eta:.3g}")
+    left.legend(fontsize=8)
+    left.set_title(f"{start}: {comparison.scaled.mistakes} mistakes with η = {eta:.3g}, "
+                   f"{comparison.base.mistakes} with η = 1", fontsize=10)
+    for name, colour in zip(ETA_STARTS, ("black", "tab:red"), strict=True):
+        right.plot(ETA_GRID, eta_trend(ETA_STARTS[name]), "o-", ms=3, color=colour, label=name)
+    right.plot([eta], [comparison.scaled.mistakes], "*", ms=13, color="tab:blue",
+               label="this η and start")
+    log_axis(right, "x")
+    log_axis(right, "y")
+    right.set_xlabel("learning rate η")
+    right.set_ylabel("mistakes until a clean pass")
     right.set_title(f"‖w_η‖ / ‖w_1‖ = {comparison.scale:.3g}")
+    right.legend(fontsize=8)
     return fig
 
 
@@ -302,3 +403,81 @@ def show_noisy(comparison: NoisyComparison) -> Figure:
     right.legend(fontsize=8)
     right.set_title("averaging steadies the answer")
     return fig
+
+
+# --- A threshold that is not zero (MMDS §12.2.4) -------------------------------------------------
+
+
+def threshold_example() -> tuple[np.ndarray, np.ndarray]:
+    """Four emails scored by one count x (say, how many spam words they hold), spam from x = 3.
+
+    X has shape (4, 1), y shape (4,). Every x is positive, so no separator through the origin
+    (w·x = 0) splits them: the perceptron needs a threshold θ with 2 < θ/w < 3.
+    """
+    return np.array([[1.0], [2.0], [3.0], [4.0]]), np.array([-1.0, -1.0, 1.0, 1.0])
+
+
+# --- The margin variants (Gupta §2.2.2, Balcan) --------------------------------------------------
+
+
+def sample_margin(X: np.ndarray, y: np.ndarray) -> float:
+    """Gupta's γ(S) = 1/‖w*‖ for the shortest w* with yᵢ(w*·xᵢ) >= 1: the largest margin of a
+    separator through the origin. X has shape (n, d), y shape (n,).
+
+    Computed as the hard-margin SVM of the sample together with its mirror image
+    {(-xᵢ, -yᵢ)}: that SVM's optimum is symmetric, so its bias is 0, and an origin separator
+    has the same margin on both halves.
+    """
+    return svm.solve(np.vstack([X, -X]), np.concatenate([y, -y])).margin
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One row of the margin-variants table.
+
+    Attributes
+    ----------
+    name : str
+    run : PerceptronResult
+    bound : float
+        The variant's bound on its updates.
+    guaranteed : float
+        The margin its final hyperplane is guaranteed to have (0: no guarantee).
+    margin : float
+        The margin it actually has on the sample.
+    """
+
+    name: str
+    run: PerceptronResult
+    bound: float
+    guaranteed: float
+    margin: float
+
+
+def margin_variants(X: np.ndarray, y: np.ndarray, margin: float) -> tuple[Variant, ...]:
+    """Run the classic, Gupta's and Balcan's perceptron on data X (n, d) inside the unit ball.
+
+    ``margin`` is the γ a unit separator is known to have (Balcan's input, Novikoff's γ).
+    Gupta's bound and guarantee use his own γ(S) (:func:`sample_margin`): his rule stops with
+    yᵢ(w·xᵢ) >= 1 for every i after k <= 3/γ(S)² updates, each adding at most 3 to ‖w‖², so
+    ‖w‖ <= 3/γ(S) and the final margin is at least 1/‖w‖ >= γ(S)/3.
+    """
+    gamma_s = sample_margin(X, y)
+    runs = [
+        ("classic (y·w·x ≤ 0)", perceptron(X, y), mistake_bound(1, margin), 0.0),
+        ("Gupta (y·w·x < 1)", gupta_perceptron(X, y, max_epochs=1000), gupta_bound(gamma_s),
+         gamma_s / 3),
+        ("Balcan (margin γ/2)", margin_perceptron(X, y, margin=margin, max_epochs=1000),
+         margin_perceptron_bound(1, margin), margin / 2),
+    ]
+    return tuple(Variant(name, run, bound, guaranteed, geometric_margin(run.w, X, y))
+                 for name, run, bound, guaranteed in runs)
+
+
+def variants_table(variants: tuple[Variant, ...]) -> str:
+    """The variants as a Markdown table: updates, bound, guaranteed and actual margin."""
+    return markdown_table(
+        ["variant", "updates", "bound", "guaranteed margin", "margin of the result"],
+        [[v.name, v.run.mistakes, f"{v.bound:.0f}",
+          f"{v.guaranteed:.4f}" if v.guaranteed else "none", f"{v.margin:.4f}"]
+         for v in variants])

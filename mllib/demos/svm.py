@@ -6,6 +6,7 @@ vectors and LOOCV <= #SV/n), CS446 (SGD for SVM, Pegasos).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,7 +14,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from mllib import data, svm
-from mllib.plotting import draw_hyperplane, figure, markdown_table, scatter_labelled
+from mllib.plotting import draw_hyperplane, figure, log_axis, markdown_table, scatter_labelled
 
 # The setting of MMDS Example 12.9.
 BOOK_C, BOOK_ETA, BOOK_W0, BOOK_B0 = 0.1, 0.2, (0.0, 1.0), -2.0
@@ -43,6 +44,7 @@ def descent_table(run: svm.DescentResult) -> str:
     return markdown_table(header, rows)
 
 
+@functools.lru_cache(maxsize=64)
 def book_run(iterations: int = 5, eta: float = BOOK_ETA) -> svm.DescentResult:
     """MMDS Example 12.9: C = 0.1, from w = [0, 1], b = -2, with step ``eta`` (the book's 0.2)."""
     X, y = svm.mmds_fig_12_18()
@@ -53,9 +55,16 @@ def book_run(iterations: int = 5, eta: float = BOOK_ETA) -> svm.DescentResult:
 # --- Drawing a separator ---------------------------------------------------------------------
 
 
-def _frame(ax: Axes, X: np.ndarray, pad: float = 0.6) -> None:
-    """Fit the view to the data with some room around it."""
-    lo, hi = X.min(axis=0) - pad, X.max(axis=0) + pad
+def _frame(ax: Axes, X: np.ndarray, pad: float = 0.6, w=None, b: float = 0.0) -> None:
+    """Fit the view to the data with some room around it, and to the separator w·x + b = 0
+    when it passes outside the data (a small C can put it there): its point nearest to the
+    data's centre is brought into view."""
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    if w is not None and np.any(w):
+        centre = (lo + hi) / 2
+        nearest = centre - (centre @ w + b) / (w @ w) * w
+        lo, hi = np.minimum(lo, nearest), np.maximum(hi, nearest)
+    lo, hi = lo - pad, hi + pad
     ax.set_xlim(lo[0], hi[0])
     ax.set_ylim(lo[1], hi[1])
 
@@ -74,7 +83,7 @@ def draw_svm(ax: Axes, X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float, *,
     ``slacks``, each bad point's slack drawn as a red segment from its margin line. The view
     holds the data with ``pad`` to spare on every side."""
     scatter_labelled(ax, X, y, size=30)
-    _frame(ax, X, pad)
+    _frame(ax, X, pad, w, b)
     draw_hyperplane(ax, w, b, color="black", label="w·x + b = 0")
     for offset in (-1, 1):
         draw_hyperplane(ax, w, b, offset=offset, color="grey", linestyle="--", linewidth=1,
@@ -95,7 +104,7 @@ def show_example_12_8() -> Figure:
     draw_svm(ax, X, y, sol.w, sol.b, support=sol.support)
     ax.set_title(f"w = {np.round(sol.w, 3).tolist()}, b = {sol.b + 0.0:.3g}, "
                  f"γ = 1/‖w‖ = {sol.margin:.3f}")
-    ax.legend(loc="upper left", fontsize=8)
+    ax.legend(loc="best", fontsize=8)  # "best" keeps clear of the points
     return fig
 
 
@@ -113,6 +122,20 @@ def show_hinge() -> Figure:
     ax.set_ylabel("loss")
     ax.legend(fontsize=8)
     ax.set_title("the hinge loss (MMDS Fig. 12.17)")
+    return fig
+
+
+def show_bias_conventions() -> Figure:
+    """MMDS Example 12.9's data solved exactly for C = 0.1 twice: eq. 12.4 as printed (b free),
+    which gives the horizontal line y = 2.5, and eq. 12.4 + b²/2 (MMDS's descent), which tilts."""
+    X, y = svm.mmds_fig_12_18()
+    fig, axes = figure(2, width=4.4, height=4.0)
+    for ax, regularize, name in ((axes[0], False, "eq. 12.4 (b free)"),
+                                 (axes[1], True, "eq. 12.4 + b²/2 (MMDS's descent)")):
+        sol = svm.solve(X, y, C=BOOK_C, regularize_bias=regularize)
+        draw_svm(ax, X, y, sol.w, sol.b, pad=1.0)
+        w = ", ".join(f"{v + 0.0:.3g}" for v in sol.w)
+        ax.set_title(f"{name}\nw = [{w}], b = {sol.b:.3g}, γ = {sol.margin:.2f}", fontsize=9)
     return fig
 
 
@@ -144,6 +167,7 @@ class SoftMargin:
     misclassified: int
 
 
+@functools.lru_cache(maxsize=64)
 def soft_margin(C: float, *, n: int = 40, seed: int = 3) -> SoftMargin:
     """Solve eq. 12.4 exactly for ``C`` on a 2-D sample with a tenth of its labels flipped."""
     X, y, _ = data.noisy(n, 2, margin=0.15, flip=0.1, seed=seed)
@@ -162,7 +186,7 @@ def show_soft_margin(C: float, seed: int = 3) -> Figure:
     fig, (left, right) = figure(2, width=4.8)
     draw_svm(left, fit.X, fit.y, sol.w, sol.b, support=sol.support, slacks=True)
     left.set_title(f"C = {C:.3g}: {len(sol.support)} support vectors, Σξ = {fit.slack.sum():.2f}")
-    left.legend(loc="lower left", fontsize=7)
+    left.legend(loc="best", fontsize=7)
     right.bar(["on the\nmargin", "inside the\nmargin", "mis-\nclassified"],
               [fit.on_margin, fit.inside, fit.misclassified],
               color=["grey", "tab:orange", "tab:red"])
@@ -220,6 +244,14 @@ def leave_one_out_table(rows: tuple[LeaveOneOut, ...]) -> str:
 # --- The η slider and iteration scrubber -----------------------------------------------------
 
 
+@functools.lru_cache(maxsize=1)
+def _book_optimum() -> float:
+    """f* of Example 12.9's objective (eq. 12.4 + b²/2, C = 0.1)."""
+    X, y = svm.mmds_fig_12_18()
+    best = svm.solve(X, y, C=BOOK_C, regularize_bias=True)
+    return svm.objective(best.w, best.b, X, y, BOOK_C, regularize_bias=True)
+
+
 def show_descent(eta: float, k: int, iterations: int = 60) -> Figure:
     """The descent widget's frame: MMDS Example 12.9 run with step ``eta``.
 
@@ -231,19 +263,18 @@ def show_descent(eta: float, k: int, iterations: int = 60) -> Figure:
         raise ValueError(f"k must be between 0 and {iterations}, the number of iterations.")
     X, y = svm.mmds_fig_12_18()
     run = book_run(iterations, eta)
-    best = svm.solve(X, y, C=BOOK_C, regularize_bias=True)
-    optimum = svm.objective(best.w, best.b, X, y, BOOK_C, regularize_bias=True)
+    optimum = _book_optimum()
     step = run.history[k]
     fig, (left, right) = figure(2, width=4.8)
     draw_svm(left, X, y, step.w, step.b, pad=1.2)
     bad = np.array([c == "x" for c in step.pattern])
     left.scatter(*X[bad].T, s=150, marker="x", color="red", linewidths=1, label="bad point")
-    left.legend(loc="upper right", fontsize=7)
+    left.legend(loc="best", fontsize=7)
     left.set_title(f"η = {eta:g}, iteration {k}: bad = {step.pattern}")
     above = np.maximum([s.objective - optimum for s in run.history], 1e-16)
     right.plot(range(len(above)), above, "o-", ms=3, color="black")
     right.axvline(k, color="red", linewidth=1)
-    right.set_yscale("log")
+    log_axis(right, "y")
     right.set_xlabel("iteration")
     right.set_ylabel("f(w, b) − f* (log scale)")
     right.set_title(f"f = {step.objective:.4f} at iteration {k}; f* = {optimum:.4f}")
@@ -276,14 +307,25 @@ class MethodComparison:
     optimum: float
 
 
-def compare_methods(*, n: int = 200, C: float = 1.0, epochs: int = 60, eta: float = 0.1,
+def batch_step(X: np.ndarray, C: float) -> float:
+    """η = 1/(C·Σᵢ‖xᵢ‖²) for batch descent on eq. 12.4 with data X of shape (n, d).
+
+    The hinge sum's gradient is up to C·Σᵢ yᵢxᵢ, so a step of η moves an example's zᵢ by up to
+    η·C·Σⱼ|xᵢ·xⱼ|. With this η no update moves any zᵢ by more than about 1, the width of the
+    region where the hinge is linear; larger steps jump over the kinks and stall.
+    """
+    return 1.0 / (C * float(np.sum(X * X)))
+
+
+def compare_methods(*, n: int = 200, C: float = 1.0, epochs: int = 60, eta: float | None = None,
                     gamma: float = 1e-3, seed: int = 5) -> MethodComparison:
     """Run the four descents on one noisy 2-D sample, MMDS's regularised bias throughout.
 
-    Batch descent takes step ``eta`` (constant, or decaying from it); SGD takes the constant
-    ``gamma`` or Pegasos's 1/t.
+    Batch descent takes step ``eta`` (constant, or decaying from it; by default
+    :func:`batch_step`); SGD takes the constant ``gamma`` or Pegasos's 1/t.
     """
     X, y, _ = data.noisy(n, 2, margin=0.05, flip=0.1, seed=seed)
+    eta = batch_step(np.hstack([X, np.ones((n, 1))]), C) if eta is None else eta
     best = svm.solve(X, y, C=C, regularize_bias=True)
     optimum = svm.objective(best.w, best.b, X, y, C, regularize_bias=True)
 

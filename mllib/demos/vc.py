@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle as Box
 
 from mllib import vc
-from mllib.plotting import NEGATIVE, POSITIVE, draw_hyperplane, figure, markdown_table
+from mllib.plotting import NEGATIVE, POSITIVE, figure, markdown_table
 
 # Preset point sets: (class, points). The widget moves the last point, drawn with a star.
 CONFIGURATIONS = {
@@ -102,74 +102,118 @@ def _inside(corners: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
     return np.array(kept).reshape(-1, 2)
 
 
-def _draw_witness(ax: Axes, witness, limits) -> None:
-    """Shade where the witness says +1."""
+def _draw_witness(ax: Axes, witness, limits, shift: np.ndarray) -> None:
+    """Shade where the witness says +1, inside the panel ``limits`` moved by ``shift`` (2,)."""
     x_lo, x_hi, y_lo, y_hi = limits
+    dx, dy = shift
     shade = {"color": POSITIVE, "alpha": 0.18, "linewidth": 0}
     if isinstance(witness, vc.HalfPlane):
         corners = np.array([[x_lo, y_lo], [x_hi, y_lo], [x_hi, y_hi], [x_lo, y_hi]])
         region = _inside(corners, witness.w, witness.b - 1e-12 * (not np.any(witness.w)))
         if len(region):
-            ax.fill(region[:, 0], region[:, 1], **shade)
-        draw_hyperplane(ax, witness.w, witness.b, color=POSITIVE, linewidth=1)
+            ax.fill(region[:, 0] + dx, region[:, 1] + dy, **shade)
+            # The boundary line: the region's corners that lie on w·x + b = 0.
+            on_line = region[np.isclose(region @ witness.w + witness.b, 0, atol=1e-9)]
+            if len(on_line) == 2:
+                ax.plot(on_line[:, 0] + dx, on_line[:, 1] + dy, color=POSITIVE, linewidth=1)
     elif isinstance(witness, vc.Rectangle) and math.isfinite(witness.x_lo):
         pad = 0.15
-        ax.add_patch(Box((witness.x_lo - pad, witness.y_lo - pad), witness.x_hi - witness.x_lo
-                         + 2 * pad, witness.y_hi - witness.y_lo + 2 * pad, edgecolor=POSITIVE,
+        ax.add_patch(Box((witness.x_lo - pad + dx, witness.y_lo - pad + dy),
+                         witness.x_hi - witness.x_lo + 2 * pad,
+                         witness.y_hi - witness.y_lo + 2 * pad, edgecolor=POSITIVE,
                          facecolor=POSITIVE, alpha=0.25))
     elif isinstance(witness, vc.Intervals):
         for lo, hi in witness.bounds:
-            ax.plot([lo - 0.2, hi + 0.2], [0, 0], color=POSITIVE, linewidth=7, alpha=0.35,
-                    solid_capstyle="butt")
+            ax.plot([lo - 0.2 + dx, hi + 0.2 + dx], [dy, dy], color=POSITIVE, linewidth=7,
+                    alpha=0.35, solid_capstyle="butt")
     elif isinstance(witness, vc.HalfLine):
-        ax.plot([x_lo, min(witness.a, x_hi)], [0, 0], color=POSITIVE, linewidth=7, alpha=0.35,
-                solid_capstyle="butt")
+        ax.plot([x_lo + dx, min(witness.a, x_hi) + dx], [dy, dy], color=POSITIVE, linewidth=7,
+                alpha=0.35, solid_capstyle="butt")
 
 
-def _draw_points(ax: Axes, points: np.ndarray, labels: np.ndarray, size: float = 28) -> None:
-    xy = points if points.shape[1] == 2 else np.hstack([points, np.zeros_like(points)])
-    for label, colour, marker in ((1, POSITIVE, "o"), (-1, NEGATIVE, "s")):
-        rows = labels == label
-        ax.scatter(xy[rows, 0], xy[rows, 1], s=size, c=colour, marker=marker, zorder=3,
-                   edgecolors="black", linewidths=0.5)
-    ax.scatter(*xy[-1], s=size * 3.5, marker="*", facecolors="none", edgecolors="black",
-               linewidths=0.7, zorder=4)
+def _plane(points: np.ndarray) -> np.ndarray:
+    """Points as 2-D coordinates, shape (n, 2): points on the line get y = 0."""
+    return points if points.shape[1] == 2 else np.hstack([points, np.zeros_like(points)])
+
+
+@dataclass(frozen=True)
+class Panel:
+    """Where :func:`show_labelings` drew one labelling.
+
+    Attributes
+    ----------
+    labels : ndarray of shape (n,)
+    title : str
+        The signs in point order and ✓ or ✗.
+    realizable : bool
+    shift : ndarray of shape (2,)
+        The panel's offset in the figure's single axes: point i is drawn at points[i] + shift.
+    """
+
+    labels: np.ndarray
+    title: str
+    realizable: bool
+    shift: np.ndarray
 
 
 def show_labelings(grid: LabelingGrid, *, title: str | None = None) -> Figure:
     """One small panel per labelling: the points (+ blue circles, - orange squares), the witness
-    shaded in blue, and a red frame and ✗ where no hypothesis of the class fits."""
+    shaded in blue, and a red frame and ✗ where no hypothesis of the class fits. The first
+    panel numbers the points: each title lists the signs in that order. The star marks the
+    last point, the one the widget moves.
+
+    All panels share one axes, each shifted to its place in the grid: one axes draws far faster
+    than 2ⁿ small ones, which is what keeps the point-placement widget quick. The figure's
+    ``panels`` attribute lists the :class:`Panel` s in the order of ``grid.labelings``.
+    """
     count = len(grid.labelings)
     cols = min(count, 8)
     rows = math.ceil(count / cols)
-    height = 1.5 * rows + 0.4
-    fig = Figure(figsize=(1.45 * cols, height))  # many small axes: a fixed layout is faster
-    fig.subplots_adjust(left=0.01, right=0.99, bottom=0.01, top=1 - 0.5 / height, wspace=0.08,
-                        hspace=0.3)
-    axes = np.atleast_1d(fig.subplots(rows, cols)).ravel()
     limits = _limits(grid.points)
-    for ax, labels, witness in zip(axes, grid.labelings, grid.witnesses, strict=False):
-        ax.set_xlim(*limits[:2])
-        ax.set_ylim(*limits[2:])
+    side = limits[1] - limits[0]  # the view is square
+    step_x, step_y = 1.12 * side, 1.3 * side  # room between panels, and for a title above each
+    height = 1.5 * rows + 0.4
+    fig = Figure(figsize=(1.45 * cols, height))
+    ax = fig.add_axes((0.01, 0.01, 0.98, 1 - 0.5 / height))
+    ax.set_axis_off()
+    xy = _plane(grid.points)
+    panels, frames = [], []
+    signs_xy: dict[int, list[np.ndarray]] = {1: [], -1: []}
+    for k, (labels, witness) in enumerate(zip(grid.labelings, grid.witnesses, strict=True)):
+        shift = np.array([(k % cols) * step_x - limits[0], -(k // cols) * step_y - limits[2]])
         if witness is not None:
-            _draw_witness(ax, witness, limits)
-        _draw_points(ax, grid.points, labels)
+            _draw_witness(ax, witness, limits, shift)
+        for label in (1, -1):
+            signs_xy[label].append(xy[labels == label] + shift)
         signs = "".join("+" if v > 0 else "−" for v in labels)
-        ax.set_title(f"{signs} {'✓' if witness is not None else '✗'}", fontsize=8,
-                     color="black" if witness is not None else "red")
-        ax.set_xticks([])
-        ax.set_yticks([])
-        ax.set_aspect("equal")
-        if witness is None:
-            for spine in ax.spines.values():
-                spine.set_color("red")
-                spine.set_linewidth(2)
-    for ax in axes[count:]:
-        ax.set_axis_off()
+        name = f"{signs} {'✓' if witness is not None else '✗'}"
+        ax.text(shift[0] + limits[0] + side / 2, shift[1] + limits[3] + 0.05 * side, name,
+                ha="center", va="bottom", fontsize=8,
+                color="black" if witness is not None else "red")
+        frames.append(Box((shift[0] + limits[0], shift[1] + limits[2]), side, side,
+                          fill=False, edgecolor="red" if witness is None else "0.6",
+                          linewidth=2 if witness is None else 0.8))
+        panels.append(Panel(labels, name, witness is not None, shift))
+    for frame in frames:
+        ax.add_patch(frame)
+    for label, colour, marker in ((1, POSITIVE, "o"), (-1, NEGATIVE, "s")):
+        drawn = np.vstack(signs_xy[label]) if signs_xy[label] else np.zeros((0, 2))
+        ax.scatter(drawn[:, 0], drawn[:, 1], s=28, c=colour, marker=marker, zorder=3,
+                   edgecolors="black", linewidths=0.5)
+    stars = np.array([xy[-1] + panel.shift for panel in panels])
+    ax.scatter(stars[:, 0], stars[:, 1], s=98, marker="*", facecolors="none",
+               edgecolors="black", linewidths=0.7, zorder=4)
+    for i, (x, y) in enumerate(xy + panels[0].shift, start=1):
+        ax.annotate(str(i), (x, y), xytext=(4, 4), textcoords="offset points", fontsize=7,
+                    zorder=5)
+    ax.set_xlim(limits[0] - 0.02 * side, (cols - 1) * step_x + limits[1] - limits[0] + 0.02 * side)
+    ax.set_ylim(-(rows - 1) * step_y - 0.02 * side, side * 1.25)
+    ax.set_aspect("equal")  # the axes box shrinks to fit; the limits stay
     realized = int(grid.realizable.sum())
     verdict = "shattered" if grid.shattered else "not shattered"
     fig.suptitle(title or f"{grid.hclass.name}: {realized} of {count} labellings realizable, "
                  f"{verdict}", fontsize=10)
+    fig.panels = tuple(panels)
     return fig
 
 

@@ -1,0 +1,148 @@
+"""Time every widget of every walk-through as one slider move costs in Jupyter.
+
+One move is: the widget's callback (recompute and build the Figure) plus the PNG that
+:func:`mllib.demos.explore` displays for it (:func:`mllib.demos.png`: the figure drawn once at
+its fixed layout). Each control of each widget is moved
+through about ten values, one after the other, with the other controls at the notebook's
+values, after one call at the notebook's values (the frame the cell showed when it ran).
+
+Prints the median and the worst move per widget and control, and the course-wide worst.
+Timings are printed, never asserted. Run: ``.venv/bin/python bench/bench_widgets.py``.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from mllib import data
+from mllib import perceptron as P
+from mllib.demos import chowliu as chowliu_demo
+from mllib.demos import em as em_demo
+from mllib.demos import pac as pac_demo
+from mllib.demos import perceptron as perceptron_demo
+from mllib.demos import png
+from mllib.demos import svm as svm_demo
+from mllib.demos import vc as vc_demo
+
+TARGET_MS = 100.0
+
+
+@dataclass(frozen=True)
+class Widget:
+    """A widget callback, the notebook's control values, and the values each control takes."""
+
+    lecture: str
+    name: str
+    frame: Callable
+    defaults: dict
+    moves: dict
+
+
+def _log_values(lo: float, hi: float, count: int = 10) -> list[float]:
+    return [float(v) for v in np.geomspace(lo, hi, count)]
+
+
+def _lin_values(lo: float, hi: float, count: int = 10) -> list[float]:
+    return [round(float(v), 4) for v in np.linspace(lo, hi, count)]
+
+
+def widgets() -> list[Widget]:
+    """Every explore(...) of the walk-throughs, with the notebooks' own control values."""
+    X, y, w_star = data.separable(300, 2, margin=0.02, seed=7)
+    proof_run = P.perceptron(X, y, w_star=w_star)
+    heads_g, m_g = em_demo.three_groups()
+    root = chowliu_demo.true_tree()[0].root
+    k_values = [int(k) for k in np.linspace(0, proof_run.mistakes, 10)]
+    return [
+        Widget("01", "margin γ", perceptron_demo.show_margin_experiment,
+               {"margin": 0.1, "seed": 2},
+               {"margin": list(perceptron_demo.MARGIN_GRID[::2]), "seed": list(range(1, 11))}),
+        Widget("01", "update k", perceptron_demo.show_update,
+               {"run": proof_run, "X": X, "y": y, "k": 1}, {"k": k_values}),
+        Widget("01", "η / start", perceptron_demo.show_eta, {"eta": 0.1, "start": "w₀ = 0"},
+               {"eta": _log_values(1e-3, 10.0), "start": list(perceptron_demo.ETA_STARTS)}),
+        Widget("02", "step η / iteration", svm_demo.show_descent, {"eta": 0.2, "k": 5},
+               {"eta": _lin_values(0.05, 1.5), "k": list(range(0, 60, 6))}),
+        Widget("02", "penalty C", svm_demo.show_soft_margin, {"C": 1.0},
+               {"C": _log_values(0.01, 100.0)}),
+        Widget("03", "ε / δ / log₁₀|H|", pac_demo.show_sample_sizes,
+               {"eps": 0.1, "delta": 0.05, "log10_h": 5.0},
+               {"eps": _log_values(0.01, 0.3), "delta": _log_values(1e-4, 0.3),
+                "log10_h": _lin_values(0, 30)}),
+        Widget("03", "n / ε / δ", pac_demo.show_bound_comparison,
+               {"n": 10, "eps": 0.1, "delta": 0.05},
+               {"n": [1, 5, 9, 13, 17, 21, 25, 29, 33, 40], "eps": _log_values(0.01, 0.3),
+                "delta": _log_values(1e-4, 0.3)}),
+        Widget("03", "simulation m / ε / bits", pac_demo.show_simulation,
+               {"m": 40, "eps": 0.1, "distribution": next(iter(pac_demo.DISTRIBUTIONS))},
+               {"m": [1, 10, 25, 40, 60, 90, 120, 160, 220, 300],
+                "eps": _lin_values(0.02, 0.3), "distribution": list(pac_demo.DISTRIBUTIONS)}),
+        Widget("04", "points / move x / move y", vc_demo.show_configuration,
+               {"configuration": "half-planes: triangle and a point inside", "dx": 0.0,
+                "dy": 0.0},
+               {"dx": _lin_values(-2, 2), "dy": _lin_values(-2, 2),
+                "configuration": list(vc_demo.CONFIGURATIONS)}),
+        Widget("05", "EM stepper", em_demo.show_em_run,
+               {"heads": heads_g, "tosses": m_g, "alpha": 0.5, "p": 0.6, "q": 0.4, "steps": 0},
+               {"steps": list(range(1, 11)), "p": _lin_values(0.05, 0.95),
+                "alpha": _lin_values(0.05, 0.95)}),
+        Widget("06", "sample size m / root", chowliu_demo.show_experiment,
+               {"m": 30.0, "root": root},
+               {"m": _log_values(10, 10_000), "root": list(range(10))}),
+    ]
+
+
+def one_move(frame: Callable, kwargs: dict) -> tuple[float, float]:
+    """Milliseconds for the callback and the PNG Jupyter would display: (wall, CPU).
+
+    The CPU time of this process is what the move costs on an idle machine; the wall time also
+    counts the waits when other processes share the cores.
+    """
+    wall, cpu = time.perf_counter(), time.process_time()
+    fig = frame(**kwargs)
+    png(fig)
+    return 1000 * (time.perf_counter() - wall), 1000 * (time.process_time() - cpu)
+
+
+def floor() -> tuple[float, float]:
+    """Median (wall, CPU) ms of an empty two-panel figure from mllib.plotting: what any frame
+    costs on this machine before it draws anything. It shows how loaded the machine is."""
+    from mllib.plotting import figure
+
+    moves = [one_move(lambda: figure(2)[0], {}) for _ in range(10)]
+    return statistics.median(m[0] for m in moves), statistics.median(m[1] for m in moves)
+
+
+def main() -> None:
+    worst_median, worst = ("", 0.0), ("", 0.0)
+    empty_wall, empty_cpu = floor()
+    print(f"floor: an empty two-panel figure costs {empty_wall:.1f} ms ({empty_cpu:.1f} ms CPU) "
+          "here\n")
+    print(f"{'lecture':7} {'widget':26} {'control':13} {'median ms':>9} {'worst ms':>9}"
+          f" {'median CPU ms':>13} {'worst CPU ms':>12}")
+    for widget in widgets():
+        one_move(widget.frame, widget.defaults)  # the frame shown when the cell ran
+        for control, values in widget.moves.items():
+            walls, cpus = zip(*(one_move(widget.frame, {**widget.defaults, control: value})
+                                for value in values), strict=True)
+            median, high = statistics.median(walls), max(walls)
+            label = f"{widget.lecture} {widget.name} ({control})"
+            flag = "" if median < TARGET_MS else "  <- median over target"
+            print(f"{widget.lecture:7} {widget.name:26} {control:13} {median:9.1f} {high:9.1f}"
+                  f" {statistics.median(cpus):13.1f} {max(cpus):12.1f}{flag}")
+            worst_median = max(worst_median, (label, median), key=lambda t: t[1])
+            worst = max(worst, (label, high), key=lambda t: t[1])
+            one_move(widget.frame, widget.defaults)  # back to the notebook's values
+    print(f"\ncourse-wide worst median: {worst_median[1]:.1f} ms ({worst_median[0]})")
+    print(f"course-wide worst move:   {worst[1]:.1f} ms ({worst[0]})")
+    print(f"target: every median under {TARGET_MS:.0f} ms (wall time; run on an idle machine,"
+          " or read the CPU columns)")
+
+
+if __name__ == "__main__":
+    main()
