@@ -830,7 +830,6 @@ def solve_dual(
 def _smo(K, y, C, tol, max_iterations):
     """SMO on ½αᵀQα - Σα; returns (alpha, converged, history). See :func:`solve_dual`."""
     n = len(y)
-    Q = y[:, None] * K * y[None, :]
     diag = np.diag(K).copy()
     alpha, grad = np.zeros(n), -np.ones(n)  # grad = Qα - 1
     history: list[DualStep] = []
@@ -852,7 +851,7 @@ def _smo(K, y, C, tol, max_iterations):
         t = min(gain[j] / curvature[j], t_i, t_j)
         alpha[i] = (C if y[i] > 0 else 0.0) if t == t_i else alpha[i] + y[i] * t
         alpha[j] = (0.0 if y[j] > 0 else C) if t == t_j else alpha[j] - y[j] * t
-        grad += t * (y[i] * Q[i] - y[j] * Q[j])
+        grad += t * y * (K[i] - K[j])  # t·(yᵢQ[i] - yⱼQ[j]) with Qᵢⱼ = yᵢyⱼKᵢⱼ
         history.append(DualStep(iteration, i, j, float(m - M), float(alpha @ (grad - 1) / 2)))
     return alpha, False, history
 
