@@ -140,7 +140,7 @@ class CostStudy:
     dual: np.ndarray
 
 
-def cost_study(sizes=(200, 400, 800, 1600), dims=(4, 16, 48), epochs: int = 3,
+def cost_study(sizes=(250, 500, 1000, 2000, 3000), dims=(4, 16, 48), epochs: int = 3,
                seed: int = 3) -> CostStudy:
     """Measure the slide's trade-off (CS446 "Kernel Trick"): the dual costs about t₁m² (a Gram
     matrix of m² kernel values, each O(d)), the primal about t₂m per pass (each visit a dot
