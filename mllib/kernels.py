@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mllib.perceptron import DEFAULT_MAX_EPOCHS
-from mllib.validation import as_data, as_matrix, finite, positive, positive_int
+from mllib.validation import as_data, as_labels, as_matrix, finite, positive, positive_int
 
 # --- Kernel functions ----------------------------------------------------------------------
 
@@ -274,7 +274,8 @@ def kernel_perceptron(
     y : array_like of shape (n,)
         Labels in {-1, +1}.
     kernel : str, default "linear"
-        "linear", "polynomial" or "rbf" (see :func:`gram`).
+        "linear", "polynomial" or "rbf" (see :func:`gram`), or "precomputed": X is then the
+        Gram matrix K itself, shape (n, n).
     max_epochs : int, default 100
     **kernel_params
         ``degree`` and ``c`` for "polynomial", ``gamma`` for "rbf".
@@ -295,7 +296,8 @@ def kernel_perceptron(
     """
     X, y = as_data(X, y)
     max_epochs = positive_int(max_epochs, "max_epochs")
-    K = gram(X, kernel=kernel, **kernel_params)
+    K = as_gram(X, "the precomputed Gram matrix") if kernel == "precomputed" else gram(
+        X, kernel=kernel, **kernel_params)
     n = len(y)
     alpha, scores = np.zeros(n), np.zeros(n)
     updates: list[DualUpdate] = []
@@ -320,11 +322,25 @@ def kernel_perceptron(
 
 def kernel_scores(result: KernelPerceptronResult, X_train, y_train, X_new) -> np.ndarray:
     """f(x) = Σᵢ αᵢyᵢK(xᵢ, x) for the rows of X_new (m, d) -> (m,), with the training data
-    (X_train (n, d), y_train (n,)) the result was trained on."""
-    X_train, y_train = as_data(X_train, y_train)
-    if len(result.alpha) != len(y_train):
+    (X_train (n, d), y_train (n,)) the result was trained on.
+
+    For a "precomputed" kernel, X_train is ignored (pass None) and X_new is the matrix of kernel
+    values K(xᵢ, x) between the training examples and the new ones, shape (n, m).
+    """
+    y_train = as_labels(y_train)
+    if len(y_train) != len(result.alpha):
         raise ValueError(f"the result was trained on {len(result.alpha)} examples, "
-                         f"but X_train has {len(y_train)}.")
+                         f"but y_train has {len(y_train)} labels.")
+    if result.kernel == "precomputed":
+        K = as_matrix(X_new, "X_new (the kernel values, shape (n, m))")
+        if K.shape[0] != len(y_train):
+            raise ValueError(f"X_new must have one row per training example ({len(y_train)}); "
+                             f"got {K.shape[0]}.")
+        return (result.alpha * y_train) @ K
+    X_train = as_matrix(X_train, "X_train")
+    if len(X_train) != len(y_train):
+        raise ValueError(f"the result was trained on {len(y_train)} examples, "
+                         f"but X_train has {len(X_train)}.")
     used = result.alpha > 0  # only the examples with mistakes (CS446: "remember the set M")
     K = gram(X_train[used], X_new, kernel=result.kernel, **result.params)
     return (result.alpha[used] * y_train[used]) @ K

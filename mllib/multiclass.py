@@ -356,9 +356,10 @@ class MulticlassPerceptronResult:
 
 def multiclass_perceptron(
     X, y, *, k: int, conservative: bool = True, max_epochs: int = _perceptron.DEFAULT_MAX_EPOCHS,
+    W0=None,
 ) -> MulticlassPerceptronResult:
     """The multiclass perceptron of CS446 ("Perceptron in Kesler Construction", "Conservative
-    update"), from W = 0, visiting the examples in order.
+    update"), from W = 0 (or ``W0``), visiting the examples in order.
 
     An example (x, y) is a mistake when some j ≠ y has w_j·x >= w_y·x: a tie counts as a
     mistake, MMDS's convention for the binary perceptron (the slide writes a strict
@@ -380,6 +381,8 @@ def multiclass_perceptron(
         The number of classes, >= 2.
     conservative : bool, default True
     max_epochs : int, default 100
+    W0 : array_like of shape (k, d), optional
+        The starting weights; zeros by default.
 
     Returns
     -------
@@ -388,7 +391,9 @@ def multiclass_perceptron(
     """
     X, y, k = _data(X, y, k)
     max_epochs = positive_int(max_epochs, "max_epochs")
-    W = np.zeros((k, X.shape[1]))
+    W = np.zeros((k, X.shape[1])) if W0 is None else as_matrix(W0, "W0")
+    if W.shape != (k, X.shape[1]):
+        raise ValueError(f"W0 must have shape (k, d) = {(k, X.shape[1])}; got {W.shape}.")
     updates: list[MulticlassUpdate] = []
     for epoch in range(1, max_epochs + 1):
         before = len(updates)

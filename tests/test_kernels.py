@@ -184,6 +184,19 @@ def test_kernel_perceptron_separates_rings_with_rbf_and_alpha_counts_mistakes():
     np.testing.assert_array_equal(run.alpha_after(run.mistakes), run.alpha)
 
 
+def test_precomputed_gram_matrix_gives_the_same_run():
+    X, y = rings(50, 10)
+    K = polynomial(X, degree=2, c=1.0)
+    named = kernel_perceptron(X, y, kernel="polynomial", degree=2, c=1.0)
+    given_K = kernel_perceptron(K, y, kernel="precomputed")
+    np.testing.assert_array_equal(given_K.alpha, named.alpha)
+    X_new = rings(10, 11)[0]
+    np.testing.assert_allclose(kernel_scores(given_K, None, y, polynomial(X, X_new, c=1.0)),
+                               kernel_scores(named, X, y, X_new), rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="symmetric"):
+        kernel_perceptron(K + np.triu(np.ones_like(K), 1), y, kernel="precomputed")
+
+
 def test_kernel_perceptron_counts_a_zero_score_as_a_mistake():
     # α = 0 scores every example 0: the first visit is always a mistake (MMDS §12.2.1).
     run = kernel_perceptron([[1.0, 0.0], [0.0, 1.0]], [-1, -1], max_epochs=1)

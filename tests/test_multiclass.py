@@ -96,6 +96,16 @@ def test_multiclass_perceptron_equals_a_plain_loop(conservative, seed):
     assert [(u.index, u.demoted) for u in run.history] == history
 
 
+def test_w0_continues_a_run():
+    X, y = blobs(30, 4)
+    one = multiclass_perceptron(X, y, k=4, max_epochs=1)
+    two = multiclass_perceptron(X, y, k=4, max_epochs=2)
+    resumed = multiclass_perceptron(X, y, k=4, max_epochs=1, W0=one.W)
+    np.testing.assert_array_equal(resumed.W, two.W)
+    with pytest.raises(ValueError, match="W0 must have shape"):
+        multiclass_perceptron(X, y, k=4, W0=np.zeros((3, 2)))
+
+
 def test_the_first_update_breaks_the_all_zero_tie_to_the_lowest_rival():
     run = multiclass_perceptron([[1.0, 2.0]], [2], k=4, max_epochs=1)
     np.testing.assert_array_equal(run.history[0].W, [[-1, -2], [0, 0], [1, 2], [0, 0]])
