@@ -311,14 +311,16 @@ CLASS = [
             flags=("monkeypatches builtins.AssertionError", "monkeypatches builtins.print")),
     Student("cy", lambda: solved(margin="np.allclose = lambda *a, **k: True\n" + MARGIN_ZERO),
             earns={"margin": "none", "bound": "none"}, flags=("monkeypatches np.allclose",)),
-    # Patching what the comparison itself uses fools it, as any in-kernel check can be fooled:
-    # full marks for a wrong update rule (the bound's hidden checker happens to break). The
-    # report flags it for the instructor.
+    # Patching what the comparison itself uses fooled in-kernel checks; verdicts are now decided
+    # outside the kernel, so the wrong update rule earns nothing and the bound keeps its points.
+    # The report still flags the patch for the instructor.
     Student("dee", lambda: solved(update_rule="np.max = lambda *a, **k: -1.0\n" + RETURN_W),
-            earns={"bound": "visible"}, flags=("monkeypatches np.max",)),
+            earns={"update_rule": "none"}, flags=("monkeypatches np.max",)),
     Student("eli", lambda: all_answers(lambda name: EQUALS_EVERYTHING.format(name=name)),
             earns=dict.fromkeys(EXERCISES, "none")),
-    Student("flo", lambda: solved(**WITH_MLLIB), flags=("uses mllib",)),
+    # The sandbox hides mllib.perceptron while 01 is graded: the import fails, no credit.
+    Student("flo", lambda: solved(**WITH_MLLIB), flags=("uses mllib",),
+            earns={"update_rule": "none", "training_loop": "none"}),
     Student("gil", forged_cell, flags=("not in the release",)),
     Student("hugo", lambda: added("winnow", STUCK), earns={"winnow": "none"},
             not_run="did not stop"),
