@@ -299,4 +299,96 @@ def chow_liu_parents(X, root):
     return parents
 """,
     },
+    "07_kernels": {
+        "polynomial_kernel": """\
+def polynomial_kernel(X, Z, degree, c):
+    return [[(sum(a * b for a, b in zip(x, z)) + c) ** degree for z in Z] for x in X]
+""",
+        "quadratic_map": """\
+import math
+
+
+def quadratic_map(X):
+    # Cross terms first, with a minus sign, then the squares: another valid map.
+    d = X.shape[1]
+    cross = [-math.sqrt(2) * X[:, i] * X[:, j] for i in range(d) for j in range(i + 1, d)]
+    return np.column_stack(cross + [X[:, i] ** 2 for i in range(d)])
+""",
+        "dual_perceptron": """\
+def dual_perceptron(K, y, max_epochs=100):
+    # Keeps every score up to date instead of recomputing it at each visit.
+    n = len(y)
+    alpha, scores = [0] * n, [0.0] * n
+    for _ in range(max_epochs):
+        clean = True
+        for i in range(n):
+            if y[i] * scores[i] <= 0:
+                alpha[i] += 1
+                scores = [s + y[i] * K[i][j] for j, s in enumerate(scores)]
+                clean = False
+        if clean:
+            break
+    return alpha
+""",
+        "kernel_prediction": """\
+def kernel_prediction(alpha, y, K_new):
+    out = []
+    for column in np.asarray(K_new).T:
+        score = sum(a * b * k for a, b, k in zip(alpha, y, column))
+        out.append(1 if score > 0 else -1)
+    return out
+""",
+    },
+    "08_multiclass": {
+        "kesler": """\
+def kesler_expand(X, y, k):
+    # All positive rows first, then their negations: another order, the same set.
+    m, d = X.shape
+    positives = []
+    for x, i in zip(X, y):
+        for j in range(k):
+            if j != i:
+                row = [0.0] * (k * d)
+                row[i * d:(i + 1) * d] = list(x)
+                row[j * d:(j + 1) * d] = [-v for v in x]
+                positives.append(row)
+    negatives = [[-v for v in row] for row in positives]
+    return positives + negatives, [1] * len(positives) + [-1] * len(negatives)
+""",
+        "conservative_update": """\
+def conservative_update(W, x, y):
+    scores = (W @ x).astype(float)
+    own = scores[y]
+    scores[y] = -np.inf
+    best = int(np.argmax(scores))
+    if scores[best] < own:
+        return W.tolist()
+    W = W + 0.0
+    W[y], W[best] = W[y] + x, W[best] - x
+    return W.tolist()
+""",
+        "ova_predict": """\
+def ova_predict(W, X):
+    labels = []
+    for x in X:
+        scores = [float(np.dot(w, x)) for w in W]
+        labels.append(scores.index(max(scores)))
+    return labels
+""",
+        "ava_predict": """\
+import itertools
+
+
+def ava_predict(V, X, k):
+    pairs = list(itertools.combinations(range(k), 2))
+    out = []
+    for x in X:
+        count = dict.fromkeys(range(k), 0)
+        for v, (i, j) in zip(V, pairs):
+            count[i if v @ x > 0 else j] += 1
+        top = max(count.values())
+        out.append(min(c for c in count if count[c] == top))
+    return out
+""",
+    },
 }
