@@ -20,6 +20,19 @@ def figure(ncols: int = 1, *, width: float = 5.0, height: float = 4.0) -> tuple[
     return fig, list(np.atleast_1d(fig.subplots(1, ncols)))
 
 
+def fixed_figure(
+    ncols: int, *, width: float, height: float, **margins
+) -> tuple[Figure, list[Axes]]:
+    """Like :func:`figure`, with a fixed layout instead of the constrained one: a widget frame
+    is redrawn on every slider move, and the layout solver would dominate its cost.
+
+    ``margins`` override the subplot parameters (left, right, bottom, top, wspace)."""
+    fig = Figure(figsize=(width * ncols, height))
+    fig.subplots_adjust(**{"left": 0.07, "right": 0.98, "bottom": 0.11, "top": 0.88,
+                           "wspace": 0.22, **margins})
+    return fig, list(np.atleast_1d(fig.subplots(1, ncols)))
+
+
 def scatter_labelled(ax: Axes, X: np.ndarray, y: np.ndarray, *, size: float = 18) -> None:
     """Scatter 2-D points X of shape (n, 2), coloured by labels y in {-1, +1}."""
     styles = ((1, POSITIVE, "o", "y = +1"), (-1, NEGATIVE, "s", "y = -1"))

@@ -17,23 +17,19 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 
 from mllib import data, kernels, perceptron, svm
-from mllib.plotting import NEGATIVE, POSITIVE, figure, markdown_table, scatter_labelled
+from mllib.plotting import (
+    NEGATIVE,
+    POSITIVE,
+    figure,
+    fixed_figure,
+    markdown_table,
+    scatter_labelled,
+)
 
 DATASETS = ("rings", "xor", "moons")
 KERNEL_NAMES = ("linear", "polynomial", "rbf")
 _REGIONS = ListedColormap(["#fde3c8", "#d3e5f5"])  # light orange (-1), light blue (+1)
 _GRID = 90  # grid points per axis for decision regions
-
-
-def fixed_figure(
-    ncols: int, *, width: float, height: float, **margins
-) -> tuple[Figure, list[Axes]]:
-    """Like :func:`mllib.plotting.figure`, with a fixed layout instead of the constrained one: a
-    widget frame is redrawn on every slider move, and the layout solver would dominate it."""
-    fig = Figure(figsize=(width * ncols, height))
-    fig.subplots_adjust(**{"left": 0.07, "right": 0.98, "bottom": 0.11, "top": 0.88,
-                           "wspace": 0.22, **margins})
-    return fig, list(np.atleast_1d(fig.subplots(1, ncols)))
 
 
 # --- Making data linearly separable ----------------------------------------------------------

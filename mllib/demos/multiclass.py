@@ -14,8 +14,7 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 
 from mllib import data, multiclass, perceptron
-from mllib.demos.kernels import fixed_figure
-from mllib.plotting import markdown_table
+from mllib.plotting import fixed_figure, markdown_table
 
 COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple")
 _LIGHT = ("#d3e5f5", "#fde3c8", "#d5efd5", "#f6d2d2", "#e6dcef")
