@@ -277,3 +277,20 @@ def test_solve_dual_rejects_bad_input():
 def test_docstring_examples_run():
     assert doctest.testmod(kernels).failed == 0
     assert doctest.testmod(svm).failed == 0
+
+
+def test_the_gram_matrix_is_computed_once_per_training_run(monkeypatch):
+    calls = []
+    original = kernels.gram
+
+    def counting(*args, **kwargs):
+        calls.append(kwargs.get("kernel"))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(kernels, "gram", counting)
+    monkeypatch.setattr(svm, "gram", counting)
+    X, y = rings(60, 12)
+    run = kernel_perceptron(X, y, kernel="rbf", gamma=1.0, max_epochs=20)
+    assert run.epochs * len(y) > 60 and calls == ["rbf"]  # many visits, one Gram matrix
+    solve_dual(X, y, C=1.0, kernel="rbf", gamma=1.0)
+    assert calls == ["rbf", "rbf"]
