@@ -810,17 +810,19 @@ def solve_dual(
 
 
 def _smo(K, y, C, tol, max_iterations):
-    """SMO on ½αᵀQα - Σα; returns (alpha, converged, history). See :func:`solve_dual`."""
+    """SMO on ½αᵀQα - Σα; returns (alpha, converged, history). See :func:`solve_dual`.
+
+    It keeps score = -y∘∇ with ∇ = Qα - 1, and the two sets of examples free to move up
+    (yᵢαᵢ may grow) and down, updating only what a step changes.
+    """
     n = len(y)
     diag = np.diag(K).copy()
-    alpha, grad = np.zeros(n), -np.ones(n)  # grad = Qα - 1
+    alpha, score = np.zeros(n), y.copy()  # at α = 0, ∇ = -1 and score = y
+    up, low = y > 0, y < 0  # with α = 0: positives can grow, negatives can fall
     history: list[DualStep] = []
     for iteration in range(1, max_iterations + 1):
-        up = np.where(y > 0, alpha < C, alpha > 0)  # αᵢ may move so that yᵢαᵢ grows
-        low = np.where(y > 0, alpha > 0, alpha < C)
-        score = -y * grad
         i = int(np.argmax(np.where(up, score, -np.inf)))
-        m, M = score[i], np.min(score[low], initial=np.inf)
+        m, M = score[i], np.min(np.where(low, score, np.inf))
         if m - M < tol:
             return alpha, True, history
         # Second-order choice of j (Fan et al., WSS 2): the largest guaranteed decrease b²/a.
@@ -833,8 +835,13 @@ def _smo(K, y, C, tol, max_iterations):
         t = min(gain[j] / curvature[j], t_i, t_j)
         alpha[i] = (C if y[i] > 0 else 0.0) if t == t_i else alpha[i] + y[i] * t
         alpha[j] = (0.0 if y[j] > 0 else C) if t == t_j else alpha[j] - y[j] * t
-        grad += t * y * (K[i] - K[j])  # t·(yᵢQ[i] - yⱼQ[j]) with Qᵢⱼ = yᵢyⱼKᵢⱼ
-        history.append(DualStep(iteration, i, j, float(m - M), float(alpha @ (grad - 1) / 2)))
+        score -= t * (K[i] - K[j])  # ∇ += t·(yᵢQ[i] - yⱼQ[j]), Qᵢⱼ = yᵢyⱼKᵢⱼ, times -y
+        for k in (i, j):
+            up[k] = alpha[k] < C if y[k] > 0 else alpha[k] > 0
+            low[k] = alpha[k] > 0 if y[k] > 0 else alpha[k] < C
+        # ½αᵀQα - Σα = ½α·(∇ - 1) with ∇ = -y∘score
+        objective = -0.5 * ((alpha * y) @ score + alpha.sum())
+        history.append(DualStep(iteration, i, j, float(m - M), float(objective)))
     return alpha, False, history
 
 
