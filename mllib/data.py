@@ -144,3 +144,60 @@ def noisy(
     y = y.copy()
     y[flipped] *= -1
     return X, y, w_star
+
+
+# --- Data that no line separates (lectures 07 and 08) -----------------------------------------
+
+
+def rings(n: int, *, inner: float = 1.0, gap: float = 0.5, width: float = 1.0, seed=0):
+    """Points in the disc r <= ``inner`` labelled +1 and in the ring inner + gap <= r <=
+    inner + gap + width labelled -1, each class about half. No line separates them; the map
+    (x₁², x₂²) or a quadratic kernel does (CS446 "Making data linearly separable").
+
+    Returns X of shape (n, 2) and y of shape (n,) in {-1, +1}.
+    """
+    n = positive_int(n, "n")
+    rng = _rng(seed)
+    angle = rng.uniform(0, 2 * np.pi, n)
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    outer = inner + gap
+    r = np.where(y > 0, inner * np.sqrt(rng.random(n)), rng.uniform(outer, outer + width, n))
+    return np.column_stack([r * np.cos(angle), r * np.sin(angle)]), y
+
+
+def xor(n: int, *, noise: float = 0.25, seed=0):
+    """XOR: points around (±1, ±1), labelled +1 where x₁·x₂ > 0 (the clean corner's sign).
+
+    Returns X of shape (n, 2) and y of shape (n,) in {-1, +1}.
+    """
+    n = positive_int(n, "n")
+    rng = _rng(seed)
+    corners = rng.choice([-1.0, 1.0], size=(n, 2))
+    X = corners + noise * rng.standard_normal((n, 2))
+    return X, corners[:, 0] * corners[:, 1]
+
+
+def moons(n: int, *, noise: float = 0.1, seed=0):
+    """Two interleaved half circles (the shape of scikit-learn's ``make_moons``), +1 on top.
+
+    Returns X of shape (n, 2), centred near the origin, and y of shape (n,) in {-1, +1}.
+    """
+    n = positive_int(n, "n")
+    rng = _rng(seed)
+    t = rng.uniform(0, np.pi, n)
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    X = np.where(y[:, None] > 0, np.column_stack([np.cos(t), np.sin(t)]),
+                 np.column_stack([1 - np.cos(t), 0.5 - np.sin(t)]))
+    return X - [0.5, 0.25] + noise * rng.standard_normal((n, 2)), y
+
+
+def blobs(n: int, centres, *, spread: float = 0.5, seed=0):
+    """k Gaussian blobs: class c (0..k-1) around ``centres[c]``, standard deviation ``spread``.
+
+    Returns X of shape (n, d) and integer labels y of shape (n,), each class about n/k.
+    """
+    n = positive_int(n, "n")
+    centres = np.asarray(centres, dtype=float)
+    rng = _rng(seed)
+    y = rng.integers(0, len(centres), n)
+    return centres[y] + positive(spread, "spread") * rng.standard_normal((n, centres.shape[1])), y

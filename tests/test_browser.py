@@ -58,6 +58,8 @@ WIDGETS = [
     ("04_vc/vc_walkthrough.ipynb", "move x"),
     ("05_em/em_walkthrough.ipynb", "initial p"),
     ("06_chowliu/chowliu_walkthrough.ipynb", "sample size m"),
+    ("07_kernels/kernels_walkthrough.ipynb", "degree"),
+    ("08_multiclass/multiclass_walkthrough.ipynb", "update"),
 ]
 ARROW_PRESSES = 5
 

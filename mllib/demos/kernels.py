@@ -1,0 +1,287 @@
+"""Widgets, figures and tables for the kernels walk-through (lecture 07).
+
+Sources: CS446 (the circle and the map (x₁², x₂²), the dual representation, the kernel
+perceptron, the quadratic kernel, the Gram matrix, building kernels, the nonlinear SVM) and MMDS
+§12.2.6 (Example 12.7, the polar transform).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
+
+from mllib import data, kernels, perceptron, svm
+from mllib.plotting import (
+    NEGATIVE,
+    POSITIVE,
+    figure,
+    markdown_table,
+    scatter_labelled,
+)
+
+DATASETS = ("rings", "xor", "moons")
+KERNEL_NAMES = ("linear", "polynomial", "rbf")
+_REGIONS = ListedColormap(["#fde3c8", "#d3e5f5"])  # light orange (-1), light blue (+1)
+_GRID = 90  # grid points per axis for decision regions
+
+
+# --- Making data linearly separable ----------------------------------------------------------
+
+
+def show_circle(n: int = 200, seed: int = 0) -> Figure:
+    """CS446's circle: x₁² + x₂² <= 1 in the plane, and the half-plane x'₁ + x'₂ <= 1 after
+    the map x' = (x₁², x₂²)."""
+    X, y = data.rings(n, gap=0.3, seed=seed)
+    fig, (left, right) = figure(2, width=4.2, height=4.0)
+    scatter_labelled(left, X, y)
+    angle = np.linspace(0, 2 * np.pi, 200)
+    left.plot(np.cos(angle), np.sin(angle), color="black", label="x₁² + x₂² = 1")
+    left.set_title("no line separates the disc")
+    scatter_labelled(right, kernels.squares(X), y)
+    right.plot([0, 1], [1, 0], color="black", label="x'₁ + x'₂ = 1")
+    right.set_xlabel("$x'_1 = x_1^2$")
+    right.set_ylabel("$x'_2 = x_2^2$")
+    right.set_title("after (x₁², x₂²): a line does")
+    for ax in (left, right):
+        ax.legend(loc="upper right", fontsize=7)
+    return fig
+
+
+def show_polar(n: int = 200, radius: float = 1.25, seed: int = 1) -> Figure:
+    """MMDS Example 12.7 (Fig. 12.10): day trips within a circle, excursions outside; in polar
+    coordinates the circle r = ``radius`` becomes a straight line."""
+    X, y = data.rings(n, gap=0.5, seed=seed)
+    R = kernels.polar(X)
+    fig, (left, right) = figure(2, width=4.2, height=4.0)
+    scatter_labelled(left, X, y)
+    angle = np.linspace(-np.pi, np.pi, 200)
+    left.plot(radius * np.cos(angle), radius * np.sin(angle), "k--", label=f"r = {radius}")
+    left.set_title("Cartesian: a circle")
+    right.scatter(R[y > 0, 0], R[y > 0, 1], s=18, c=POSITIVE, label="day trip (+1)")
+    right.scatter(R[y < 0, 0], R[y < 0, 1], s=18, c=NEGATIVE, marker="s", label="excursion (-1)")
+    right.axvline(radius, color="black", linestyle="--", label=f"r = {radius}")
+    right.set_xlabel("r = √(x₁² + x₂²)")
+    right.set_ylabel("angle atan2(x₂, x₁)")
+    right.set_title("polar: a line (MMDS Fig. 12.10)")
+    for ax in (left, right):
+        ax.legend(loc="upper right", fontsize=7)
+    return fig
+
+
+# --- The dual representation -------------------------------------------------------------------
+
+# Four examples on which a perceptron from w = 0 errs on x¹, x², x⁴ (CS446 "Dual Representation").
+SLIDE_X = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [-1.0, -1.0, 0.0], [1.0, 0.0, 1.0]])
+SLIDE_Y = np.array([1.0, 1.0, -1.0, -1.0])
+
+
+def dual_representation_table() -> str:
+    """The slide's example as a table: each visit's score, whether it was a mistake, α after it,
+    and w = Σ αᵢyᵢxᵢ, ending at w = x¹ + x² - x⁴."""
+    run = kernels.kernel_perceptron(SLIDE_X, SLIDE_Y, max_epochs=1)
+    mistakes = {u.index: u for u in run.history}
+    rows, alpha = [], np.zeros(4)
+    for i in range(4):
+        score = float((alpha * SLIDE_Y) @ (SLIDE_X @ SLIDE_X[i]))
+        alpha[i] += i in mistakes
+        w = (alpha * SLIDE_Y) @ SLIDE_X
+        rows.append([f"x{'¹²³⁴'[i]} = {SLIDE_X[i].astype(int).tolist()}", f"{SLIDE_Y[i]:+.0f}",
+                     f"{score:g}", "mistake" if i in mistakes else "correct",
+                     str(alpha.astype(int).tolist()), str(w.astype(int).tolist())])
+    return markdown_table(["example", "y", "score Σαⱼyⱼ(xⱼ·x)", "", "α", "w = Σαᵢyᵢxᵢ"], rows)
+
+
+def side_by_side(n: int = 40, seed: int = 2, rows: int = 12) -> str:
+    """The kernel perceptron with (x·z)² next to the primal perceptron on φ(x) =
+    :func:`mllib.kernels.quadratic_features`: the first ``rows`` mistakes of each, with their
+    scores (the primal's w·φ(x), the dual's Σ αⱼyⱼK(xⱼ, x))."""
+    X, y = data.rings(n, gap=0.3, seed=seed)
+    dual = kernels.kernel_perceptron(X, y, kernel="polynomial", degree=2)
+    primal = perceptron.perceptron(kernels.quadratic_features(X), y)
+    table = [[k + 1, f"({p.epoch}, {p.index})", f"{p.score:.6f}", f"({d.epoch}, {d.index})",
+              f"{d.score:.6f}"]
+             for k, (p, d) in enumerate(zip(primal.history[:rows], dual.history[:rows],
+                                            strict=True))]
+    header = ["mistake", "primal (epoch, row)", "w·φ(x)", "dual (epoch, row)", "Σαⱼyⱼ(xⱼ·x)²"]
+    return markdown_table(header, table)
+
+
+# --- What the dual costs ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CostStudy:
+    """Seconds for ``epochs`` passes of the primal perceptron on explicit quadratic features
+    and of the dual one with (x·z)², for each number of examples m and input dimension d.
+
+    Attributes
+    ----------
+    sizes : tuple of int
+        The m values.
+    dims : tuple of int
+        The d values; the primal works in d(d+1)/2 dimensions.
+    primal, dual : ndarray of shape (len(dims), len(sizes))
+    """
+
+    sizes: tuple[int, ...]
+    dims: tuple[int, ...]
+    primal: np.ndarray
+    dual: np.ndarray
+
+
+def cost_study(sizes=(250, 500, 1000, 2000, 3000), dims=(4, 16, 48), epochs: int = 3,
+               seed: int = 3) -> CostStudy:
+    """Measure the slide's trade-off (CS446 "Kernel Trick"): the dual costs about t₁m² (a Gram
+    matrix of m² kernel values, each O(d)), the primal about t₂m per pass (each visit a dot
+    product of length d(d+1)/2). Times include building φ(x) or K."""
+    rng = np.random.default_rng(seed)
+    primal = np.zeros((len(dims), len(sizes)))
+    dual = np.zeros_like(primal)
+    for a, d in enumerate(dims):
+        for b, m in enumerate(sizes):
+            X = rng.standard_normal((m, d))
+            y = np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)
+            start = time.perf_counter()
+            perceptron.perceptron(kernels.quadratic_features(X), y, max_epochs=epochs)
+            middle = time.perf_counter()
+            kernels.kernel_perceptron(X, y, kernel="polynomial", degree=2, max_epochs=epochs)
+            primal[a, b], dual[a, b] = middle - start, time.perf_counter() - middle
+    return CostStudy(tuple(sizes), tuple(dims), primal, dual)
+
+
+def show_cost(study: CostStudy) -> Figure:
+    """The measured times against m, log-log, one line per d for each form."""
+    fig, (ax,) = figure(1, width=6.0, height=4.0)
+    for a, d in enumerate(study.dims):
+        colour = f"C{a}"
+        ax.loglog(study.sizes, study.primal[a], "o-", color=colour,
+                  label=f"primal, d = {d} ({d * (d + 1) // 2} features)")
+        ax.loglog(study.sizes, study.dual[a], "s--", color=colour, label=f"dual, d = {d}")
+    ax.set_xlabel("m, the number of examples")
+    ax.set_ylabel("seconds")
+    ax.set_title("dual ≈ t₁m², primal ≈ t₂m (CS446)")
+    ax.legend(fontsize=7)
+    return fig
+
+
+# --- Is it a kernel? -------------------------------------------------------------------------
+
+
+def show_spectrum(n: int = 40, seed: int = 4) -> Figure:
+    """The eigenvalues of two Gram matrices on the same points: the RBF kernel's (all >= 0,
+    positive semi-definite) and those of k(x, z) = ‖x - z‖, which is symmetric but no kernel:
+    its trace is 0, so some eigenvalue is negative (CS446 "General condition")."""
+    X = np.random.default_rng(seed).standard_normal((n, 2))
+    valid = kernels.rbf(X, gamma=0.5)
+    invalid = np.sqrt(kernels.squared_distances(X))
+    fig, axes = figure(2, width=4.2, height=3.6)
+    for ax, K, name in ((axes[0], valid, "exp(-0.5‖x − z‖²)"), (axes[1], invalid, "‖x − z‖")):
+        eigenvalues = np.linalg.eigvalsh(K)[::-1]
+        ax.bar(np.arange(1, n + 1), eigenvalues,
+               color=np.where(eigenvalues < -1e-10, "tab:red", "tab:green"))
+        ax.axhline(0, color="black", linewidth=0.8)
+        ax.set_xlabel("eigenvalue, largest first")
+        ax.set_title(f"k = {name}: PSD {kernels.is_psd(K)}", fontsize=9)
+    axes[0].set_ylabel("eigenvalue")
+    return fig
+
+
+# --- The widget: kernel perceptron and kernel SVM on nonlinear data ---------------------------
+
+
+@lru_cache(maxsize=8)
+def dataset(name: str, n: int = 80, seed: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """The widget's data: "rings", "xor" or "moons", n points (cached)."""
+    makers = {"rings": lambda: data.rings(n, gap=0.3, seed=seed),
+              "xor": lambda: data.xor(n, seed=seed),
+              "moons": lambda: data.moons(n, noise=0.12, seed=seed)}
+    if name not in makers:
+        raise ValueError(f"unknown data set {name!r}; choose one of {list(makers)}.")
+    X, y = makers[name]()
+    X.setflags(write=False)
+    return X, y
+
+
+def kernel_params(kernel: str, degree: int, gamma: float) -> dict:
+    """The parameters the sliders set for ``kernel``: (x·z + 1)^degree, or exp(-γ‖x − z‖²)."""
+    return {"linear": {}, "polynomial": {"degree": int(degree), "c": 1.0},
+            "rbf": {"gamma": float(gamma)}}[kernel]
+
+
+@dataclass(frozen=True)
+class KernelFits:
+    """Both kernel classifiers on one data set, and their scores on a grid for drawing.
+
+    Attributes
+    ----------
+    X, y : ndarray of shapes (n, 2), (n,)
+    run : kernels.KernelPerceptronResult
+    svm : svm.DualSVMSolution
+    grid : tuple of ndarray
+        The grid's x₁ and x₂ coordinates, each of shape (G, G).
+    perceptron_scores, svm_scores : ndarray of shape (G, G)
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    run: kernels.KernelPerceptronResult
+    svm: svm.DualSVMSolution
+    grid: tuple[np.ndarray, np.ndarray]
+    perceptron_scores: np.ndarray
+    svm_scores: np.ndarray
+
+
+@lru_cache(maxsize=64)
+def fit(name: str, kernel: str, degree: int = 2, gamma: float = 1.0, C: float = 1.0) -> KernelFits:
+    """Fit the kernel perceptron (at most 50 epochs) and the kernel SVM (``C``) to a data set
+    (cached by slider values)."""
+    X, y = dataset(name)
+    params = kernel_params(kernel, degree, gamma)
+    run = kernels.kernel_perceptron(X, y, kernel=kernel, max_epochs=50, **params)
+    solution = svm.solve_dual(X, y, C=C, kernel=kernel, **params)
+    lo, hi = X.min(axis=0) - 0.4, X.max(axis=0) + 0.4
+    g1, g2 = np.meshgrid(np.linspace(lo[0], hi[0], _GRID), np.linspace(lo[1], hi[1], _GRID))
+    points = np.column_stack([g1.ravel(), g2.ravel()])
+    scores = kernels.kernel_scores(run, X, y, points).reshape(g1.shape)
+    return KernelFits(X, y, run, solution, (g1, g2), scores,
+                      svm.dual_decision(solution, points).reshape(g1.shape))
+
+
+def _regions(ax: Axes, fits: KernelFits, scores: np.ndarray) -> None:
+    g1, g2 = fits.grid
+    ax.contourf(g1, g2, (scores > 0).astype(float), levels=[-0.5, 0.5, 1.5], cmap=_REGIONS)
+    ax.contour(g1, g2, scores, levels=[0.0], colors="black", linewidths=1.2)
+    scatter_labelled(ax, fits.X, fits.y, size=16)
+
+
+def show_kernels(name: str = "rings", kernel: str = "polynomial", degree: int = 2,
+                 gamma: float = 1.0, C: float = 1.0) -> Figure:
+    """The widget frame: the kernel perceptron's regions (left) and the kernel SVM's, with its
+    margin lines f(x) = ±1 and its support vectors ringed (right)."""
+    fits = fit(name, kernel, int(degree), float(gamma), float(C))
+    fig, (left, right) = figure(2, width=4.2, height=4.0)
+    _regions(left, fits, fits.perceptron_scores)
+    run = fits.run
+    train = kernels.kernel_predict(run, fits.X, fits.y, fits.X)
+    errors = int(np.sum(train != fits.y))
+    state = "converged" if run.converged else f"stopped after {run.epochs} epochs"
+    left.set_title(f"kernel perceptron: {run.mistakes} mistakes, {state},\n"
+                   f"{errors} training errors", fontsize=9)
+    _regions(right, fits, fits.svm_scores)
+    g1, g2 = fits.grid
+    right.contour(g1, g2, fits.svm_scores, levels=[-1.0, 1.0], colors="grey",
+                  linestyles="--", linewidths=0.8)
+    sv = fits.X[fits.svm.support]
+    right.scatter(sv[:, 0], sv[:, 1], s=90, facecolors="none", edgecolors="black",
+                  linewidths=1.0, label="support vectors")
+    wrong = int(np.sum(svm.predict_dual(fits.svm, fits.X) != fits.y))
+    right.set_title(f"kernel SVM (C = {C:g}): {len(fits.svm.support)} support vectors,\n"
+                    f"{wrong} training errors", fontsize=9)
+    right.legend(loc="lower right", fontsize=7)
+    return fig

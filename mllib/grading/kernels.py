@@ -1,0 +1,108 @@
+"""Hidden checks for the kernels exercises (lecture 07, CS446 "Dual Representation", "Kernels").
+
+Each checker builds fresh inputs from a fixed seed (so a regrade gives the same score) and
+describes the check; the grader computes the answers with mllib and compares.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mllib import data
+from mllib import kernels as reference
+from mllib.grading import Case, Check, seeded
+
+# Hidden from the kernel while these exercises are graded (grader/sandbox.py).
+REFERENCE = ("mllib.kernels",)
+_rng = seeded(20261207)
+
+
+def polynomial_kernel() -> Check:
+    """Check ``polynomial_kernel(X, Z, degree, c)`` = (X Zᵀ + c)^degree, shape (n, m)."""
+    rng = _rng(1)
+    X, Z = rng.normal(size=(6, 3)), rng.normal(size=(4, 3))
+    cases = [
+        Case("the quadratic kernel (degree 2, c = 0) between two different sets", (X, Z, 2, 0.0)),
+        Case("degree 3 with c = 1", (X, Z, 3, 1.0)),
+        Case("degree 1 with c = 0 (the linear kernel)", (X, Z, 1, 0.0)),
+        Case("a set with itself, degree 2, c = 0.5 (the Gram matrix)", (X, X, 2, 0.5)),
+        Case("a single point against several, in 5 dimensions",
+             (rng.normal(size=(1, 5)), rng.normal(size=(3, 5)), 2, 2.0)),
+    ]
+
+    def run(X, Z, degree, c):
+        return reference.polynomial(X, Z, degree=degree, c=c)
+
+    return Check("polynomial_kernel", cases, run)
+
+
+def _is_quadratic_map(answer, expected, case: Case) -> str | None:
+    """Any φ with φ(x)·φ(z) = (x·z)² and d(d+1)/2 coordinates is right, in any order and with
+    any signs: check that property, not the reference's order."""
+    (X,) = case.args
+    try:
+        phi = np.asarray(answer, dtype=float)
+    except (TypeError, ValueError):
+        return "return an array of numbers, one row per example"
+    n, d = X.shape
+    if phi.shape != (n, d * (d + 1) // 2):
+        return "for d features the map has d(d+1)/2 coordinates per row"
+    if not np.all(np.isfinite(phi)):
+        return "the rows contain NaN or inf"
+    target = (X @ X.T) ** 2
+    if not np.allclose(phi @ phi.T, target, rtol=1e-8, atol=1e-8 * (1 + np.abs(target).max())):
+        return "φ(x)·φ(z) differs from (x·z)² for some pair of rows"
+    return None
+
+
+def quadratic_map() -> Check:
+    """Check ``quadratic_map(X)``: φ with φ(x)·φ(z) = (x·z)², d(d+1)/2 coordinates per row."""
+    rng = _rng(10)
+    cases = [
+        Case("2-D points (the slide's case)", (rng.normal(size=(5, 2)),)),
+        Case("3-D points", (rng.normal(size=(4, 3)),)),
+        Case("a single 6-D point", (rng.normal(size=(1, 6)),)),
+        Case("1-D points (φ(x) = x²)", (rng.normal(size=(3, 1)),)),
+    ]
+    return Check("quadratic_map", cases, reference.quadratic_features, judge=_is_quadratic_map)
+
+
+def _alpha(K, y, max_epochs):
+    return reference.kernel_perceptron(K, y, kernel="precomputed", max_epochs=max_epochs).alpha
+
+
+def dual_perceptron() -> Check:
+    """Check ``dual_perceptron(K, y, max_epochs)`` returns α, the mistakes on each example."""
+    X, y = data.xor(12, seed=_rng(23))
+    cases = [Case("XOR with (x·z)² and max_epochs = 1 (a score of 0 is a mistake)",
+                  (reference.polynomial(X, degree=2), y, 1))]
+    X, y = data.rings(30, gap=0.4, seed=_rng(20))
+    cases.append(Case("rings with the kernel (x·z + 1)², which separates them",
+                      (reference.polynomial(X, degree=2, c=1.0), y, 100)))
+    X, y = data.xor(24, noise=0.2, seed=_rng(21))
+    cases.append(Case("XOR data with an RBF kernel", (reference.rbf(X, gamma=1.0), y, 100)))
+    X, y = data.rings(20, gap=0.4, seed=_rng(22))
+    cases.append(Case("rings with the linear kernel, which never converges: stop after "
+                      "max_epochs = 3", (reference.linear(X), y, 3)))
+    return Check("dual_perceptron", cases, _alpha)
+
+
+def _predict(alpha, y, K_new):
+    return np.where((alpha * y) @ K_new > 0, 1.0, -1.0)
+
+
+def kernel_prediction() -> Check:
+    """Check ``kernel_prediction(alpha, y, K_new)`` = sign(Σᵢ αᵢyᵢK(xᵢ, x)), 0 predicting -1."""
+    rng = _rng(30)
+    X, y = data.rings(20, gap=0.4, seed=rng)
+    run = reference.kernel_perceptron(X, y, kernel="rbf", gamma=1.0)
+    X_new = rng.uniform(-2, 2, size=(15, 2))
+    K_new = reference.rbf(X, X_new, gamma=1.0)
+    counts = rng.integers(0, 3, 20).astype(float)
+    cases = [
+        Case("the α of a trained kernel perceptron and new points", (run.alpha, y, K_new)),
+        Case("α with several mistakes per example", (counts, y, K_new)),
+        Case("α all zero: every score is 0, which predicts -1", (np.zeros(20), y, K_new)),
+        Case("a single new point", (run.alpha, y, K_new[:, :1])),
+    ]
+    return Check("kernel_prediction", cases, _predict)

@@ -1,0 +1,128 @@
+"""Hidden checks for the multiclass exercises (lecture 08, CS446 "Binary to Multiclass").
+
+Each checker builds fresh inputs from a fixed seed (so a regrade gives the same score) and
+describes the check; the grader computes the answers with mllib and compares.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+
+from mllib import data
+from mllib import multiclass as reference
+from mllib.grading import Case, Check, seeded
+from mllib.perceptron import perceptron
+
+# Hidden from the kernel while these exercises are graded (grader/sandbox.py).
+REFERENCE = ("mllib.multiclass",)
+_rng = seeded(20261208)
+
+
+def _rows(X, y) -> np.ndarray:
+    """The (row, label) pairs of an expansion, sorted: an order-free fingerprint (N, kd + 1)."""
+    table = np.column_stack([np.asarray(X, dtype=float), np.asarray(y, dtype=float)])
+    return table[np.lexsort(table.T[::-1])]
+
+
+def _same_expansion(answer, expected, case: Case) -> str | None:
+    """The Kesler rows may come in any order: compare them as a set of (row, label) pairs."""
+    try:
+        X_answer, y_answer = answer
+        X_answer, y_answer = np.asarray(X_answer, dtype=float), np.asarray(y_answer, dtype=float)
+    except (TypeError, ValueError):
+        return "return the pair (X_kesler, y_kesler) of arrays"
+    X_expected, y_expected = expected
+    if X_answer.shape != X_expected.shape or y_answer.shape != y_expected.shape:
+        return "for m examples and k classes expect 2m(k-1) rows of k·d numbers, and as many labels"
+    if not np.allclose(_rows(X_answer, y_answer), _rows(X_expected, y_expected)):
+        return "the set of (row, label) pairs is not the Kesler expansion"
+    return None
+
+
+def kesler() -> Check:
+    """Check ``kesler_expand(X, y, k)`` returns the 2m(k-1) rows and labels, in any order."""
+    rng = _rng(1)
+    cases = [
+        Case("3 examples, k = 3, in 2-D", (rng.integers(-3, 4, (3, 2)).astype(float),
+                                           np.array([0, 2, 1]), 3)),
+        Case("5 examples, k = 4, in 3-D, some classes absent",
+             (rng.normal(size=(5, 3)), np.array([3, 3, 0, 1, 3]), 4)),
+        Case("one example, k = 2 (the binary case)", (rng.normal(size=(1, 4)), np.array([1]), 2)),
+    ]
+
+    def run(X, y, k):
+        return reference.kesler(X, y, k)
+
+    return Check("kesler_expand", cases, run, judge=_same_expansion)
+
+
+def _update(W, x, y):
+    return reference.multiclass_perceptron(x[None, :], [y], k=len(W), max_epochs=1, W0=W).W
+
+
+def conservative_update() -> Check:
+    """Check ``conservative_update(W, x, y)`` (CS446 "Conservative update", ties to the lowest
+    rival, a tie with the true label a mistake)."""
+    rng = _rng(10)
+    k, d = 4, 3
+    W = rng.integers(-3, 4, (k, d)).astype(float)
+    x = rng.integers(1, 3, d).astype(float)
+    scores = W @ x
+    best, worst = int(np.argmax(scores)), int(np.argmin(scores))
+    tied = np.array([[0.0, 0, 0], [1, 1, 1], [1, 1, 1], [-1, 0, 0]])  # 1 and 2 tie on top
+    cases = [
+        Case("an example already classified right (W unchanged)", (W, x, best)),
+        Case("a mistake: the true class scores lowest", (W, x, worst)),
+        Case("W = 0: every class ties with the true one", (np.zeros((k, d)), x, 2)),
+        Case("two rivals tie for the highest score (demote the lower index)", (tied, x, 3)),
+        Case("the true class ties with the best rival (a mistake)",
+             (np.vstack([W[best], W]), x, 0)),
+    ]
+    return Check("conservative_update", cases, _update)
+
+
+def ova_predict() -> Check:
+    """Check ``ova_predict(W, X)`` = argmaxᵢ wᵢ·x, ties to the lowest label."""
+    rng = _rng(20)
+    X, y = data.blobs(30, ((0, 3), (-3, 0), (3, 0), (0, -3)), seed=rng)
+    Xb = np.hstack([X, np.ones((30, 1))])
+    W = np.array([perceptron(Xb, np.where(y == c, 1.0, -1.0)).w for c in range(4)])
+    ties = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    cases = [
+        Case("the weights of four one-vs-all perceptrons on 2-D points with a bias feature",
+             (W, Xb)),
+        Case("random weights for 5 classes", (rng.normal(size=(5, 4)), rng.normal(size=(8, 4)))),
+        Case("classes 0 and 1 always tie (the lower label wins)",
+             (ties, rng.normal(size=(6, 2)))),
+        Case("all weights zero", (np.zeros((3, 2)), rng.normal(size=(4, 2)))),
+    ]
+    return Check("ova_predict", cases, reference.predict_linear)
+
+
+def _ava(V, X, k):
+    pairs = tuple(combinations(range(k), 2))
+    scorers = tuple((lambda Z, v=v: Z @ v) for v in np.asarray(V, dtype=float))
+    return reference.predict_all_vs_all(reference.Reduction(k, pairs, scorers), X)
+
+
+def ava_predict() -> Check:
+    """Check ``ava_predict(V, X, k)``: majority vote of the pair classifiers (i, j), i < j, in
+    lexicographic order; (i, j) votes i when v·x > 0, else j; ties to the lowest label."""
+    rng = _rng(30)
+    X, y = data.blobs(40, ((-3, 0), (0, 0), (3, 0)), seed=rng)
+    Xb = np.hstack([X, np.ones((40, 1))])
+    V = np.array([perceptron(Xb[(y == i) | (y == j)], np.where(y[(y == i) | (y == j)] == i, 1.0,
+                                                                -1.0)).w
+                  for i, j in combinations(range(3), 2)])
+    cyclic = np.array([[1.0], [-1.0], [1.0]])  # 0 beats 1, 2 beats 0, 1 beats 2: a 3-way tie
+    cases = [
+        Case("three pairwise perceptrons on classes in a row", (V, Xb, 3)),
+        Case("random pair classifiers for k = 4", (rng.normal(size=(6, 3)),
+                                                   rng.normal(size=(10, 3)), 4)),
+        Case("every class gets one vote (a three-way tie goes to label 0)",
+             (cyclic, np.ones((2, 1)), 3)),
+        Case("a score of exactly 0 votes for j", (np.zeros((3, 2)), rng.normal(size=(3, 2)), 3)),
+    ]
+    return Check("ava_predict", cases, _ava)
