@@ -14,9 +14,14 @@ POSITIVE = "tab:blue"
 NEGATIVE = "tab:orange"
 
 
-def figure(ncols: int = 1, *, width: float = 5.0, height: float = 4.0) -> tuple[Figure, list[Axes]]:
-    """A new figure with ``ncols`` side-by-side axes, each ``width`` x ``height`` inches."""
-    fig = Figure(figsize=(width * ncols, height), layout="constrained")
+def figure(ncols: int = 1, *, width: float = 5.0, height: float = 4.0,
+           layout: str | None = "constrained") -> tuple[Figure, list[Axes]]:
+    """A new figure with ``ncols`` side-by-side axes, each ``width`` x ``height`` inches.
+
+    ``layout=None`` keeps matplotlib's fixed subplot positions: a widget frame redrawn many
+    times is then cheaper, since constrained layout re-measures every label on every draw.
+    """
+    fig = Figure(figsize=(width * ncols, height), layout=layout)
     return fig, list(np.atleast_1d(fig.subplots(1, ncols)))
 
 

@@ -176,24 +176,25 @@ def impurity(counts: np.ndarray, criterion: str = "gini") -> np.ndarray:
 def _best_split(X, onehot, features, criterion):
     """(feature, threshold) of the split with the lowest weighted child impurity, or None.
 
-    onehot: (m, K) weight of each example in each class. Ties go to the earlier feature in
-    ``features`` (ascending), then the lower threshold.
+    X: (m, d) the node's examples; onehot: (m, K) weight of each example in each class. All the
+    candidate features are scanned at once: sort each column, accumulate the class weights to
+    the left of every cut. Ties go to the earlier feature in ``features`` (ascending), then the
+    lower threshold.
     """
-    best = (np.inf, None)
-    for j in features:
-        order = np.argsort(X[:, j], kind="stable")
-        v = X[order, j]
-        left = np.cumsum(onehot[order], axis=0)[:-1]  # (m - 1, K): first i + 1 examples
-        right = left[-1] + onehot[order][-1] - left
-        cut = np.flatnonzero(v[1:] > v[:-1])
-        if len(cut) == 0:
-            continue
-        wl, wr = left[cut].sum(axis=1), right[cut].sum(axis=1)
-        score = wl * impurity(left[cut], criterion) + wr * impurity(right[cut], criterion)
-        i = int(np.argmin(score))
-        if score[i] < best[0] - 1e-12:
-            best = (score[i], (int(j), float((v[cut[i]] + v[cut[i] + 1]) / 2)))
-    return best[1]
+    order = np.argsort(X[:, features], axis=0, kind="stable")  # (m, f)
+    v = np.take_along_axis(X[:, features], order, axis=0)
+    left = np.cumsum(onehot[order], axis=0)[:-1]  # (m - 1, f, K): first i + 1 examples
+    right = left[-1] + onehot[order[-1]] - left
+    score = (left.sum(axis=2) * impurity(left, criterion)
+             + right.sum(axis=2) * impurity(right, criterion))
+    score[v[1:] <= v[:-1]] = np.inf  # no threshold between equal values
+    if not np.isfinite(score).any():
+        return None
+    by_feature = score.T.reshape(-1)  # feature-major, then position (threshold) ascending
+    best = int(np.flatnonzero(by_feature <= by_feature.min() + 1e-12)[0])
+    column, position = divmod(best, len(v) - 1)
+    threshold = (v[position, column] + v[position + 1, column]) / 2
+    return int(features[column]), float(threshold)
 
 
 def decision_tree(X, y, weights=None, *, max_depth: int | None = None,

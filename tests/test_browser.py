@@ -51,6 +51,8 @@ WIDGETS = [
     ("04_vc/vc_walkthrough.ipynb", "move x"),
     ("05_em/em_walkthrough.ipynb", "initial p"),
     ("06_chowliu/chowliu_walkthrough.ipynb", "sample size m"),
+    ("09_neighbors/neighbors_walkthrough.ipynb", "σ"),
+    ("10_ensemble/ensemble_walkthrough.ipynb", "round t"),
 ]
 ARROW_PRESSES = 5
 
