@@ -35,6 +35,33 @@ def alpha_from_error(error: float) -> float:
     return np.inf if error == 0 else 0.5 * float(np.log((1 - error) / error))
 
 
+def reweight(D, y, prediction, alpha: float) -> tuple[np.ndarray, float]:
+    """One AdaBoost reweighting (CS446, "Adaboost").
+
+    Dₜ₊₁(i) = Dₜ(i) exp(−αₜ yᵢ hₜ(xᵢ)) / Zₜ with Zₜ = Σᵢ Dₜ(i) exp(−αₜ yᵢ hₜ(xᵢ)): examples
+    hₜ gets right are multiplied by e^{−αₜ}, the others by e^{αₜ}, before normalising.
+
+    Parameters
+    ----------
+    D : array of shape (m,)
+        Dₜ, non-negative, summing to 1.
+    y, prediction : arrays of shape (m,)
+        Labels and hₜ(xᵢ), both in {-1, +1}.
+    alpha : float
+        αₜ (finite).
+
+    Returns
+    -------
+    D_next : ndarray of shape (m,)
+    Z : float
+    """
+    D = as_vector(D, "D")
+    y, prediction = as_labels(y, len(D)), as_labels(prediction, len(D))
+    unnormalised = D * np.exp(-alpha * y * prediction)
+    Z = float(unnormalised.sum())
+    return unnormalised / Z, Z
+
+
 @dataclass(frozen=True)
 class BoostRound:
     """One round t of AdaBoost.
@@ -170,13 +197,12 @@ def adaboost(X, y, *, rounds: int, learner: Callable = decision_stump) -> AdaBoo
             history.append(BoostRound(t, D, h, 0.0, alpha, 0.0, 0.0, 0.0))
             stopped = f"round {t}: weighted error 0, H = h_{t}"
             break
-        unnormalised = D * np.exp(-alpha * y * prediction)
-        Z = float(unnormalised.sum())
+        D_next, Z = reweight(D, y, prediction, alpha)
         score = score + alpha * prediction
         bound *= Z
         training_error = float(np.mean(np.where(score > 0, 1.0, -1.0) != y))
         history.append(BoostRound(t, D, h, error, alpha, Z, training_error, bound))
-        D = unnormalised / Z
+        D = D_next
     return AdaBoostResult(tuple(history), stopped)
 
 
@@ -239,11 +265,34 @@ class BaggingResult:
         if self.task == "regress":
             return np.cumsum(predictions, axis=0) / np.arange(1, len(predictions) + 1)[:, None]
         votes = np.cumsum(predictions[:, :, None] == self.classes, axis=0)  # (B, n, K)
-        return self.classes[np.argmax(votes, axis=2)]
+        return _winners(votes, self.classes)
 
     def predict(self, X) -> np.ndarray:
         """A plurality vote (ties to the smallest label), or the mean for regression. (n,)"""
         return self.staged_predict(X)[-1]
+
+
+def _winners(votes: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """The class with the most votes along the last axis; ties to the smallest (sorted) class."""
+    return classes[np.argmax(votes, axis=-1)]
+
+
+def plurality_vote(predictions) -> np.ndarray:
+    """Bagging's vote (CS446, "Bagging"): each column's most frequent label.
+
+    Parameters
+    ----------
+    predictions : array of shape (B, n)
+        Row b holds learner b's labels for n examples.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The most frequent label of each column; a tie goes to the smallest of the tied labels.
+    """
+    predictions = as_matrix(predictions, "predictions")
+    classes = np.unique(predictions)
+    return _winners((predictions[:, :, None] == classes).sum(axis=0), classes)
 
 
 def _error(prediction: np.ndarray, y: np.ndarray, task: str) -> float:
@@ -313,7 +362,7 @@ def _aggregate(tally: np.ndarray, heard: np.ndarray, classes: np.ndarray | None)
     if classes is None:
         mean = tally[:, 0] / np.where(heard > 0, heard, 1)
     else:
-        mean = classes[np.argmax(tally, axis=1)].astype(float)
+        mean = _winners(tally, classes).astype(float)
     return np.where(heard > 0, mean, np.nan)
 
 

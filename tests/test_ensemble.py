@@ -259,3 +259,17 @@ def test_staged_predict_ends_at_predict():
 def test_bad_input_is_named(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_reweight_on_the_toy_example_gives_one_fourteenth_and_one_sixth():
+    y = np.array([1.0] * 5 + [-1.0] * 5)
+    h = y.copy()
+    h[:3] *= -1  # three mistakes: ε₁ = 0.3
+    D, Z = E.reweight(np.full(10, 0.1), y, h, E.alpha_from_error(0.3))
+    np.testing.assert_allclose(D, [1 / 6] * 3 + [1 / 14] * 7, rtol=1e-12)
+    assert Z == pytest.approx(2 * np.sqrt(0.3 * 0.7), rel=1e-12)
+
+
+def test_plurality_vote_counts_and_breaks_ties_to_the_smallest_label():
+    votes = np.array([[2, 1, 5, 0], [2, 3, 4, 1], [1, 3, 4, 1], [1, 1, 5, 0]])
+    np.testing.assert_array_equal(E.plurality_vote(votes), [1, 1, 4, 0])
