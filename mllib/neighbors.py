@@ -38,7 +38,7 @@ EX_12_12_RULES = {
     "weighted average of 2 nearest": (2, "distance"),
     "average of 3 nearest": (3, "uniform"),
 }
-BLOCK_ENTRIES = 2**22  # distance-matrix entries per block of queries (32 MB of float64)
+BLOCK_ENTRIES = 2**20  # distance-matrix entries per block of queries (8 MB of float64)
 
 
 def _choice(value: str, allowed: tuple[str, ...], name: str) -> str:
@@ -47,10 +47,21 @@ def _choice(value: str, allowed: tuple[str, ...], name: str) -> str:
     return value
 
 
-def _euclidean(Q: np.ndarray, X: np.ndarray, x_sq: np.ndarray) -> np.ndarray:
-    """‖q − x‖ from ‖q‖² − 2 q·x + ‖x‖² (one matrix product, as scikit-learn's brute force)."""
-    sq = (Q * Q).sum(axis=1)[:, None] - 2.0 * (Q @ X.T) + x_sq[None, :]
-    return np.sqrt(np.maximum(sq, 0.0))
+def _augment(X: np.ndarray) -> np.ndarray:
+    """[−2X, ‖x‖²], shape (n, d + 1): with a query written [q, 1], one dot product gives
+    ‖x‖² − 2 q·x (see :func:`_shifted_squares`)."""
+    return np.hstack([-2.0 * X, (X * X).sum(axis=1, keepdims=True)])
+
+
+def _shifted_squares(Q: np.ndarray, X_aug: np.ndarray) -> np.ndarray:
+    """‖q − x‖² − ‖q‖² = ‖x‖² − 2 q·x for every query q and training point x, shape (q, n).
+
+    A single matrix product of [Q, 1] with the augmented training matrix ``X_aug`` =
+    :func:`_augment` (X), as in scikit-learn's brute force. Per query it differs from the squared
+    distance by the constant ‖q‖², so it ranks the training points the same way; callers add
+    ‖q‖² back to the few entries they keep.
+    """
+    return np.hstack([Q, np.ones((len(Q), 1))]) @ X_aug.T
 
 
 def pairwise_distances(Q, X, metric: str = "euclidean") -> np.ndarray:
@@ -80,7 +91,8 @@ def pairwise_distances(Q, X, metric: str = "euclidean") -> np.ndarray:
             f"the queries have {Q.shape[1]} features but X has {X.shape[1]}; they must match."
         )
     if metric == "euclidean":
-        return _euclidean(Q, X, (X * X).sum(axis=1))
+        squares = _shifted_squares(Q, _augment(X)) + (Q * Q).sum(axis=1)[:, None]
+        return np.sqrt(np.maximum(squares, 0.0))
     if metric == "manhattan":
         return np.abs(Q[:, None, :] - X[None, :, :]).sum(axis=2)
     if metric == "cosine":
@@ -96,18 +108,36 @@ def pairwise_distances(Q, X, metric: str = "euclidean") -> np.ndarray:
     return np.where(union > 0, 1.0 - common / np.where(union > 0, union, 1.0), 0.0)
 
 
-def _nearest(D: np.ndarray, k: int) -> np.ndarray:
+def _nearest_exact(D: np.ndarray, k: int) -> np.ndarray:
     """Column indices of the k smallest entries of each row of D, nearest first, ties in D
-    broken by column (training) order. Shape (rows, k). Exact and vectorised: no full sort."""
+    broken by column (training) order. Shape (rows, k). Handles any ties; several passes."""
     kth = np.partition(D, k - 1, axis=1)[:, k - 1 : k]
     below = D < kth
     at = D == kth
     room = k - below.sum(axis=1, keepdims=True)  # how many of the tied entries still fit
     chosen = below | (at & (np.cumsum(at, axis=1) <= room))
-    rows, cols = np.nonzero(chosen)  # row-major: each row's k columns in training order
-    cols = cols.reshape(len(D), k)
+    cols = np.nonzero(chosen)[1].reshape(len(D), k)  # row-major: each row in training order
     order = np.argsort(np.take_along_axis(D, cols, axis=1), axis=1, kind="stable")
     return np.take_along_axis(cols, order, axis=1)
+
+
+def _nearest(D: np.ndarray, k: int) -> np.ndarray:
+    """As :func:`_nearest_exact`, fast: one partition picks k + 1 candidates per row, sorted by
+    (distance, index). Unless the k-th and (k+1)-th distances tie, those k are the answer; the
+    rows where they tie (other equal entries may lie outside the candidates) go the exact way."""
+    n = D.shape[1]
+    if k == n:
+        return np.argsort(D, axis=1, kind="stable")
+    candidates = np.argpartition(D, k, axis=1)[:, : k + 1]
+    values = np.take_along_axis(D, candidates, axis=1)
+    order = np.lexsort((candidates, values), axis=-1)  # by distance, then training order
+    candidates = np.take_along_axis(candidates, order, axis=1)
+    values = np.take_along_axis(values, order, axis=1)
+    nearest = candidates[:, :k]
+    tied = np.flatnonzero(values[:, k - 1] == values[:, k])
+    if len(tied):
+        nearest[tied] = _nearest_exact(D[tied], k)
+    return nearest
 
 
 def kneighbors(X_train, X_query, *, k: int, metric: str = "euclidean"
@@ -116,9 +146,9 @@ def kneighbors(X_train, X_query, *, k: int, metric: str = "euclidean"
 
     The distance matrix is computed a block of queries at a time (at most ``BLOCK_ENTRIES``
     entries), so memory stays bounded for any number of queries. Ties in distance are broken by
-    training order. Euclidean distances come from ‖q‖² − 2 q·x + ‖x‖² (one matrix product per
-    block), so two distances equal in exact arithmetic can differ in the last bit; for data on a
-    grid of binary fractions such as the book's examples the computation is exact.
+    training order. Euclidean neighbours are ranked by ‖x‖² − 2 q·x (one matrix product per block),
+    so two distances equal in exact arithmetic can differ in the last bit; for data on a grid of
+    binary fractions such as the book's examples the computation is exact.
 
     Parameters
     ----------
@@ -145,20 +175,23 @@ def kneighbors(X_train, X_query, *, k: int, metric: str = "euclidean"
         raise ValueError(f"X_query has {X_query.shape[1]} features but X_train has "
                          f"{X_train.shape[1]}; they must match.")
     _choice(metric, METRICS, "metric")
-    x_sq = (X_train * X_train).sum(axis=1)
+    X_aug = _augment(X_train)
     per_entry = X_train.shape[1] if metric == "manhattan" else 1
     block = max(1, BLOCK_ENTRIES // (n * per_entry))
     distances = np.empty((len(X_query), k))
     indices = np.empty((len(X_query), k), dtype=np.intp)
     for start in range(0, len(X_query), block):
         Q = X_query[start : start + block]
-        if metric == "euclidean":
-            D = _euclidean(Q, X_train, x_sq)
+        if metric == "euclidean":  # select on ‖x‖² − 2q·x; finish the distances of the k only
+            D = _shifted_squares(Q, X_aug)
         else:
             D = pairwise_distances(Q, X_train, metric)
         nearest = _nearest(D, k)
         indices[start : start + block] = nearest
         distances[start : start + block] = np.take_along_axis(D, nearest, axis=1)
+    if metric == "euclidean":
+        distances += (X_query * X_query).sum(axis=1)[:, None]
+        distances = np.sqrt(np.maximum(distances, 0.0))
     return distances, indices
 
 

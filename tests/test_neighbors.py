@@ -135,6 +135,21 @@ def test_distance_ties_go_to_training_order_and_vote_ties_to_the_smallest_label(
     assert N.knn_predict(X, y, [[0.0]], k=2)[0] == 3  # one vote each for 5 and 3
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 30), st.integers(1, 3), st.integers(0, 2**32 - 1), st.data())
+def test_neighbours_equal_a_stable_sort_even_with_many_ties(n, d, seed, draw):
+    """Integer points: many exactly tied distances, which must go to the earlier row."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-2, 3, (n, d)).astype(float)
+    Q = rng.integers(-2, 3, (7, d)).astype(float)
+    k = draw.draw(st.integers(1, n))
+    for metric in ("euclidean", "manhattan"):
+        distances, idx = N.kneighbors(X, Q, k=k, metric=metric)
+        D = N.pairwise_distances(Q, X, metric)
+        np.testing.assert_array_equal(idx, np.argsort(D, axis=1, kind="stable")[:, :k])
+        np.testing.assert_allclose(distances, np.take_along_axis(D, idx, axis=1), atol=1e-12)
+
+
 def test_query_on_a_training_point_takes_its_label():
     x, y = data.mmds_peak()
     np.testing.assert_array_equal(N.kernel_regression(x, y, x), y)
