@@ -117,6 +117,7 @@ def _moons_split():
     return X[:150], y[:150], X[150:], y[150:], grid_x, grid_y
 
 
+@lru_cache(maxsize=64)  # a slider moved back and forth redraws without recomputing
 def knn_regions(k: int, weights: str = "uniform") -> Regions:
     """Decision regions, training and test error of k-NN on 150 noisy moons points."""
     X, y, X_test, y_test, gx, gy = _moons_split()
