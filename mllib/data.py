@@ -177,20 +177,6 @@ def xor(n: int, *, noise: float = 0.25, seed=0):
     return X, corners[:, 0] * corners[:, 1]
 
 
-def moons(n: int, *, noise: float = 0.1, seed=0):
-    """Two interleaved half circles (the shape of scikit-learn's ``make_moons``), +1 on top.
-
-    Returns X of shape (n, 2), centred near the origin, and y of shape (n,) in {-1, +1}.
-    """
-    n = positive_int(n, "n")
-    rng = _rng(seed)
-    t = rng.uniform(0, np.pi, n)
-    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
-    X = np.where(y[:, None] > 0, np.column_stack([np.cos(t), np.sin(t)]),
-                 np.column_stack([1 - np.cos(t), 0.5 - np.sin(t)]))
-    return X - [0.5, 0.25] + noise * rng.standard_normal((n, 2)), y
-
-
 def blobs(n: int, centres, *, spread: float = 0.5, seed=0):
     """k Gaussian blobs: class c (0..k-1) around ``centres[c]``, standard deviation ``spread``.
 
@@ -201,3 +187,77 @@ def blobs(n: int, centres, *, spread: float = 0.5, seed=0):
     rng = _rng(seed)
     y = rng.integers(0, len(centres), n)
     return centres[y] + positive(spread, "spread") * rng.standard_normal((n, centres.shape[1])), y
+
+
+def mmds_peak() -> tuple[np.ndarray, np.ndarray]:
+    """The 1-D training set of MMDS Examples 12.12 and 12.13: (i, 8/2^|i-4|) for i = 1..7.
+
+    Returns
+    -------
+    x : ndarray of shape (7,)
+        1, 2, ..., 7.
+    y : ndarray of shape (7,)
+        1, 2, 4, 8, 4, 2, 1.
+    """
+    x = np.arange(1.0, 8.0)
+    return x, 8.0 / 2.0 ** np.abs(x - 4)
+
+
+DOG_BREEDS = ("Chihuahua", "Dachshund", "Beagle")
+
+
+def dogs() -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
+    """Seven dogs as (height in inches, weight in pounds), in the spirit of MMDS Fig. 12.21.
+
+    The book draws three Chihuahuas, two Dachshunds and two Beagles without printing their
+    coordinates; these are our own plausible values, not the book's.
+
+    Returns
+    -------
+    X : ndarray of shape (7, 2)
+    y : int ndarray of shape (7,)
+        0 = Chihuahua, 1 = Dachshund, 2 = Beagle (``breeds[y]``).
+    breeds : tuple of str
+    """
+    X = np.array([[6.0, 4.0], [8.0, 6.0], [7.0, 3.0],  # Chihuahuas
+                  [9.0, 22.0], [10.0, 27.0],  # Dachshunds
+                  [14.0, 21.0], [15.0, 26.0]])  # Beagles
+    return X, np.array([0, 0, 0, 1, 1, 2, 2]), DOG_BREEDS
+
+
+def boosting_toy() -> tuple[np.ndarray, np.ndarray]:
+    """Ten points in the plane on which AdaBoost with stumps repeats the CS446 toy example's
+    rounds: weighted errors 3/10, 3/14 and 3/22, after which H makes no training mistake.
+
+    The slides show only a picture; these coordinates are ours (a grid of 1..10 per axis).
+
+    Returns
+    -------
+    X : ndarray of shape (10, 2)
+    y : ndarray of shape (10,)
+        Five +1 then five -1.
+    """
+    X = np.array([[6, 1], [3, 4], [5, 10], [4, 9], [8, 2],
+                  [2, 8], [7, 6], [9, 7], [1, 3], [10, 5]], dtype=float)
+    return X, np.array([1.0] * 5 + [-1.0] * 5)
+
+
+def moons(n: int = 200, *, noise: float = 0.2, seed=0) -> tuple[np.ndarray, np.ndarray]:
+    """Two interleaved half circles (labels +1 and -1) with Gaussian noise: data no line
+    separates, for k-NN regions and ensembles.
+
+    Returns
+    -------
+    X : ndarray of shape (n, 2)
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}, alternating halves.
+    """
+    n = positive_int(n, "n")
+    rng = _rng(seed)
+    angle = rng.uniform(0, np.pi, n)
+    upper = np.arange(n) % 2 == 0
+    X = np.where(upper[:, None],
+                 np.column_stack([np.cos(angle), np.sin(angle)]),
+                 np.column_stack([1 - np.cos(angle), 0.5 - np.sin(angle)]))
+    X = X + noise * rng.standard_normal((n, 2))
+    return X, np.where(upper, 1.0, -1.0)

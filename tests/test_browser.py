@@ -60,6 +60,8 @@ WIDGETS = [
     ("06_chowliu/chowliu_walkthrough.ipynb", "sample size m"),
     ("07_kernels/kernels_walkthrough.ipynb", "degree"),
     ("08_multiclass/multiclass_walkthrough.ipynb", "update"),
+    ("09_neighbors/neighbors_walkthrough.ipynb", "σ"),
+    ("10_ensemble/ensemble_walkthrough.ipynb", "round t"),
 ]
 ARROW_PRESSES = 5
 

@@ -1,0 +1,245 @@
+"""Widgets, figures and tables for the ensembles walk-through (lecture 10).
+
+Sources: CS446 slides (seed 001): "Adaboost", "A Toy Example" (ε₁ = 0.30, α₁ = 0.42, ...),
+"Bagging", "Bagged Decision Trees", "Random Forests (Bagged Trees++)".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from mllib import data
+from mllib import ensemble as E
+from mllib import trees as T
+from mllib.plotting import NEGATIVE, POSITIVE, figure, markdown_table
+
+# The toy example as printed on the CS446 slides: (ε, α) per round.
+SLIDE_TOY = ((0.30, 0.42), (0.21, 0.65), (0.14, 0.92))
+REGION_COLOURS = ["#fde0c5", "#c6dbef"]  # H = -1, H = +1
+GRID = 100
+
+
+def toy_table() -> str:
+    """The slides' toy example against AdaBoost run on our ten points (``data.boosting_toy``):
+    the exact εₜ, the printed ε and α, and α computed from each."""
+    run = E.adaboost(*data.boosting_toy(), rounds=3)
+    rows = []
+    for r, (eps_printed, alpha_printed) in zip(run.history, SLIDE_TOY, strict=True):
+        exact = Fraction(r.error).limit_denominator(100)
+        rows.append([r.t, f"{exact} = {r.error:.4f}", f"{eps_printed:.2f}", f"{r.alpha:.4f}",
+                     f"{alpha_printed:.2f}", f"{E.alpha_from_error(eps_printed):.4f}"])
+    return markdown_table(["round t", "εₜ (exact)", "εₜ printed", "α from exact ε",
+                           "α printed", "α from printed ε"], rows)
+
+
+def _grid(X: np.ndarray, pad: float = 0.5) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    lo, hi = X.min(axis=0) - pad, X.max(axis=0) + pad
+    gx, gy = np.meshgrid(np.linspace(lo[0], hi[0], GRID), np.linspace(lo[1], hi[1], GRID))
+    return gx, gy, np.column_stack([gx.ravel(), gy.ravel()])
+
+
+@dataclass(frozen=True)
+class BoostingMovie:
+    """Everything the round scrubber draws, computed once (nothing depends on the slider)."""
+
+    X: np.ndarray
+    y: np.ndarray
+    run: E.AdaBoostResult
+    grid_x: np.ndarray
+    grid_y: np.ndarray
+    grid_scores: np.ndarray  # (T, GRID, GRID): Σ_{s<=t} α_s h_s on the grid
+
+
+@lru_cache(maxsize=2)
+def boosting_movie(dataset: str = "toy", rounds: int = 30) -> BoostingMovie:
+    """AdaBoost with stumps on the toy points or on 80 moons points, and its staged scores."""
+    X, y = data.boosting_toy() if dataset == "toy" else data.moons(80, noise=0.25, seed=3)
+    run = E.adaboost(X, y, rounds=rounds)
+    gx, gy, grid = _grid(X, pad=1.0 if dataset == "toy" else 0.5)
+    scores = run.staged_scores(grid).reshape(-1, *gx.shape)
+    return BoostingMovie(X, y, run, gx, gy, scores)
+
+
+def show_round(t: int = 1, dataset: str = "toy") -> Figure:
+    """The widget frame for round t: points sized by Dₜ, the stump hₜ (a dashed line, its +1 side
+    marked) and the regions of H after t rounds."""
+    movie = boosting_movie(dataset)
+    t = min(t, len(movie.run.history))
+    r = movie.run.history[t - 1]
+    fig, (ax,) = figure(1, width=5.2, height=4.4)
+    ax.contourf(movie.grid_x, movie.grid_y, movie.grid_scores[t - 1], levels=[-np.inf, 0, np.inf],
+                colors=REGION_COLOURS)
+    size = 2000 * r.distribution / r.distribution.max() ** 0.5 / len(movie.y) ** 0.5
+    for label, colour, marker in ((1, POSITIVE, "o"), (-1, NEGATIVE, "s")):
+        rows = movie.y == label
+        ax.scatter(*movie.X[rows].T, s=size[rows], c=colour, marker=marker,
+                   edgecolors="black", linewidths=0.5, label=f"y = {label:+d}")
+    stump = r.learner
+    if np.isfinite(stump.threshold):
+        line = ax.axvline if stump.feature == 0 else ax.axhline
+        line(stump.threshold, color="black", ls="--", lw=1.5, label=f"h_{t}")
+    ax.set_xlim(movie.grid_x.min(), movie.grid_x.max())
+    ax.set_ylim(movie.grid_y.min(), movie.grid_y.max())
+    side = ">" if stump.polarity > 0 else "<="
+    ax.set_title(f"round {t}: h says +1 where x{stump.feature + 1} {side} {stump.threshold:.2f}\n"
+                 f"ε = {r.error:.3f}, α = {r.alpha:.3f}, training error of H = "
+                 f"{r.training_error:.2f}", fontsize=9)
+    ax.set_xlabel("$x_1$")
+    ax.set_ylabel("$x_2$")
+    ax.legend(fontsize=7, loc="lower left")
+    return fig
+
+
+# --- error curves ----------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _moons_split(n_train: int = 200, n_test: int = 1000):
+    X, y = data.moons(n_train + n_test, noise=0.35, seed=11)
+    return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
+
+
+@dataclass(frozen=True)
+class BoostingCurves:
+    """Training error, the bound Πₜ Zₜ and test error of AdaBoost with stumps, per round."""
+
+    rounds: np.ndarray
+    training_error: np.ndarray
+    bound: np.ndarray
+    test_error: np.ndarray
+
+
+@lru_cache(maxsize=1)
+def boosting_curves(rounds: int = 300) -> BoostingCurves:
+    X, y, X_test, y_test = _moons_split()
+    run = E.adaboost(X, y, rounds=rounds)
+    test = np.mean(np.where(run.staged_scores(X_test) > 0, 1.0, -1.0) != y_test, axis=1)
+    return BoostingCurves(np.array([r.t for r in run.history]),
+                          np.array([r.training_error for r in run.history]),
+                          np.array([r.bound for r in run.history]), test)
+
+
+def show_boosting_curves() -> Figure:
+    c = boosting_curves()
+    fig, (ax,) = figure(1, width=6.0, height=3.8)
+    ax.plot(c.rounds, c.bound, color="tab:grey", label="bound Πₜ 2√(εₜ(1 − εₜ))")
+    ax.plot(c.rounds, c.training_error, color="tab:blue", label="training error of H")
+    ax.plot(c.rounds, c.test_error, color="tab:red", label="test error of H")
+    ax.set_xscale("log")
+    ax.set_xlabel("rounds T")
+    ax.set_ylabel("error")
+    ax.set_ylim(0, 0.6)
+    ax.legend(fontsize=8)
+    ax.set_title("AdaBoost with stumps on 200 noisy moons points (test: 1000 more)")
+    return fig
+
+
+# --- bagging and variance --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Variance:
+    """How much refitting on a new bootstrap sample changes a classifier.
+
+    ``maps`` holds each refit's labels on a grid; ``disagreement`` is the fraction of grid points
+    on which a refit disagrees with the majority of the refits, averaged over refits.
+    """
+
+    grid_x: np.ndarray
+    grid_y: np.ndarray
+    tree_maps: np.ndarray  # (refits, GRID, GRID)
+    bag_maps: np.ndarray
+    tree_disagreement: float
+    bag_disagreement: float
+
+
+def _disagreement(maps: np.ndarray) -> float:
+    majority = np.where(maps.mean(axis=0) > 0, 1.0, -1.0)
+    return float(np.mean(maps != majority))
+
+
+@lru_cache(maxsize=1)
+def bagging_variance(refits: int = 5, n_estimators: int = 15, seed: int = 0) -> Variance:
+    """Fit a deep tree and a bag of ``n_estimators`` deep trees on ``refits`` different bootstrap
+    samples of the training set; compare how much their decision regions move."""
+    X, y, *_ = _moons_split()
+    gx, gy, grid = _grid(X)
+    rng = np.random.default_rng(seed)
+    trees, bags = [], []
+    for _ in range(refits):
+        sample = rng.integers(0, len(X), len(X))
+        trees.append(T.decision_tree(X[sample], y[sample]).predict(grid).reshape(gx.shape))
+        bag = E.bagging(X[sample], y[sample], n_estimators=n_estimators, seed=rng)
+        bags.append(bag.predict(grid).reshape(gx.shape))
+    trees, bags = np.array(trees), np.array(bags)
+    return Variance(gx, gy, trees, bags, _disagreement(trees), _disagreement(bags))
+
+
+def show_bagging_variance() -> Figure:
+    v = bagging_variance()
+    X, y, *_ = _moons_split()
+    fig, axes = figure(2, width=4.6, height=3.8)
+    for ax, maps, name, share in ((axes[0], v.tree_maps, "one deep tree", v.tree_disagreement),
+                                  (axes[1], v.bag_maps, "bag of 15 trees", v.bag_disagreement)):
+        ax.contourf(v.grid_x, v.grid_y, maps.mean(axis=0), levels=np.linspace(-1, 1, 9),
+                    cmap="RdBu", alpha=0.6)
+        for m in maps:
+            ax.contour(v.grid_x, v.grid_y, m, levels=[0], colors="black", linewidths=0.6)
+        ax.scatter(*X.T, c=np.where(y > 0, POSITIVE, NEGATIVE), s=6)
+        ax.set_title(f"{name}: {len(maps)} refits\nshare of the plane in dispute {share:.3f}",
+                     fontsize=9)
+        ax.set_xlabel("$x_1$")
+    axes[0].set_ylabel("$x_2$")
+    return fig
+
+
+# --- out-of-bag error and forests ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ForestCurves:
+    """Per number of trees b: OOB and test error of bagged trees and of a random forest."""
+
+    trees: np.ndarray
+    bag_oob: np.ndarray
+    bag_test: np.ndarray
+    forest_oob: np.ndarray
+    forest_test: np.ndarray
+
+
+@lru_cache(maxsize=1)
+def forest_curves(n_estimators: int = 60, seed: int = 0) -> ForestCurves:
+    """Bagged trees and a random forest (max_features = 1 of the 2 features, plus 3 noise
+    features so that the feature sampling matters) on the moons split."""
+    X, y, X_test, y_test = _moons_split()
+    rng = np.random.default_rng(seed)
+    noise = rng.normal(size=(len(X), 3)), rng.normal(size=(len(X_test), 3))
+    X, X_test = np.hstack([X, noise[0]]), np.hstack([X_test, noise[1]])
+    bag = E.bagging(X, y, n_estimators=n_estimators, seed=rng)
+    forest = E.random_forest(X, y, n_estimators=n_estimators, max_features=2, seed=rng)
+
+    def test_error(result):
+        return np.mean(result.staged_predict(X_test) != y_test, axis=1)
+
+    return ForestCurves(np.arange(1, n_estimators + 1),
+                        np.array([r.oob_error for r in bag.history]), test_error(bag),
+                        np.array([r.oob_error for r in forest.history]), test_error(forest))
+
+
+def show_forest_curves() -> Figure:
+    c = forest_curves()
+    fig, (ax,) = figure(1, width=6.0, height=3.8)
+    ax.plot(c.trees, c.bag_oob, color="tab:blue", ls="--", label="bagged trees: OOB")
+    ax.plot(c.trees, c.bag_test, color="tab:blue", label="bagged trees: test")
+    ax.plot(c.trees, c.forest_oob, color="tab:green", ls="--", label="random forest: OOB")
+    ax.plot(c.trees, c.forest_test, color="tab:green", label="random forest: test")
+    ax.set_xlabel("number of trees")
+    ax.set_ylabel("error")
+    ax.legend(fontsize=8)
+    ax.set_title("moons + 3 noise features: 200 training, 1000 test points")
+    return fig

@@ -1,0 +1,107 @@
+"""Hidden checks for the ensemble exercises (lecture 10).
+
+Each checker describes fresh inputs drawn from a fixed seed (so a regrade gives the same score)
+and the mllib reference that computes the answers, outside the student's kernel.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mllib import ensemble as reference
+from mllib import trees
+from mllib.grading import Case, Check, seeded
+
+# Hidden from the kernel while these exercises are graded (grader/sandbox.py).
+REFERENCE = ("mllib.ensemble", "mllib.trees")
+_rng = seeded(20261210)
+
+
+def alpha() -> Check:
+    """Check ``adaboost_alpha(error)`` = ½ ln((1 − ε)/ε) (CS446, "Adaboost")."""
+    cases = [
+        Case("a weak learner with error 0.1", (0.1,)),
+        Case("an error just below 1/2", (0.499,)),
+        Case("a tiny error", (1e-4,)),
+        Case("the toy example's third round, error 3/22", (3 / 22,)),
+    ]
+    return Check("adaboost_alpha", cases, reference.alpha_from_error)
+
+
+def reweight() -> Check:
+    """Check ``reweight(D, y, h, alpha)`` returns (D_next, Z)."""
+    rng = _rng(1)
+    m = 12
+    D = rng.random(m)
+    D /= D.sum()
+    y = rng.choice([-1.0, 1.0], m)
+    h = y.copy()
+    h[rng.choice(m, 4, replace=False)] *= -1
+    error = float(D[h != y].sum())
+    cases = [
+        Case("a non-uniform D and the α of h's own error",
+             (D, y, h, reference.alpha_from_error(error))),
+        Case("a uniform D", (np.full(m, 1 / m), y, h, 0.35)),
+        Case("h right on every example", (D, y, y.copy(), 0.8)),
+        Case("α = 0, which must leave D unchanged", (D, y, h, 0.0)),
+    ]
+    return Check("reweight", cases, reference.reweight)
+
+
+def _stump_error(X, y, D):
+    """The reference answer: the smallest weighted error any stump achieves."""
+    return trees.decision_stump(X, y, D).error
+
+
+def _stump_judge(answer, expected, case: Case) -> str | None:
+    """Accept any stump (feature, threshold, polarity) whose weighted error is the minimum."""
+    X, y, D = (np.asarray(a, dtype=float) for a in case.args)
+    if not isinstance(answer, tuple | list) or len(answer) != 3:
+        return "return the three values (feature, threshold, polarity) as a tuple"
+    try:
+        feature, threshold, polarity = (float(v) for v in answer)
+    except (TypeError, ValueError):
+        return "feature, threshold and polarity should be numbers"
+    if feature != int(feature) or not 0 <= feature < X.shape[1]:
+        return "feature should be a column index, 0 to d - 1"
+    if polarity not in (1, -1) or np.isnan(threshold):
+        return "polarity should be +1 or -1, and the threshold a number"
+    h = np.where(X[:, int(feature)] > threshold, polarity, -polarity)
+    error = D[h != y].sum() / D.sum()
+    if error > expected + 1e-9:
+        return "another stump has a smaller weighted error"
+    return None
+
+
+def best_stump() -> Check:
+    """Check ``best_stump(X, y, D)``: any stump of minimum weighted error is accepted."""
+    rng = _rng(2)
+    X = rng.integers(0, 10, (25, 3)).astype(float)  # repeated values within columns
+    y = np.where(X[:, 1] + rng.normal(0, 2, 25) > 4.5, 1.0, -1.0)
+    D = rng.random(25)
+    D /= D.sum()
+    heavy = D.copy()
+    heavy[np.argmax(y < 0)] = 5.0  # one negative example outweighs the rest
+    heavy /= heavy.sum()
+    one_label = np.ones(25)
+    cases = [
+        Case("three features and a non-uniform D", (X, y, D)),
+        Case("uniform weights", (X, y, np.full(25, 1 / 25))),
+        Case("one example carrying most of the weight", (X, y, heavy)),
+        Case("every label +1 (the best stump errs nowhere)", (X, one_label, D)),
+    ]
+    return Check("best_stump", cases, _stump_error, judge=_stump_judge)
+
+
+def bagging_vote() -> Check:
+    """Check ``bagging_vote(predictions)``: each column's most frequent label, ties to the
+    smallest."""
+    rng = _rng(3)
+    cases = [
+        Case("15 learners, labels -1 and +1", (rng.choice([-1, 1], (15, 20)),)),
+        Case("4 learners and three classes, with tied columns", (rng.integers(0, 3, (4, 30)),)),
+        Case("a single learner", (rng.integers(0, 5, (1, 8)),)),
+        Case("labels 3, 7 and 9, ties to the smallest", (np.array([[7, 9, 3], [9, 7, 3],
+                                                                   [3, 3, 9], [9, 7, 7]]),)),
+    ]
+    return Check("bagging_vote", cases, reference.plurality_vote)

@@ -1,0 +1,108 @@
+"""Hidden checks for the nearest-neighbour exercises (lecture 09).
+
+Each checker describes fresh inputs drawn from a fixed seed (so a regrade gives the same score)
+and the mllib reference that computes the answers, outside the student's kernel.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mllib import neighbors as reference
+from mllib.grading import Case, Check, seeded
+
+# Hidden from the kernel while these exercises are graded (grader/sandbox.py).
+REFERENCE = ("mllib.neighbors",)
+_rng = seeded(20261209)
+
+
+def _kernel_estimate(x, y, q, kernel="inverse_square", sigma=1.0):
+    sigma = sigma if kernel == "gaussian" else None
+    return reference.kernel_regression(x, y, [q], kernel=kernel, sigma=sigma)[0]
+
+
+def kernel_regression() -> Check:
+    """Check ``kernel_regression(x, y, q, kernel, sigma)`` (MMDS §12.4.4, Example 12.13)."""
+    rng = _rng(1)
+    x = rng.permutation(np.arange(12.0)) + rng.uniform(0.1, 0.9, 12).round(2)  # unsorted
+    y = rng.normal(0, 3, 12).round(2)
+    twice = np.append(x, x[3])  # one position holding two training points
+    y_twice = np.append(y, y[3] + 4.0)
+    cases = [
+        Case("the inverse-square kernel, a query between training points",
+             (x, y, float(x[0] + 0.3), "inverse_square", 1.0)),
+        Case("the inverse-square kernel, a query beyond the largest x",
+             (x, y, float(x.max() + 2.5), "inverse_square", 1.0)),
+        Case("the inverse-square kernel, a query equal to a training point",
+             (x, y, float(x[5]), "inverse_square", 1.0)),
+        Case("the inverse-square kernel, a query where two training points coincide",
+             (twice, y_twice, float(x[3]), "inverse_square", 1.0)),
+        Case("the Gaussian kernel with sigma = 1.5", (x, y, float(x[2] - 0.7), "gaussian", 1.5)),
+        Case("the Gaussian kernel with a narrow sigma = 0.4, on a training point",
+             (x, y, float(x[7]), "gaussian", 0.4)),
+    ]
+    return Check("kernel_regression", cases, _kernel_estimate)
+
+
+def _knn_label(X, y, query, k):
+    return reference.knn_predict(X, y, np.asarray(query)[None, :], k=k)[0]
+
+
+def knn_classify() -> Check:
+    """Check ``knn_classify(X_train, y_train, query, k)``: ties in distance by training order,
+    ties in the vote to the smallest label."""
+    rng = _rng(2)
+    X = rng.integers(-5, 6, (30, 2)).astype(float)  # a grid: distance ties happen
+    y = rng.integers(0, 3, 30)
+    far = rng.normal(size=(25, 6))
+    y_far = rng.integers(1, 5, 25) * 10
+    tie_X = np.array([[2.0, 0], [0, 2], [-2, 0], [0, -2], [5, 5]])
+    cases = [
+        Case("k = 1", (X, y, np.array([0.3, -1.2]), 1)),
+        Case("k = 5 in two dimensions", (X, y, np.array([1.4, 2.2]), 5)),
+        Case("k = 7 in six dimensions, labels 10 to 40", (far, y_far, rng.normal(size=6), 7)),
+        Case("four points at the same distance, k = 2: the first two rows count",
+             (tie_X, np.array([2, 2, 0, 0, 0]), np.zeros(2), 2)),
+        Case("a tied vote, which goes to the smallest label",
+             (tie_X, np.array([4, 3, 3, 4, 0]), np.zeros(2), 4)),
+        Case("k equal to the number of training points", (X[:9], y[:9], np.zeros(2), 9)),
+    ]
+    return Check("knn_classify", cases, _knn_label)
+
+
+def _two_nn(x, y, q):
+    return reference.one_d_rule(x, y, [q], "weighted average of 2 nearest")[0]
+
+
+def weighted_two_nn() -> Check:
+    """Check ``weighted_two_nn(x, y, q)``: MMDS Example 12.12's third rule."""
+    rng = _rng(3)
+    x = np.sort(rng.choice(np.arange(40), 9, replace=False)).astype(float)
+    y = rng.normal(0, 5, 9).round(2)
+    shuffled = rng.permutation(9)
+    gap = int(np.argmin(np.diff(x)))  # a query inside the smallest gap has its ends nearest
+    cases = [
+        Case("a query between its two nearest neighbours",
+             (x, y, float(x[gap] + 0.3 * (x[gap + 1] - x[gap])))),
+        Case("training points not in increasing order", (x[shuffled], y[shuffled],
+                                                           float(x[4] + 0.4))),
+        Case("a query below every training point", (x, y, float(x[0] - 3.0))),
+        Case("a query above every training point", (x, y, float(x[-1] + 0.5))),
+        Case("a query equal to a training point", (x, y, float(x[6]))),
+    ]
+    return Check("weighted_two_nn", cases, _two_nn)
+
+
+def _contrast(X, q):
+    d = reference.pairwise_distances(np.asarray(q)[None, :], X)[0]
+    return (d.max() - d.min()) / d.min()
+
+
+def relative_contrast() -> Check:
+    """Check ``relative_contrast(X, q)`` = (max distance − min distance) / min distance."""
+    cases = []
+    for offset, d in enumerate((2, 40, 400)):
+        rng = _rng(10 + offset)
+        cases.append(Case(f"200 uniform points in {d} dimensions",
+                          (rng.random((200, d)), rng.random(d))))
+    return Check("relative_contrast", cases, _contrast)

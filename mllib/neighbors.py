@@ -1,0 +1,406 @@
+"""Learning from nearest neighbours: k-NN classification and regression, kernel regression.
+
+Sources
+-------
+- MMDS ch. 12, §12.4: the nearest-neighbour framework (§12.4.1: distance, number of neighbours,
+  weighting, labelling function), one nearest neighbour and the Voronoi diagram (§12.4.2,
+  Example 12.11), one-dimensional interpolation with four rules (§12.4.3, Example 12.12),
+  kernel regression (§12.4.4, Example 12.13, Fig. 12.24), high dimensions (§12.4.5) and
+  non-Euclidean distances (§12.4.6); §12.5 on the curse of dimensionality.
+
+Conventions
+-----------
+- The estimate of a query's label is the weighted average Σ wᵢ yᵢ / Σ wᵢ over its k nearest
+  neighbours (MMDS §12.4.3); for classification it is the label with the largest total weight.
+- Ties in distance are broken by training order (the earlier row is nearer); ties in the vote
+  go to the smallest label.
+- Inverse-distance weights wᵢ = 1/d(xᵢ, q): a neighbour at distance 0 has infinite weight, so
+  when some neighbours coincide with the query only they count, equally (MMDS's limit argument
+  in "Problems in the Limit for Example 12.13"; scikit-learn does the same).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mllib.validation import as_matrix, as_vector, positive, positive_int
+
+METRICS = ("euclidean", "manhattan", "cosine", "jaccard")
+WEIGHTS = ("uniform", "distance")
+TASKS = ("classify", "regress")
+KERNELS = ("inverse_square", "gaussian")
+# MMDS Example 12.12's four rules: (number of neighbours, weighting).
+EX_12_12_RULES = {
+    "nearest neighbour": (1, "uniform"),
+    "average of 2 nearest": (2, "uniform"),
+    "weighted average of 2 nearest": (2, "distance"),
+    "average of 3 nearest": (3, "uniform"),
+}
+BLOCK_ENTRIES = 2**20  # distance-matrix entries per block of queries (8 MB of float64)
+
+
+def _choice(value: str, allowed: tuple[str, ...], name: str) -> str:
+    if value not in allowed:
+        raise ValueError(f"unknown {name} {value!r}; choose one of {', '.join(allowed)}.")
+    return value
+
+
+def _augment(X: np.ndarray) -> np.ndarray:
+    """[−2X, ‖x‖²], shape (n, d + 1): with a query written [q, 1], one dot product gives
+    ‖x‖² − 2 q·x (see :func:`_shifted_squares`)."""
+    return np.hstack([-2.0 * X, (X * X).sum(axis=1, keepdims=True)])
+
+
+def _shifted_squares(Q: np.ndarray, X_aug: np.ndarray) -> np.ndarray:
+    """‖q − x‖² − ‖q‖² = ‖x‖² − 2 q·x for every query q and training point x, shape (q, n).
+
+    A single matrix product of [Q, 1] with the augmented training matrix ``X_aug`` =
+    :func:`_augment` (X), as in scikit-learn's brute force. Per query it differs from the squared
+    distance by the constant ‖q‖², so it ranks the training points the same way; callers add
+    ‖q‖² back to the few entries they keep.
+    """
+    return np.hstack([Q, np.ones((len(Q), 1))]) @ X_aug.T
+
+
+def pairwise_distances(Q, X, metric: str = "euclidean") -> np.ndarray:
+    """Distances between every query and every training point (MMDS §12.4.6).
+
+    Parameters
+    ----------
+    Q : array of shape (q, d)
+        Query points.
+    X : array of shape (n, d)
+        Training points.
+    metric : {"euclidean", "manhattan", "cosine", "jaccard"}
+        - euclidean: ‖q − x‖₂;
+        - manhattan: Σⱼ |qⱼ − xⱼ|;
+        - cosine: 1 − q·x / (‖q‖ ‖x‖), undefined for a zero vector;
+        - jaccard: rows are sets given as 0/1 indicator vectors, distance 1 − |q ∩ x| / |q ∪ x|,
+          and two empty sets are at distance 0.
+
+    Returns
+    -------
+    ndarray of shape (q, n)
+    """
+    Q, X = as_matrix(Q, "the queries"), as_matrix(X, "X")
+    _choice(metric, METRICS, "metric")
+    if Q.shape[1] != X.shape[1]:
+        raise ValueError(
+            f"the queries have {Q.shape[1]} features but X has {X.shape[1]}; they must match."
+        )
+    if metric == "euclidean":
+        squares = _shifted_squares(Q, _augment(X)) + (Q * Q).sum(axis=1)[:, None]
+        return np.sqrt(np.maximum(squares, 0.0))
+    if metric == "manhattan":
+        return np.abs(Q[:, None, :] - X[None, :, :]).sum(axis=2)
+    if metric == "cosine":
+        q_norm, x_norm = np.linalg.norm(Q, axis=1), np.linalg.norm(X, axis=1)
+        if np.any(q_norm == 0) or np.any(x_norm == 0):
+            raise ValueError("the cosine distance is undefined for a zero vector.")
+        return 1.0 - (Q @ X.T) / np.outer(q_norm, x_norm)
+    for A, name in ((Q, "the queries"), (X, "X")):
+        if not np.all((A == 0) | (A == 1)):
+            raise ValueError(f"{name} must be 0/1 set indicators for the Jaccard distance.")
+    common = Q @ X.T
+    union = Q.sum(axis=1)[:, None] + X.sum(axis=1)[None, :] - common
+    return np.where(union > 0, 1.0 - common / np.where(union > 0, union, 1.0), 0.0)
+
+
+def _nearest_exact(D: np.ndarray, k: int) -> np.ndarray:
+    """Column indices of the k smallest entries of each row of D, nearest first, ties in D
+    broken by column (training) order. Shape (rows, k). Handles any ties; several passes."""
+    kth = np.partition(D, k - 1, axis=1)[:, k - 1 : k]
+    below = D < kth
+    at = D == kth
+    room = k - below.sum(axis=1, keepdims=True)  # how many of the tied entries still fit
+    chosen = below | (at & (np.cumsum(at, axis=1) <= room))
+    cols = np.nonzero(chosen)[1].reshape(len(D), k)  # row-major: each row in training order
+    order = np.argsort(np.take_along_axis(D, cols, axis=1), axis=1, kind="stable")
+    return np.take_along_axis(cols, order, axis=1)
+
+
+def _nearest(D: np.ndarray, k: int) -> np.ndarray:
+    """As :func:`_nearest_exact`, fast: one partition picks k + 1 candidates per row, sorted by
+    (distance, index). Unless the k-th and (k+1)-th distances tie, those k are the answer; the
+    rows where they tie (other equal entries may lie outside the candidates) go the exact way."""
+    n = D.shape[1]
+    if k == n:
+        return np.argsort(D, axis=1, kind="stable")
+    candidates = np.argpartition(D, k, axis=1)[:, : k + 1]
+    values = np.take_along_axis(D, candidates, axis=1)
+    order = np.lexsort((candidates, values), axis=-1)  # by distance, then training order
+    candidates = np.take_along_axis(candidates, order, axis=1)
+    values = np.take_along_axis(values, order, axis=1)
+    nearest = candidates[:, :k]
+    tied = np.flatnonzero(values[:, k - 1] == values[:, k])
+    if len(tied):
+        nearest[tied] = _nearest_exact(D[tied], k)
+    return nearest
+
+
+def kneighbors(X_train, X_query, *, k: int, metric: str = "euclidean"
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """The k nearest training points of every query, by brute force in blocks.
+
+    The distance matrix is computed a block of queries at a time (at most ``BLOCK_ENTRIES``
+    entries), so memory stays bounded for any number of queries. Ties in distance are broken by
+    training order. Euclidean neighbours are ranked by ‖x‖² − 2 q·x (one matrix product per block),
+    so two distances equal in exact arithmetic can differ in the last bit; for data on a grid of
+    binary fractions such as the book's examples the computation is exact.
+
+    Parameters
+    ----------
+    X_train : array of shape (n, d)
+    X_query : array of shape (q, d)
+    k : int
+        1 <= k <= n.
+    metric : str
+        See :func:`pairwise_distances`.
+
+    Returns
+    -------
+    distances : ndarray of shape (q, k)
+        Nearest first.
+    indices : ndarray of shape (q, k)
+        Rows of ``X_train``.
+    """
+    X_train, X_query = as_matrix(X_train, "X_train"), as_matrix(X_query, "X_query")
+    n = X_train.shape[0]
+    k = positive_int(k, "k")
+    if k > n:
+        raise ValueError(f"k = {k} is larger than the number of training points ({n}).")
+    if X_query.shape[1] != X_train.shape[1]:
+        raise ValueError(f"X_query has {X_query.shape[1]} features but X_train has "
+                         f"{X_train.shape[1]}; they must match.")
+    _choice(metric, METRICS, "metric")
+    X_aug = _augment(X_train)
+    per_entry = X_train.shape[1] if metric == "manhattan" else 1
+    block = max(1, BLOCK_ENTRIES // (n * per_entry))
+    distances = np.empty((len(X_query), k))
+    indices = np.empty((len(X_query), k), dtype=np.intp)
+    for start in range(0, len(X_query), block):
+        Q = X_query[start : start + block]
+        if metric == "euclidean":  # select on ‖x‖² − 2q·x; finish the distances of the k only
+            D = _shifted_squares(Q, X_aug)
+        else:
+            D = pairwise_distances(Q, X_train, metric)
+        nearest = _nearest(D, k)
+        indices[start : start + block] = nearest
+        distances[start : start + block] = np.take_along_axis(D, nearest, axis=1)
+    if metric == "euclidean":
+        distances += (X_query * X_query).sum(axis=1)[:, None]
+        distances = np.sqrt(np.maximum(distances, 0.0))
+    return distances, indices
+
+
+def neighbour_weights(distances: np.ndarray, weights: str = "uniform") -> np.ndarray:
+    """The weight of each of a query's neighbours (MMDS §12.4.1, item 3).
+
+    Parameters
+    ----------
+    distances : array of shape (q, k)
+    weights : {"uniform", "distance"}
+        uniform: every neighbour weighs 1. distance: wᵢ = 1/dᵢ, except that when a query has
+        neighbours at distance 0, those weigh 1 and the others 0 (the limit of 1/dᵢ).
+
+    Returns
+    -------
+    ndarray of shape (q, k)
+    """
+    _choice(weights, WEIGHTS, "weights")
+    distances = np.asarray(distances, dtype=float)
+    if weights == "uniform":
+        return np.ones_like(distances)
+    zero = distances == 0
+    with np.errstate(divide="ignore"):
+        inverse = 1.0 / distances
+    return np.where(zero.any(axis=1, keepdims=True), zero.astype(float), inverse)
+
+
+def knn_predict(X_train, y_train, X_query, *, k: int, weights: str = "uniform",
+                task: str = "classify", metric: str = "euclidean") -> np.ndarray:
+    """k-nearest-neighbour prediction (MMDS §12.4.1-12.4.3).
+
+    For each query q with neighbours x₁, ..., x_k (nearest first) and weights wᵢ
+    (:func:`neighbour_weights`):
+
+    - ``task="regress"``: ŷ(q) = Σᵢ wᵢ yᵢ / Σᵢ wᵢ (MMDS §12.4.3);
+    - ``task="classify"``: ŷ(q) = argmax_c Σᵢ wᵢ [yᵢ = c], ties going to the smallest label.
+
+    Ties in distance are broken by training order (see :func:`kneighbors`).
+
+    Parameters
+    ----------
+    X_train : array of shape (n, d)
+    y_train : array of shape (n,)
+        Any numeric labels for classification; real values for regression.
+    X_query : array of shape (q, d)
+    k : int
+        1 <= k <= n.
+    weights : {"uniform", "distance"}
+    task : {"classify", "regress"}
+    metric : {"euclidean", "manhattan", "cosine", "jaccard"}
+
+    Returns
+    -------
+    ndarray of shape (q,)
+    """
+    X_train = as_matrix(X_train, "X_train")
+    y_train = as_vector(y_train, "y_train")
+    if len(y_train) != len(X_train):
+        raise ValueError(f"X_train has {len(X_train)} rows but y_train has {len(y_train)} "
+                         "labels; they must match.")
+    _choice(task, TASKS, "task")
+    _choice(weights, WEIGHTS, "weights")
+    distances, indices = kneighbors(X_train, X_query, k=k, metric=metric)
+    w = neighbour_weights(distances, weights)
+    labels = y_train[indices]
+    if task == "regress":
+        return (w * labels).sum(axis=1) / w.sum(axis=1)
+    classes = np.unique(y_train)  # sorted, so argmax's first maximum is the smallest label
+    votes = np.stack([(w * (labels == c)).sum(axis=1) for c in classes], axis=1)
+    return classes[np.argmax(votes, axis=1)]
+
+
+def one_d_rule(x, y, queries, rule: str) -> np.ndarray:
+    """One of MMDS Example 12.12's four interpolation rules on 1-D data (§12.4.3).
+
+    Parameters
+    ----------
+    x, y : arrays of shape (n,)
+        Training points and labels.
+    queries : array of shape (q,)
+    rule : a key of ``EX_12_12_RULES``
+        "nearest neighbour", "average of 2 nearest", "weighted average of 2 nearest" (weights
+        1/distance) or "average of 3 nearest".
+
+    Returns
+    -------
+    ndarray of shape (q,)
+
+    Notes
+    -----
+    For a query between its two nearest neighbours the inverse-distance rule is the linear
+    interpolation y₁(x₂ − q)/(x₂ − x₁) + y₂(q − x₁)/(x₂ − x₁), as the book derives. When both
+    neighbours lie on one side it is still a weighted *average*, so it stays between y₁ and y₂;
+    it is not the straight-line extrapolation the book describes for 0 < q < 1 (at q = 0 the
+    rule gives 4/3, the line through (1, 1) and (2, 2) gives 0).
+    """
+    if rule not in EX_12_12_RULES:
+        raise ValueError(f"unknown rule {rule!r}; choose one of {', '.join(EX_12_12_RULES)}.")
+    k, weights = EX_12_12_RULES[rule]
+    x = as_vector(x, "x")
+    queries = as_vector(queries, "queries")
+    return knn_predict(x[:, None], y, queries[:, None], k=k, weights=weights, task="regress")
+
+
+def kernel_weights(x, q: float, *, kernel: str = "inverse_square", sigma: float | None = None
+                   ) -> np.ndarray:
+    """The weight of every training point for the query q (MMDS §12.4.4).
+
+    - ``"inverse_square"``: w(x, q) = 1/(x − q)² (Example 12.13); infinite at x = q.
+    - ``"gaussian"``: w(x, q) = exp(−(x − q)²/σ²). This σ is not a standard deviation (MMDS
+      calls it one, but a normal density has 2σ² in the exponent): it is √2 standard deviations.
+
+    Parameters
+    ----------
+    x : array of shape (n,)
+    q : float
+    kernel : {"inverse_square", "gaussian"}
+    sigma : float > 0, required for the Gaussian kernel
+
+    Returns
+    -------
+    ndarray of shape (n,)
+    """
+    x = as_vector(x, "x")
+    _choice(kernel, KERNELS, "kernel")
+    if kernel == "gaussian":
+        sigma = positive(sigma, "sigma")
+        return np.exp(-((x - q) ** 2) / sigma**2)
+    with np.errstate(divide="ignore"):
+        return 1.0 / (x - q) ** 2
+
+
+def kernel_regression(x, y, queries, *, kernel: str = "inverse_square",
+                      sigma: float | None = None) -> np.ndarray:
+    """Kernel regression: ŷ(q) = Σᵢ w(xᵢ, q) yᵢ / Σᵢ w(xᵢ, q) over all training points
+    (MMDS §12.4.4, Example 12.13, Fig. 12.24).
+
+    A query that coincides with training points: with ``"inverse_square"`` their weight is
+    infinite, and the estimate is their label (the mean of their labels if several points sit
+    there), which is the limit as q approaches them (MMDS, "Problems in the Limit"). With
+    ``"gaussian"`` nothing special happens. Far from the data the Gaussian weights can all
+    underflow to 0; the code divides every weight by the largest one first (the ratio is
+    unchanged), so the estimate is then the label of the nearest point rather than 0/0.
+
+    Parameters
+    ----------
+    x, y : arrays of shape (n,)
+    queries : array of shape (q,)
+    kernel : {"inverse_square", "gaussian"}
+    sigma : float > 0, for the Gaussian kernel (see :func:`kernel_weights`)
+
+    Returns
+    -------
+    ndarray of shape (q,)
+    """
+    x, queries = as_vector(x, "x"), as_vector(queries, "queries")
+    y = as_vector(y, "y")
+    if len(y) != len(x):
+        raise ValueError(f"x has {len(x)} points but y has {len(y)} labels; they must match.")
+    _choice(kernel, KERNELS, "kernel")
+    if kernel == "gaussian":
+        sigma = positive(sigma, "sigma")
+    gap = (x[None, :] - queries[:, None]) ** 2  # (q, n)
+    if kernel == "gaussian":
+        w = np.exp(-(gap - gap.min(axis=1, keepdims=True)) / sigma**2)
+    else:
+        hit = gap == 0
+        with np.errstate(divide="ignore"):
+            w = np.where(hit.any(axis=1, keepdims=True), hit.astype(float), 1.0 / gap)
+    return (w @ y) / w.sum(axis=1)
+
+
+@dataclass(frozen=True)
+class Concentration:
+    """Distances from random queries to random points, summarised per dimension (§12.4.5).
+
+    Attributes
+    ----------
+    dims : ndarray of shape (m,)
+    nearest, farthest : ndarray of shape (m,)
+        The mean over queries of the nearest and farthest distance.
+    contrast : ndarray of shape (m,)
+        The mean of (farthest − nearest)/nearest: how much farther the farthest point is.
+    """
+
+    dims: np.ndarray
+    nearest: np.ndarray
+    farthest: np.ndarray
+    contrast: np.ndarray
+
+
+def distance_concentration(dims, *, n: int = 500, queries: int = 20, seed=0) -> Concentration:
+    """The curse of dimensionality measured: n points and some queries uniform in [0, 1]^d.
+
+    As d grows, the nearest and the farthest training point end up at nearly the same distance
+    from a query, so "nearest" carries less and less information (MMDS §12.4.5, §12.5).
+
+    Parameters
+    ----------
+    dims : sequence of int
+    n, queries : int
+    seed : int or numpy.random.Generator
+    """
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    dims = np.array([positive_int(d, "a dimension") for d in dims])
+    rows = []
+    for d in dims:
+        D = pairwise_distances(rng.random((queries, d)), rng.random((n, d)))
+        near, far = D.min(axis=1), D.max(axis=1)
+        rows.append((near.mean(), far.mean(), ((far - near) / near).mean()))
+    nearest, farthest, contrast = map(np.array, zip(*rows, strict=True))
+    return Concentration(dims, nearest, farthest, contrast)

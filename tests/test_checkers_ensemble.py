@@ -1,0 +1,139 @@
+"""Lecture 10's hidden checkers: right answers pass (however written), typical slips fail."""
+
+import math
+
+import numpy as np
+import pytest
+
+from mllib.grading import ExerciseFailed, run_check
+from mllib.grading import ensemble as check
+
+
+def alpha_ok(error):
+    return 0.5 * np.log((1 - error) / error)
+
+
+def alpha_math(error):
+    return math.log(math.sqrt((1 - error) / error))
+
+
+def alpha_samme(error):  # scikit-learn's weight, twice the slides'
+    return np.log((1 - error) / error)
+
+
+def reweight_ok(D, y, h, alpha):
+    D_next = D * np.exp(-alpha * y * h)
+    return D_next / D_next.sum(), D_next.sum()
+
+
+def reweight_loops(D, y, h, alpha):
+    factors = [d * (math.exp(-alpha) if yi == hi else math.exp(alpha))
+               for d, yi, hi in zip(D, y, h, strict=True)]
+    Z = sum(factors)
+    return [f / Z for f in factors], Z
+
+
+def reweight_unnormalised(D, y, h, alpha):
+    D_next = D * np.exp(-alpha * y * h)
+    return D_next, D_next.sum()
+
+
+def stump_brute(X, y, D):
+    best = None
+    for j in range(X.shape[1]):
+        values = np.unique(X[:, j])
+        for t in [values[0] - 1, *((values[1:] + values[:-1]) / 2)]:
+            for p in (1, -1):
+                error = D[np.where(X[:, j] > t, p, -p) != y].sum()
+                if best is None or error < best[0]:
+                    best = (error, j, t, p)
+    return best[1:]
+
+
+def stump_last_tie(X, y, D):  # the last of the tied stumps, thresholds on data values + 0.5
+    best = None
+    for j in reversed(range(X.shape[1])):
+        for t in sorted({-1e9, *(X[:, j] + 0.5)}, reverse=True):
+            for p in (-1, 1):
+                error = D[np.where(X[:, j] > t, p, -p) != y].sum()
+                if best is None or error <= best[0]:
+                    best = (error, j, float(t), p)
+    return best[1:]
+
+
+def stump_midpoints_only(X, y, D):
+    best = None
+    for j in range(X.shape[1]):
+        values = np.unique(X[:, j])
+        for t in (values[1:] + values[:-1]) / 2:
+            for p in (1, -1):
+                error = D[np.where(X[:, j] > t, p, -p) != y].sum()
+                if best is None or error < best[0]:
+                    best = (error, j, t, p)
+    return best[1:]
+
+
+def stump_unweighted(X, y, D):
+    return stump_brute(X, y, np.ones_like(D))
+
+
+def vote_ok(predictions):
+    labels = np.unique(predictions)
+    counts = np.array([(predictions == c).sum(axis=0) for c in labels])
+    return labels[np.argmax(counts, axis=0)]
+
+
+def vote_loops(predictions):
+    out = []
+    for column in np.asarray(predictions).T.tolist():
+        best = max(column.count(v) for v in column)
+        out.append(min(v for v in column if column.count(v) == best))
+    return out
+
+
+def vote_first_seen(predictions):  # ties to the label seen first in the column
+    out = []
+    for column in np.asarray(predictions).T.tolist():
+        best = max(column.count(v) for v in column)
+        out.append(next(v for v in column if column.count(v) == best))
+    return out
+
+
+def vote_mean_sign(predictions):  # fine for ±1 with odd B, wrong for classes 0, 1, 2
+    return np.where(np.mean(predictions, axis=0) > 0, 1, -1)
+
+
+@pytest.mark.parametrize("checker, answer", [
+    (check.alpha, alpha_ok),
+    (check.alpha, alpha_math),
+    (check.reweight, reweight_ok),
+    (check.reweight, reweight_loops),
+    (check.best_stump, stump_brute),
+    (check.best_stump, stump_last_tie),
+    (check.bagging_vote, vote_ok),
+    (check.bagging_vote, vote_loops),
+])
+def test_correct_answers_pass(checker, answer):
+    run_check(checker(), answer)
+
+
+@pytest.mark.parametrize("checker, answer, situation", [
+    (check.alpha, alpha_samme, "error 0.1"),
+    (check.reweight, reweight_unnormalised, "non-uniform D"),
+    (check.best_stump, stump_midpoints_only, "every label \\+1"),
+    (check.best_stump, stump_unweighted, "non-uniform D"),
+    (check.bagging_vote, vote_first_seen, "tied columns"),
+    (check.bagging_vote, vote_mean_sign, "three classes"),
+])
+def test_typical_slips_fail_with_the_situation_named(checker, answer, situation):
+    with pytest.raises(ExerciseFailed, match=situation):
+        run_check(checker(), answer)
+
+
+def test_stump_judge_explains_the_form_without_revealing_the_answer():
+    with pytest.raises(ExerciseFailed, match="as a tuple"):
+        run_check(check.best_stump(), lambda X, y, D: 0)
+    with pytest.raises(ExerciseFailed, match="column index"):
+        run_check(check.best_stump(), lambda X, y, D: (7, 0.5, 1))
+    with pytest.raises(ExerciseFailed, match="polarity should be"):
+        run_check(check.best_stump(), lambda X, y, D: (0, 0.5, 0))

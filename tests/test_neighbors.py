@@ -1,0 +1,206 @@
+"""Nearest neighbours and kernel regression: MMDS §12.4's numbers, scikit-learn, properties."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor, NearestNeighbors
+
+from mllib import data
+from mllib import neighbors as N
+
+
+def test_reproduces_mmds_fig_12_24_value_by_value():
+    """Fig. 12.24 (q = 3.5): lines (3) and (4) as printed fractions, the sums 51.23 and 9.29 and
+    the estimate 5.51, each to the printed digits."""
+    x, y = data.mmds_peak()
+    np.testing.assert_array_equal(x, [1, 2, 3, 4, 5, 6, 7])  # line (1)
+    np.testing.assert_array_equal(y, [1, 2, 4, 8, 4, 2, 1])  # line (2)
+    w = N.kernel_weights(x, 3.5)
+    printed_w = [Fraction(4, 25), Fraction(4, 9), 4, 4, Fraction(4, 9), Fraction(4, 25),
+                 Fraction(4, 49)]
+    printed_wy = [Fraction(4, 25), Fraction(8, 9), 16, 32, Fraction(16, 9), Fraction(8, 25),
+                  Fraction(4, 49)]
+    # 1/(x - 3.5)^2 is one rounding away from the fraction: relative error within 4 ulps.
+    np.testing.assert_allclose(w, [float(f) for f in printed_w], rtol=1e-15)
+    np.testing.assert_allclose(w * y, [float(f) for f in printed_wy], rtol=1e-15)
+    assert round(float((w * y).sum()), 2) == 51.23
+    assert round(float(w.sum()), 2) == 9.29
+    estimate = N.kernel_regression(x, y, [3.5])[0]
+    assert round(float(estimate), 2) == 5.51
+    assert float(estimate) == pytest.approx(float(sum(printed_wy) / sum(printed_w)), rel=1e-14)
+
+
+# MMDS Example 12.12, worked by hand from the rules' definitions (Figs. 12.22-12.23).
+QUERIES = [0.0, 0.5, 1.25, 2.5, 3.0, 3.75, 4.0, 6.6, 8.0]
+BY_HAND = {
+    # Ties in distance (2.5 is as near 2 as 3) go to the earlier training point.
+    "nearest neighbour": [1, 1, 1, 2, 4, 8, 8, 1, 1],
+    # At 3.0 the second neighbour is a tie between 2 and 4: the earlier, 2, is taken.
+    "average of 2 nearest": [1.5, 1.5, 1.5, 3, 3, 6, 6, 1.5, 1.5],
+    # Between neighbours: linear interpolation. On a training point: its label. Outside the
+    # data: a weighted *average* of (1, 1) and (2, 2), e.g. (4 - 3q)/(3 - 2q) at q < 1.
+    "weighted average of 2 nearest": [4 / 3, 1.25, 1.25, 3, 4, 7, 8, 1.4, 4 / 3],
+    "average of 3 nearest": [7 / 3, 7 / 3, 7 / 3, 7 / 3, 14 / 3, 16 / 3, 16 / 3, 7 / 3, 7 / 3],
+}
+
+
+@pytest.mark.parametrize("rule", N.EX_12_12_RULES)
+def test_example_12_12_rules_on_the_books_data(rule):
+    x, y = data.mmds_peak()
+    np.testing.assert_allclose(N.one_d_rule(x, y, QUERIES, rule), BY_HAND[rule], rtol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-50, 50), min_size=2, max_size=12, unique=True),
+       st.floats(0.01, 0.99), st.data())
+def test_weighted_two_nn_is_linear_interpolation_between_its_neighbours(xs, t, draw):
+    """For a query strictly between two consecutive training points whose two nearest
+    neighbours are exactly those points, the 1/distance rule is MMDS's interpolation formula."""
+    x = np.sort(np.array(xs, dtype=float))
+    y = np.array(draw.draw(st.lists(st.floats(-10, 10), min_size=len(x), max_size=len(x))))
+    i = draw.draw(st.integers(0, len(x) - 2))
+    x1, x2 = x[i], x[i + 1]
+    q = x1 + t * (x2 - x1)
+    others = np.delete(x, [i, i + 1])
+    if len(others) and np.min(np.abs(others - q)) <= max(q - x1, x2 - q):
+        return  # a third point is as near as a bracketing one: not the book's case
+    got = N.one_d_rule(x, y, [q], "weighted average of 2 nearest")[0]
+    line = (y[i] * (x2 - q) + y[i + 1] * (q - x1)) / (x2 - x1)
+    assert got == pytest.approx(line, rel=1e-9, abs=1e-9)
+
+
+def test_weighted_rule_does_not_extrapolate_beyond_the_data():
+    """The book calls the rule an extrapolation for 0 < q < 1; it is an average, so it stays
+    between the two labels, 1 and 2, and tends to 4/3 (not the line's 0) at q = 0."""
+    x, y = data.mmds_peak()
+    q = np.linspace(-5, 0.99, 50)
+    got = N.one_d_rule(x, y, q, "weighted average of 2 nearest")
+    assert np.all((got > 1) & (got < 2))
+    np.testing.assert_allclose(got, (4 - 3 * q) / (3 - 2 * q), rtol=1e-12)
+
+
+def _without_distance_ties(seed, n=200, q=80, d=3):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(n, d)), rng.normal(size=(q, d)), rng
+
+
+@pytest.mark.parametrize("weights", ["uniform", "distance"])
+@pytest.mark.parametrize("k", [1, 4, 7])
+def test_knn_classifier_matches_scikit_learn(weights, k):
+    X, Q, rng = _without_distance_ties(k)
+    y = rng.integers(0, 3, len(X))  # three classes, so vote ties occur (smallest label wins)
+    ours = N.knn_predict(X, y, Q, k=k, weights=weights)
+    theirs = KNeighborsClassifier(n_neighbors=k, weights=weights, algorithm="brute").fit(X, y)
+    np.testing.assert_array_equal(ours, theirs.predict(Q))
+
+
+@pytest.mark.parametrize("weights", ["uniform", "distance"])
+@pytest.mark.parametrize("metric", ["euclidean", "manhattan", "cosine"])
+def test_knn_regressor_matches_scikit_learn(weights, metric):
+    X, Q, rng = _without_distance_ties(11)
+    y = rng.normal(size=len(X))
+    ours = N.knn_predict(X, y, Q, k=5, weights=weights, task="regress", metric=metric)
+    theirs = KNeighborsRegressor(n_neighbors=5, weights=weights, algorithm="brute",
+                                 metric=metric).fit(X, y)
+    # The same neighbours averaged in another order: agreement to rounding.
+    np.testing.assert_allclose(ours, theirs.predict(Q), rtol=1e-10, atol=1e-12)
+
+
+def test_jaccard_neighbours_match_scikit_learn():
+    rng = np.random.default_rng(5)
+    X = (rng.random((60, 12)) < 0.4).astype(float)
+    Q = (rng.random((10, 12)) < 0.4).astype(float)
+    D = N.pairwise_distances(Q, X, "jaccard")
+    theirs = NearestNeighbors(metric="jaccard").fit(X.astype(bool))
+    their_d, _ = theirs.kneighbors(Q.astype(bool), n_neighbors=60)
+    np.testing.assert_allclose(np.sort(D, axis=1), their_d, atol=1e-12)
+
+
+def test_blocks_do_not_change_the_answer(monkeypatch):
+    X, Q, rng = _without_distance_ties(3, n=50, q=37)
+    y = rng.normal(size=50)
+    whole = N.knn_predict(X, y, Q, k=3, task="regress")
+    monkeypatch.setattr(N, "BLOCK_ENTRIES", 50 * 4)  # four queries per block
+    np.testing.assert_array_equal(N.knn_predict(X, y, Q, k=3, task="regress"), whole)
+
+
+def test_distance_ties_go_to_training_order_and_vote_ties_to_the_smallest_label():
+    X = np.array([[1.0], [-1.0], [2.0], [-2.0]])
+    _, idx = N.kneighbors(X, [[0.0]], k=3)
+    np.testing.assert_array_equal(idx, [[0, 1, 2]])  # 1 and -1 tie: row 0 first
+    y = np.array([5, 3, 9, 9])
+    assert N.knn_predict(X, y, [[0.0]], k=2)[0] == 3  # one vote each for 5 and 3
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 30), st.integers(1, 3), st.integers(0, 2**32 - 1), st.data())
+def test_neighbours_equal_a_stable_sort_even_with_many_ties(n, d, seed, draw):
+    """Integer points: many exactly tied distances, which must go to the earlier row."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-2, 3, (n, d)).astype(float)
+    Q = rng.integers(-2, 3, (7, d)).astype(float)
+    k = draw.draw(st.integers(1, n))
+    for metric in ("euclidean", "manhattan"):
+        distances, idx = N.kneighbors(X, Q, k=k, metric=metric)
+        D = N.pairwise_distances(Q, X, metric)
+        np.testing.assert_array_equal(idx, np.argsort(D, axis=1, kind="stable")[:, :k])
+        np.testing.assert_allclose(distances, np.take_along_axis(D, idx, axis=1), atol=1e-12)
+
+
+def test_query_on_a_training_point_takes_its_label():
+    x, y = data.mmds_peak()
+    np.testing.assert_array_equal(N.kernel_regression(x, y, x), y)
+    np.testing.assert_array_equal(N.knn_predict(x[:, None], y, x[:, None], k=3,
+                                                weights="distance", task="regress"), y)
+    # Two training points at the query: the mean of their labels.
+    assert N.kernel_regression([1.0, 1.0, 3.0], [2.0, 4.0, 10.0], [1.0])[0] == 3.0
+
+
+def test_kernel_regression_tends_to_the_label_near_a_training_point():
+    """MMDS "Problems in the Limit": as q -> x, the estimate -> the label of x."""
+    x, y = data.mmds_peak()
+    near = N.kernel_regression(x, y, [4 - 1e-6, 4 + 1e-6])
+    np.testing.assert_allclose(near, 8.0, rtol=1e-9)
+
+
+def test_gaussian_kernel_regression_against_the_formula_and_far_away():
+    x, y = data.mmds_peak()
+    q = np.array([0.3, 3.5, 6.1])
+    w = np.exp(-((x[None] - q[:, None]) ** 2) / 1.5**2)
+    np.testing.assert_allclose(N.kernel_regression(x, y, q, kernel="gaussian", sigma=1.5),
+                               (w @ y) / w.sum(axis=1), rtol=1e-12)
+    # Far away every weight underflows; the estimate is still the nearest point's label.
+    np.testing.assert_allclose(N.kernel_regression(x, y, [1000.0], kernel="gaussian",
+                                                   sigma=0.5), [1.0])
+
+
+def test_curse_of_dimensionality_shrinks_the_relative_contrast():
+    c = N.distance_concentration([1, 10, 100, 1000], n=300, queries=10, seed=0)
+    assert np.all(np.diff(c.contrast) < 0)
+    assert c.contrast[-1] < 0.3 < 10 < c.contrast[0]
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: N.knn_predict([[0.0], [1.0]], [1, 2], [[0.5]], k=0), "k must be"),
+        (lambda: N.knn_predict([[0.0], [1.0]], [1, 2], [[0.5]], k=3), "larger than"),
+        (lambda: N.knn_predict([[0.0], [1.0]], [1, 2], [[0.5]], k=1, metric="chebyshev"),
+         "unknown metric"),
+        (lambda: N.knn_predict([[0.0], [1.0]], [1, 2, 3], [[0.5]], k=1), "must match"),
+        (lambda: N.knn_predict([[0.0], [1.0]], [1, 2], [[0.5, 1]], k=1), "features"),
+        (lambda: N.knn_predict([[0.0], [1.0]], [1, 2], [[0.5]], k=1, weights="gauss"),
+         "unknown weights"),
+        (lambda: N.kernel_regression([1, 2], [1, 2], [1.5], kernel="gaussian"), "sigma"),
+        (lambda: N.kernel_regression([1, 2], [1], [1.5]), "must match"),
+        (lambda: N.pairwise_distances([[0.0, 0]], [[1.0, 1]], "cosine"), "zero vector"),
+        (lambda: N.pairwise_distances([[0.5]], [[1.0]], "jaccard"), "0/1"),
+        (lambda: N.one_d_rule([1, 2], [1, 2], [1], "spline"), "unknown rule"),
+    ],
+)
+def test_bad_input_is_named(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
