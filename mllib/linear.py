@@ -158,8 +158,9 @@ def loss_values(loss: str, scores: np.ndarray, y: np.ndarray) -> np.ndarray:
     return losses(y * scores)[loss]
 
 
-def loss_slopes(loss: str, scores: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """dQᵢ/dsᵢ, so that the gradient of Qᵢ with respect to w is (dQᵢ/dsᵢ)·xᵢ. Shapes (n,).
+def loss_slopes(loss: str, scores, y):
+    """dQᵢ/dsᵢ, so that the gradient of Qᵢ with respect to w is (dQᵢ/dsᵢ)·xᵢ. Shapes (n,) -> (n,),
+    or numbers -> a number (the stochastic methods call it one example at a time).
 
     The hinge's kink at z = 1 gets slope 0, as in MMDS eq. 12.5.
     """
@@ -167,7 +168,7 @@ def loss_slopes(loss: str, scores: np.ndarray, y: np.ndarray) -> np.ndarray:
     if loss == "squared":
         return scores - y
     if loss == "hinge":
-        return np.where(z < 1, -y, 0.0)
+        return -y * (z < 1)
     if loss == "log":
         return -y * _sigmoid(-z)
     return -y * np.exp(-z)
@@ -338,8 +339,8 @@ def _example_gradient(loss: str, regularizer: str | None, lam: float):
     """g = (dQ/ds)·x + λ∇R(w) for one example: the stochastic estimate of ∇J."""
 
     def gradient(w, x, label):
-        slope = loss_slopes(loss, np.array([w @ x]), np.array([label]))[0]
-        return slope * x + lam * _penalty_gradient(regularizer, w)
+        slope = loss_slopes(loss, float(w @ x), float(label))
+        return slope * x + lam * _penalty_gradient(regularizer, w) if lam else slope * x
 
     return gradient
 
@@ -395,8 +396,12 @@ def adagrad_step(w, g, G, eta: float) -> tuple[np.ndarray, np.ndarray]:
     Shapes: w, g, G (d,). Returns the new (w, G).
     """
     G = G + g * g
-    scale = np.divide(eta, np.sqrt(G), out=np.zeros_like(G), where=G > 0)
-    return w - scale * g, G
+    return w - _adagrad_rates(G, eta) * g, G
+
+
+def _adagrad_rates(G: np.ndarray, eta: float) -> np.ndarray:
+    """η/√Gⱼ per coordinate, and 0 where Gⱼ = 0 (η/√∞ = 0, without a division warning)."""
+    return eta / np.sqrt(np.where(G > 0, G, np.inf))
 
 
 def adagrad(
@@ -424,7 +429,7 @@ def adagrad(
     def step(w, g, t):
         nonlocal G
         w, G = adagrad_step(w, g, G, eta)
-        return w, np.divide(eta, np.sqrt(G), out=np.zeros_like(G), where=G > 0)
+        return w, _adagrad_rates(G, eta)
 
     return _stochastic(X, y, epochs, w0, _example_gradient(loss, regularizer, lam), step)
 

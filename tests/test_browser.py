@@ -51,6 +51,8 @@ WIDGETS = [
     ("04_vc/vc_walkthrough.ipynb", "move x"),
     ("05_em/em_walkthrough.ipynb", "initial p"),
     ("06_chowliu/chowliu_walkthrough.ipynb", "sample size m"),
+    ("11_linear/linear_walkthrough.ipynb", "decay c"),
+    ("12_online/online_walkthrough.ipynb", "expert noise"),
 ]
 ARROW_PRESSES = 5
 

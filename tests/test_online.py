@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 
 from mllib import perceptron as P
+from mllib.data import noisy, separable
 from mllib.online import (
     balanced_winnow,
     balanced_winnow_update,
@@ -223,7 +224,7 @@ def test_thick_winnow_leaves_every_example_outside_the_band():
 
 
 def test_thick_perceptron_ends_with_functional_margin_above_gamma():
-    X, y, _ = __import__("mllib.data", fromlist=["separable"]).separable(60, 3, margin=0.1, seed=1)
+    X, y, _ = separable(60, 3, margin=0.1, seed=1)
     result = thick_perceptron(X, y, margin=1.0)
     assert result.converged
     assert np.all(y * (X @ result.w) > 1.0)
@@ -301,8 +302,6 @@ def test_weighted_majority_matches_a_plain_loop():
 @FAST
 @given(st.integers(0, 10**6), st.floats(0.0, 0.3), st.floats(0.05, 0.5))
 def test_balcan_bound_holds_for_the_perceptron_on_noisy_data(seed, flip, gamma):
-    from mllib.data import noisy
-
     X, y, w_star = noisy(60, 3, flip=flip, seed=seed)
     epochs = 3
     result = P.perceptron(X, y, max_epochs=epochs)
