@@ -384,11 +384,11 @@ def _experts(predictions, outcomes, beta, draw) -> ExpertsResult:
     weights = np.ones(N)
     rounds = []
     for t, (advice, outcome) in enumerate(zip(predictions, outcomes, strict=True), start=1):
-        share_plus = weights @ (advice > 0) / np.sum(weights)
         if draw is None:
             prediction = weighted_majority_vote(weights, advice)
             p_wrong = float(prediction != outcome)
-        else:
+        else:  # β > 0 keeps every weight, so the total is positive
+            share_plus = weights @ (advice > 0) / np.sum(weights)
             prediction = draw(share_plus)
             p_wrong = float(1 - share_plus if outcome > 0 else share_plus)
         weights = weighted_majority_update(weights, advice, outcome, beta)
@@ -443,8 +443,12 @@ def randomized_weighted_majority(predictions, outcomes, *, beta: float = 0.5,
     :func:`weighted_majority`; ``seed`` drives the draws recorded in ``mistakes``.
     """
     predictions, outcomes = _expert_data(predictions, outcomes)
+    beta = _beta(beta)
+    if beta == 0:
+        raise ValueError("beta must be > 0 for randomised weighted majority: with β = 0 every "
+                         "expert can drop out, leaving no weight to draw from.")
     rng = np.random.default_rng(seed)
-    return _experts(predictions, outcomes, _beta(beta),
+    return _experts(predictions, outcomes, beta,
                     lambda p_plus: 1.0 if rng.random() < p_plus else -1.0)
 
 

@@ -51,8 +51,8 @@ def test_experts_figure_plots_the_algorithms_and_the_bound():
     assert lines[1].get_ydata()[-1] <= lines[3].get_ydata()[0]  # the bound's horizontal line
 
 
-def test_experts_figure_with_beta_zero_has_no_bound_line():
-    assert len(demo.show_experts(0.0, 0.0).axes[0].get_lines()) == 3
+def test_experts_figure_with_beta_zero_draws_halving_without_a_bound_line():
+    assert len(demo.show_experts(0.0, 0.0).axes[0].get_lines()) == 2
 
 
 def test_balcan_table_bounds_hold():

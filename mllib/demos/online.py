@@ -194,10 +194,9 @@ def experts_problem(noise: float, *, n_experts: int = 16, rounds: int = 300, see
 
 def show_experts(beta: float, noise: float) -> Figure:
     """Cumulative mistakes: the best expert, deterministic and randomised weighted majority (the
-    latter's expectation), and the deterministic bound at the end."""
+    latter's expectation), and the deterministic bound; β = 0 draws halving alone."""
     predictions, outcomes = experts_problem(noise)
     wm = online.weighted_majority(predictions, outcomes, beta=beta)
-    rwm = online.randomized_weighted_majority(predictions, outcomes, beta=beta)
     wrong = predictions != outcomes[:, None]
     best = int(np.argmin(wm.expert_mistakes))
     t = np.arange(1, len(outcomes) + 1)
@@ -205,9 +204,10 @@ def show_experts(beta: float, noise: float) -> Figure:
     ax.plot(t, np.cumsum(wrong[:, best]), color="black", label=f"best expert ({best})")
     ax.plot(t, np.cumsum([r.prediction != r.outcome for r in wm.history]), color="tab:blue",
             label="weighted majority")
-    ax.plot(t, np.cumsum([r.p_wrong for r in rwm.history]), color="tab:green",
-            label="randomised WM (expected)")
-    if beta > 0:
+    if beta > 0:  # β = 0 is halving; randomised WM needs β > 0
+        rwm = online.randomized_weighted_majority(predictions, outcomes, beta=beta)
+        ax.plot(t, np.cumsum([r.p_wrong for r in rwm.history]), color="tab:green",
+                label="randomised WM (expected)")
         bound = online.weighted_majority_bound(wm.expert_mistakes.min(), predictions.shape[1], beta)
         ax.axhline(bound, color="tab:blue", linestyle=":", label=f"WM bound {bound:.1f}")
     ax.set(xlabel="round", ylabel="cumulative mistakes",
