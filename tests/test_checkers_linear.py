@@ -125,7 +125,7 @@ def test_typical_slips_fail_with_a_hint_but_no_answer(checker, answer, hint):
     assert not re.search(r"\d\.\d{3,}|\[", str(failure.value)), "the message shows values"
 
 
-def test_a_naive_sigmoid_overflows_on_the_large_w_case():
+def test_a_naive_sigmoid_still_passes_the_large_w_case():
     def naive(w, X, y, C):
         return w - C * X.T @ (y / (1 + np.exp(y * (X @ w))))
 

@@ -84,7 +84,7 @@ def logistic_gradient() -> Check:
     cases = [
         Case("w = 0, C = 1", (np.zeros(3), X, y, 1.0)),
         Case("a random w, C = 0.5", (w, X, y, 0.5)),
-        Case("a large w (scores far from 0: use a stable sigmoid or it overflows)",
+        Case("a large w (scores far from 0)",
              (40 * w, X, y, 2.0)),
         Case("a single example", (w, X[:1], y[:1], 3.0)),
     ]
