@@ -28,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import weakref
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -217,6 +218,7 @@ class SandboxedKernelManager(AsyncKernelManager):
     submission_dir = Unicode("", help="Folder copied into the sandbox as the working directory.")
 
     _scratch: Path | None = None
+    _sandboxed = False
 
     def sandboxed(self) -> bool:
         """Whether this kernel will run in the sandbox (raises when it must but cannot)."""
@@ -232,25 +234,31 @@ class SandboxedKernelManager(AsyncKernelManager):
         return False
 
     async def _async_pre_start_kernel(self, **kw):
-        if not self.sandboxed():
-            return await super()._async_pre_start_kernel(**kw)
+        # Unix sockets in a private folder, sandbox or not: the kernel needs no TCP port (and
+        # ipykernel warns about unencrypted TCP on every start).
         self._scratch = Path(tempfile.mkdtemp(prefix="mlcourse-kernel-"))
-        for part in ("conn", "work", "mpl"):
-            (self._scratch / part).mkdir()
-        source = Path(self.submission_dir or kw.get("cwd") or os.getcwd())
-        shutil.copytree(source, self._scratch / "work", dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints"))
-        for cache in _font_cache():
-            shutil.copy2(cache, self._scratch / "mpl")
+        # Deleted at shutdown; and when this manager is collected or the process exits, should
+        # the kernel never be shut down cleanly (a dead kernel, an interrupted run).
+        weakref.finalize(self, shutil.rmtree, self._scratch, ignore_errors=True)
+        (self._scratch / "conn").mkdir()
         self.transport = "ipc"
         self.connection_file = str(self._scratch / "conn" / "kernel.json")
         self.ip = str(self._scratch / "conn" / "kernel-ipc")
-        # A signal would reach bwrap, not the kernel: interrupt by message instead.
-        self.kernel_spec.interrupt_mode = "message"
+        self._sandboxed = self.sandboxed()
+        if self._sandboxed:
+            for part in ("work", "mpl"):
+                (self._scratch / part).mkdir()
+            source = Path(self.submission_dir or kw.get("cwd") or os.getcwd())
+            shutil.copytree(source, self._scratch / "work", dirs_exist_ok=True,
+                            ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints"))
+            for cache in _font_cache():
+                shutil.copy2(cache, self._scratch / "mpl")
+            # A signal would reach bwrap, not the kernel: interrupt by message instead.
+            self.kernel_spec.interrupt_mode = "message"
         return await super()._async_pre_start_kernel(**kw)
 
     async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
-        if self._scratch is None:
+        if not self._sandboxed:
             return await super()._async_launch_kernel(kernel_cmd, **kw)
         uid = None
         limit = self.process_limit
@@ -267,8 +275,9 @@ class SandboxedKernelManager(AsyncKernelManager):
                    JUPYTER_RUNTIME_DIR="/tmp/jupyter", PYTHONDONTWRITEBYTECODE="1")
         kw.update(env=env, cwd=str(self._scratch / "work"))
         # Inside the PID namespace the kernel's parent is bwrap's init (pid 1), which ipykernel's
-        # parent poller takes for "the parent died"; the kernel dies with bwrap anyway.
-        kernel_cmd = [*kernel_cmd, "--IPKernelApp.parent_handle=0"]
+        # parent poller takes for "the parent died". Handle 1 turns the poller off (the kernel
+        # dies with bwrap anyway) without the banner ipykernel prints when there is no parent.
+        kernel_cmd = [*kernel_cmd, "--IPKernelApp.parent_handle=1"]
         command = sandbox_command(kernel_cmd, scratch=self._scratch,
                                   hidden_modules=self.hidden_modules,
                                   memory_limit=self.memory_limit, process_limit=limit, uid=uid)

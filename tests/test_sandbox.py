@@ -246,3 +246,65 @@ def test_every_test_cell_of_the_course_is_decided_outside_the_kernel(path: Path)
             assert len(payload) == len(test.check.cases)
         else:
             assert test.code.count("_mlcourse['record'](") == len(test.expectations)
+
+
+# --- course autograde with and without the sandbox -------------------------------------------
+
+def one_submission(copy_course, code: str) -> Path:
+    """A course copy where student ``kit`` submitted the solution plus ``code`` in a new cell."""
+    root = copy_course("solutions", "notebooks")
+    release = REPO / "notebooks" / "01_perceptron" / "perceptron_exercises.ipynb"
+    solution = nbformat.read(REPO / "solutions" / "01_perceptron" / release.name, as_version=4)
+    nb = nbformat.read(release, as_version=4)
+    answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in solution.cells
+               if c.metadata.get("nbgrader", {}).get("solution")}
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") in answers:
+            cell.source = answers[cell.metadata["nbgrader"]["grade_id"]]
+    nb.cells.insert(1, nbformat.v4.new_code_cell(code))
+    folder = root / "grader" / "submitted" / "kit" / "01_perceptron"
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / release.name)
+    return root
+
+
+def test_grading_refuses_to_start_without_the_sandbox(copy_course, monkeypatch, capsys) -> None:
+    from grader import cli
+
+    root = one_submission(copy_course, "pass")
+    monkeypatch.setattr(cli, "unavailable_reason",
+                        lambda: "bubblewrap is not installed: install bubblewrap (Debian/Ubuntu: "
+                                "`apt-get install bubblewrap`)")
+    with pytest.raises(SystemExit, match="refusing to autograde without the sandbox.*apt-get "
+                                         "install bubblewrap.*--no-sandbox"):
+        cli.main(["--course-root", str(root), "autograde", "01_perceptron"])
+    assert not (root / "grader" / "autograded").exists()
+    assert cli.main(["validate", str(REPO / "notebooks" / "01_perceptron"
+                                     / "perceptron_exercises.ipynb")]) == 1
+    assert "running your notebook unsandboxed (bubblewrap is not installed" in \
+        capsys.readouterr().out
+
+
+@needs_sandbox
+def test_no_sandbox_grades_with_a_warning_that_the_report_keeps(copy_course, capsys) -> None:
+    from grader import cli
+
+    root = one_submission(copy_course, "pass")
+    course = str(root)
+    probe = f"import os\nprint('sees the course:', os.path.exists({course + '/solutions'!r}))"
+    path = root / "grader" / "submitted" / "kit" / "01_perceptron" / "perceptron_exercises.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nb.cells[1].source = probe
+    nbformat.write(nb, path)
+    seen = {}
+    for flag in ([], ["--no-sandbox"]):
+        assert cli.main(["--course-root", course, "autograde", "01_perceptron", *flag]) == 0
+        graded = nbformat.read(root / "grader" / "autograded" / "kit" / "01_perceptron"
+                               / path.name, as_version=4)
+        seen[bool(flag)] = "".join(o.get("text", "") for o in graded.cells[1].outputs)
+        assert cli.main(["--course-root", course, "report", "01_perceptron"]) == 0
+    assert "sees the course: False" in seen[False]
+    assert "sees the course: True" in seen[True]
+    assert "WARNING: grading WITHOUT the sandbox" in capsys.readouterr().err
+    report = (root / "grader" / "exports" / "report-01_perceptron.html").read_text()
+    assert "WITHOUT the sandbox (--no-sandbox)" in report
