@@ -16,6 +16,9 @@ def lms_step(w, x, y, eta):
     return [w_i + eta * error * x_i for w_i, x_i in zip(w, x)]
 """,
     "adagrad_step": """\
+import math
+
+
 def adagrad_step(w, g, G, eta):
     new_w, new_G = [], []
     for w_j, g_j, G_j in zip(w, g, G):
@@ -25,6 +28,9 @@ def adagrad_step(w, g, G, eta):
     return new_w, new_G
 """,
     "logistic_gradient": """\
+import math
+
+
 def logistic_gradient(w, X, y, C):
     grad = np.array(w, dtype=float)
     for x_i, y_i in zip(X, y):
