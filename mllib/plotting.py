@@ -20,6 +20,13 @@ def figure(ncols: int = 1, *, width: float = 5.0, height: float = 4.0) -> tuple[
     return fig, list(np.atleast_1d(fig.subplots(1, ncols)))
 
 
+def fixed_figure(width: float, height: float, **margins) -> tuple[Figure, Axes]:
+    """One axes with fixed margins (no layout solver): a slider redraw skips the layout."""
+    fig = Figure(figsize=(width, height))
+    fig.subplots_adjust(**{"left": 0.12, "right": 0.95, "bottom": 0.14, "top": 0.9, **margins})
+    return fig, fig.add_subplot()
+
+
 def scatter_labelled(ax: Axes, X: np.ndarray, y: np.ndarray, *, size: float = 18) -> None:
     """Scatter 2-D points X of shape (n, 2), coloured by labels y in {-1, +1}."""
     styles = ((1, POSITIVE, "o", "y = +1"), (-1, NEGATIVE, "s", "y = -1"))

@@ -12,11 +12,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from mllib import linear
-from mllib.plotting import NEGATIVE, POSITIVE, figure, markdown_table, scatter_labelled
+from mllib.plotting import (
+    NEGATIVE,
+    POSITIVE,
+    figure,
+    fixed_figure,
+    markdown_table,
+    scatter_labelled,
+)
 
 # MMDS Example 12.2's four points (1, 2), (2, 1), (3, 4), (4, 3), as features and targets.
 EX_12_2_X = np.array([[1.0], [2.0], [3.0], [4.0]])
@@ -24,13 +30,6 @@ EX_12_2_Y = np.array([2.0, 1.0, 4.0, 3.0])
 
 METHODS = ("LMS (constant η)", "gradient descent", "SGD, η₀/(1 + ct)", "AdaGrad")
 COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red")
-
-
-def fixed_figure(width: float, height: float, **margins) -> tuple[Figure, Axes]:
-    """One axes with fixed margins (no layout solver): a slider redraw skips the layout."""
-    fig = Figure(figsize=(width, height))
-    fig.subplots_adjust(**{"left": 0.12, "right": 0.95, "bottom": 0.14, "top": 0.9, **margins})
-    return fig, fig.add_subplot()
 
 
 # --- MMDS Example 12.2 -----------------------------------------------------------------------

@@ -15,8 +15,7 @@ from matplotlib.figure import Figure
 from mllib import online
 from mllib import perceptron as P
 from mllib.data import noisy
-from mllib.demos.linear import fixed_figure
-from mllib.plotting import figure, markdown_table
+from mllib.plotting import figure, fixed_figure, markdown_table
 
 # --- Threshold functions ---------------------------------------------------------------------
 
