@@ -450,13 +450,34 @@ def winnow(
         X, theta = add_threshold_feature(X), 0.0
     else:
         theta = float(X.shape[1]) if theta is None else finite(theta, "theta")
-    w = np.ones(X.shape[1])
+    return winnow_passes(X, y, winnow_update, w0=np.ones(X.shape[1]), theta=theta,
+                         max_epochs=max_epochs)
+
+
+def winnow_passes(
+    X: np.ndarray,
+    y: np.ndarray,
+    update: Callable[[np.ndarray, np.ndarray, float, float], np.ndarray],
+    *,
+    w0: np.ndarray,
+    theta: float,
+    max_epochs: int,
+) -> WinnowResult:
+    """The Winnow engine: visit the rows in order, ``w = update(w, x, y, theta)``, in passes.
+
+    ``update`` follows :func:`winnow_update`'s contract: it returns ``w`` itself (the same
+    object) when x is classified correctly, and new weights otherwise. The variants of
+    ``mllib.online`` (elimination, Winnow-R, thick separator, Balanced Winnow) are this engine
+    with another ``update``. Stops after a pass without mistakes or after ``max_epochs`` passes.
+    Inputs are assumed validated: X (n, d), y (n,) in {-1, +1}, w0 (d,).
+    """
+    w = w0
     visits: list[WinnowVisit] = []
     mistakes = 0
     for epoch in range(1, max_epochs + 1):
         mistakes_before = mistakes
         for i, (x, label) in enumerate(zip(X, y, strict=True)):
-            updated = winnow_update(w, x, label, theta)
+            updated = update(w, x, label, theta)
             correct = updated is w
             mistakes += not correct
             visits.append(WinnowVisit(epoch, i, float(label), float(w @ x), correct, updated))
@@ -527,13 +548,21 @@ def margin_deficit(w, X, y, margin: float) -> float:
     ξᵢ is how far example i falls short of margin γ; D₂ = 0 when u separates with margin γ.
     X has shape (n, d), w and the result of ``X @ w`` shapes (d,) and (n,).
     """
+    return float(np.sqrt(np.sum(margin_shortfalls(w, X, y, margin) ** 2)))
+
+
+def margin_shortfalls(w, X, y, margin: float) -> np.ndarray:
+    """ξᵢ = max(0, γ - yᵢ·(u·xᵢ)) with u = w/‖w‖, shape (n,): how far each example falls short
+    of margin γ (CS446 "robustness to noise"; Balcan's "distance to move" a point).
+
+    X has shape (n, d), w shape (d,).
+    """
     X, y = as_data(X, y)
     w = as_vector(w, "w", X.shape[1])
     norm = np.linalg.norm(w)
     if norm == 0:
         raise ValueError("w is the zero vector, which defines no hyperplane.")
-    shortfall = np.maximum(0.0, positive(margin, "margin") - y * (X @ w) / norm)
-    return float(np.sqrt(np.sum(shortfall**2)))
+    return np.maximum(0.0, positive(margin, "margin") - y * (X @ w) / norm)
 
 
 def noise_bound(radius: float, margin: float, deficit: float) -> float:

@@ -62,6 +62,8 @@ WIDGETS = [
     ("08_multiclass/multiclass_walkthrough.ipynb", "update"),
     ("09_neighbors/neighbors_walkthrough.ipynb", "σ"),
     ("10_ensemble/ensemble_walkthrough.ipynb", "round t"),
+    ("11_linear/linear_walkthrough.ipynb", "decay c"),
+    ("12_online/online_walkthrough.ipynb", "expert noise"),
 ]
 ARROW_PRESSES = 5
 

@@ -1,0 +1,91 @@
+"""Hidden checks for the exercises of lecture 11 (linear models by gradient descent).
+
+Each checker returns a :class:`~mllib.grading.Check`: fresh inputs drawn from a fixed seed (so a
+regrade gives the same score) and the mllib function that computes the expected answers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mllib import linear as reference
+from mllib.grading import Case, Check, seeded
+
+# Hidden from the kernel while these exercises are graded (grader/sandbox.py).
+REFERENCE = ("mllib.linear",)
+_rng = seeded(20261111)
+
+
+def _least_squares(X, y):
+    fit = reference.least_squares(X, y)
+    return fit.w, fit.b
+
+
+def normal_equations() -> Check:
+    """Check ``normal_equations(X, y)`` returns (w, b) minimising Σ(w·x + b - y)²
+    (MMDS Example 12.2)."""
+    rng = _rng(1)
+    X1 = rng.uniform(-3, 3, (12, 1))
+    X3 = rng.normal(size=(30, 3))
+    line = np.arange(1.0, 7.0)[:, None]
+    cases = [
+        Case("one feature, noisy points", (X1, 2.0 * X1[:, 0] - 1 + rng.normal(size=12))),
+        Case("three features", (X3, X3 @ [1.0, -2.0, 0.5] + 3 + 0.1 * rng.normal(size=30))),
+        Case("points exactly on a line (the errors are all 0)", (line, 0.5 * line[:, 0] + 2)),
+        Case("a flat line: the best slope is 0", (line, np.full(6, 4.0))),
+    ]
+    return Check("normal_equations", cases, _least_squares, tolerance=1e-6)
+
+
+def _lms_step(w, x, y, eta):
+    return reference.lms(x[None, :], [y], eta=eta, epochs=1, w0=w).w
+
+
+def lms_step() -> Check:
+    """Check ``lms_step(w, x, y, eta)`` = w + η(y - w·x)x (CS446, Widrow-Hoff)."""
+    rng = _rng(2)
+    w, x = rng.normal(size=4), rng.normal(size=4)
+    exact = float(w @ x)
+    cases = [
+        Case("a target above the score", (w, x, exact + 2.0, 0.1)),
+        Case("a target below the score (the step goes the other way)", (w, x, exact - 1.5, 0.3)),
+        Case("a target equal to the score (no change)", (w, x, exact, 0.5)),
+        Case("starting from w = 0", (np.zeros(4), x, 1.0, 0.05)),
+    ]
+    return Check("lms_step", cases, _lms_step)
+
+
+def adagrad_step() -> Check:
+    """Check ``adagrad_step(w, g, G, eta)`` returns (w, G) after one AdaGrad step (CS446)."""
+    rng = _rng(3)
+    w, g = rng.normal(size=5), rng.normal(size=5)
+    G = rng.uniform(0.5, 4.0, 5)
+    sparse_g = g.copy()
+    sparse_g[[1, 3]] = 0.0
+    fresh_G = G.copy()
+    fresh_G[[1, 3]] = 0.0
+    cases = [
+        Case("the first step (G = 0 everywhere)", (w, g, np.zeros(5), 0.5)),
+        Case("a later step with accumulated G", (w, g, G, 0.1)),
+        Case("a step where some features have zero gradient (their G is unchanged)",
+             (w, sparse_g, G, 1.0)),
+        Case("a feature whose gradients have all been 0 (G = 0, g = 0: leave it alone)",
+             (w, sparse_g, fresh_G, 1.0)),
+    ]
+    return Check("adagrad_step", cases, reference.adagrad_step)
+
+
+def logistic_gradient() -> Check:
+    """Check ``logistic_gradient(w, X, y, C)``, the gradient of ½‖w‖² + C·Σ log(1 + e^(-y w·x))."""
+    rng = _rng(4)
+    X = rng.normal(size=(20, 3))
+    y = rng.choice([-1.0, 1.0], 20)
+    w = rng.normal(size=3)
+    cases = [
+        Case("w = 0, C = 1", (np.zeros(3), X, y, 1.0)),
+        Case("a random w, C = 0.5", (w, X, y, 0.5)),
+        Case("a large w (scores far from 0)",
+             (40 * w, X, y, 2.0)),
+        Case("a single example", (w, X[:1], y[:1], 3.0)),
+    ]
+    return Check("logistic_gradient", cases, reference.logistic_gradient)

@@ -1,0 +1,108 @@
+"""Hidden checks for the exercises of lecture 12 (online learning II).
+
+Each checker returns a :class:`~mllib.grading.Check`: fresh inputs drawn from a fixed seed (so a
+regrade gives the same score) and the mllib function that computes the expected answers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mllib import online as reference
+from mllib.grading import Case, Check, seeded
+
+# Hidden from the kernel while these exercises are graded (grader/sandbox.py).
+REFERENCE = ("mllib.online", "mllib.perceptron")  # online reuses perceptron's Winnow
+_rng = seeded(20261112)
+
+
+def elimination_step() -> Check:
+    """Check ``elimination_step(w, x, y, theta)``: Winnow's promotion, elimination on a false
+    positive, MMDS's convention that w·x = θ is a mistake (CS446; MMDS §12.2.3)."""
+    rng = _rng(1)
+    d = 8
+    x = rng.integers(0, 2, d).astype(float)
+    x[:2] = 1.0
+    w = 2.0 ** rng.integers(-2, 3, d)
+    score = float(w @ x)
+    cases = [
+        Case("a positive example above the threshold (no change)", (w, x, 1.0, score - 1)),
+        Case("a positive example below the threshold (promotion)", (w, x, 1.0, score + 1)),
+        Case("a negative example above the threshold (elimination)", (w, x, -1.0, score - 1)),
+        Case("a negative example below the threshold (no change)", (w, x, -1.0, score + 1)),
+        Case("a positive example exactly at the threshold", (w, x, 1.0, score)),
+        Case("a negative example exactly at the threshold", (w, x, -1.0, score)),
+    ]
+    return Check("elimination_step", cases, reference.elimination_update)
+
+
+def balanced_step() -> Check:
+    """Check ``balanced_step(w_plus, w_minus, x, y, theta)`` returns (w_plus, w_minus) (CS446)."""
+    rng = _rng(2)
+    d = 6
+    x = rng.integers(0, 2, d).astype(float)
+    x[0] = 1.0
+    w_plus, w_minus = 2.0 ** rng.integers(-1, 3, d), 2.0 ** rng.integers(-1, 3, d)
+    score = float((w_plus - w_minus) @ x)
+    cases = [
+        Case("a positive example above the threshold (no change)",
+             (w_plus, w_minus, x, 1.0, score - 1)),
+        Case("a positive example below the threshold (promotion)",
+             (w_plus, w_minus, x, 1.0, score + 1)),
+        Case("a negative example above the threshold (demotion)",
+             (w_plus, w_minus, x, -1.0, score - 1)),
+        Case("a negative example exactly at the threshold", (w_plus, w_minus, x, -1.0, score)),
+        Case("a positive example exactly at the threshold", (w_plus, w_minus, x, 1.0, score)),
+    ]
+    return Check("balanced_step", cases, reference.balanced_winnow_update)
+
+
+def _round(weights, advice, outcome, beta):
+    return (reference.weighted_majority_vote(weights, advice),
+            reference.weighted_majority_update(weights, advice, outcome, beta))
+
+
+def weighted_majority_round() -> Check:
+    """Check ``weighted_majority_round(weights, advice, outcome, beta)`` returns
+    (prediction, new weights); ties predict +1 (Littlestone and Warmuth 1994)."""
+    rng = _rng(3)
+    N = 9
+    weights = 0.5 ** rng.integers(0, 5, N)
+    advice = rng.choice([-1.0, 1.0], N)
+    tie_weights, tie_advice = np.ones(4), np.array([1.0, -1.0, -1.0, 1.0])
+    cases = [
+        Case("a round where the majority is right", (weights, advice, 1.0, 0.5)),
+        Case("the same advice, the other outcome", (weights, advice, -1.0, 0.5)),
+        Case("β = 0.8", (weights, advice, 1.0, 0.8)),
+        Case("β = 0 (halving: wrong experts drop out)", (weights, advice, -1.0, 0.0)),
+        Case("a tie in weight (predict +1)", (tie_weights, tie_advice, -1.0, 0.5)),
+    ]
+    return Check("weighted_majority_round", cases, _round)
+
+
+def _halving(predictions, outcomes):
+    result = reference.halving(predictions, outcomes)
+    return float(result.mistakes), (result.weights > 0).astype(float)
+
+
+def _experts(rng, T, N, perfect):
+    outcomes = rng.choice([-1.0, 1.0], T)
+    wrong = rng.random((T, N)) < rng.uniform(0.05, 0.5, N)
+    if perfect is not None:
+        wrong[:, perfect] = False
+    return np.where(wrong, -outcomes[:, None], outcomes[:, None]), outcomes
+
+
+def halving() -> Check:
+    """Check ``halving(predictions, outcomes)`` returns (mistakes, alive): the halving
+    algorithm's mistakes and a 0/1 mask of the experts never wrong; ties (and an empty
+    committee) predict +1."""
+    rng = _rng(4)
+    cases = [
+        Case("8 experts, one perfect, 30 rounds", _experts(rng, 30, 8, 3)),
+        Case("32 experts, one perfect, 60 rounds", _experts(rng, 60, 32, 17)),
+        Case("5 experts, one perfect, 1 round", _experts(rng, 1, 5, 0)),
+        Case("6 experts, none perfect (once all are wrong, predict +1)",
+             _experts(rng, 40, 6, None)),
+    ]
+    return Check("halving", cases, _halving)

@@ -1,0 +1,135 @@
+"""Hidden checkers of lecture 11: right answers (written several ways) pass, typical slips fail
+with a hint that reveals neither the hidden inputs nor the answers."""
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+from mllib.grading import ExerciseFailed, run_check
+from mllib.grading import linear as check
+
+# --- answers as a student might write them ---------------------------------------------------
+
+
+def normal_equations_solve(X, y):  # the notebook's solution: AᵀA v = Aᵀy
+    A = np.hstack([X, np.ones((len(X), 1))])
+    v = np.linalg.solve(A.T @ A, A.T @ y)
+    return v[:-1], v[-1]
+
+
+def normal_equations_centred(X, y):  # another algorithm: centre, then solve for w alone
+    X, y = np.asarray(X), np.asarray(y)
+    Xc, yc = X - X.mean(axis=0), y - y.mean()
+    w = np.linalg.lstsq(Xc, yc, rcond=None)[0]
+    return list(w), float(y.mean() - X.mean(axis=0) @ w)
+
+
+def normal_equations_no_intercept(X, y):
+    return np.linalg.lstsq(X, y, rcond=None)[0], 0.0
+
+
+def lms_vectorised(w, x, y, eta):
+    return w + eta * (y - w @ x) * x
+
+
+def lms_loop(w, x, y, eta):
+    error = y - sum(wi * xi for wi, xi in zip(w, x, strict=True))
+    return [wi + eta * error * xi for wi, xi in zip(w, x, strict=True)]
+
+
+def lms_sign_slip(w, x, y, eta):
+    return w - eta * (y - w @ x) * x
+
+
+def adagrad_vectorised(w, g, G, eta):
+    G = G + g**2
+    rate = np.zeros_like(G)
+    rate[G > 0] = eta / np.sqrt(G[G > 0])
+    return w - rate * g, G
+
+
+def adagrad_loop(w, g, G, eta):
+    new_w, new_G = [], []
+    for wj, gj, Gj in zip(w, g, G, strict=True):
+        Gj = Gj + gj * gj
+        new_w.append(wj - gj * eta / math.sqrt(Gj) if Gj > 0 else wj)
+        new_G.append(Gj)
+    return new_w, new_G
+
+
+def adagrad_old_G(w, g, G, eta):  # slip: divides by the sum before adding this gradient
+    with np.errstate(divide="ignore", invalid="ignore"):
+        step = np.where(G > 0, eta / np.sqrt(G), 0.0) * g
+    return w - step, G + g**2
+
+
+def adagrad_nan_on_zero(w, g, G, eta):  # slip: 0/0 where a feature never had a gradient
+    G = G + g**2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return w - eta * g / np.sqrt(G), G
+
+
+def logistic_stable(w, X, y, C):
+    z = y * (X @ w)
+    return w - C * X.T @ (y * np.exp(-np.logaddexp(0, z)))  # σ(-z) = 1/(1 + e^z)
+
+
+def logistic_loop(w, X, y, C):
+    grad = np.array(w, dtype=float)
+    for x_i, y_i in zip(X, y, strict=True):
+        z = y_i * float(np.dot(w, x_i))
+        sigma = 1 / (1 + math.exp(z)) if z < 0 else math.exp(-z) / (1 + math.exp(-z))
+        grad -= C * y_i * sigma * x_i
+    return grad
+
+
+def logistic_forgets_regulariser(w, X, y, C):
+    return logistic_stable(w, X, y, C) - w
+
+
+def logistic_wrong_sign(w, X, y, C):
+    z = y * (X @ w)
+    return w + C * X.T @ (y * np.exp(-np.logaddexp(0, z)))
+
+
+# --- tests ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("checker, answer", [
+    (check.normal_equations, normal_equations_solve),
+    (check.normal_equations, normal_equations_centred),
+    (check.lms_step, lms_vectorised),
+    (check.lms_step, lms_loop),
+    (check.adagrad_step, adagrad_vectorised),
+    (check.adagrad_step, adagrad_loop),
+    (check.logistic_gradient, logistic_stable),
+    (check.logistic_gradient, logistic_loop),
+])
+def test_correct_answers_pass(checker, answer):
+    run_check(checker(), answer)
+
+
+@pytest.mark.parametrize("checker, answer, hint", [
+    (check.normal_equations, normal_equations_no_intercept, "one feature"),
+    (check.lms_step, lms_sign_slip, "above the score"),
+    (check.adagrad_step, adagrad_old_G, "first step"),
+    (check.adagrad_step, adagrad_nan_on_zero, "NaN"),
+    (check.logistic_gradient, logistic_forgets_regulariser, "random w"),
+    (check.logistic_gradient, logistic_wrong_sign, "w = 0"),
+])
+def test_typical_slips_fail_with_a_hint_but_no_answer(checker, answer, hint):
+    with pytest.raises(ExerciseFailed, match=hint) as failure:
+        run_check(checker(), answer)
+    assert not re.search(r"\d\.\d{3,}|\[", str(failure.value)), "the message shows values"
+
+
+def test_a_naive_sigmoid_still_passes_the_large_w_case():
+    def naive(w, X, y, C):
+        return w - C * X.T @ (y / (1 + np.exp(y * (X @ w))))
+
+    # exp overflows to inf for very confident examples, giving 1/inf = 0: still right, so a
+    # naive sigmoid passes (numpy only warns); the check does not demand a particular formula
+    with np.errstate(over="ignore"):
+        run_check(check.logistic_gradient(), naive)

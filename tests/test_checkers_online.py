@@ -1,0 +1,150 @@
+"""Hidden checkers of lecture 12: right answers (written several ways) pass, typical slips fail
+with a hint that reveals neither the hidden inputs nor the answers."""
+
+import re
+
+import numpy as np
+import pytest
+
+from mllib.grading import ExerciseFailed, run_check
+from mllib.grading import online as check
+
+
+def elimination_vectorised(w, x, y, theta):
+    score = w @ x
+    if y > 0 and score <= theta:
+        return np.where(x == 1, 2 * w, w)
+    if y < 0 and score >= theta:
+        return np.where(x == 1, 0.0, w)
+    return w
+
+
+def elimination_loop(w, x, y, theta):
+    score = sum(wi * xi for wi, xi in zip(w, x, strict=True))
+    correct = score > theta if y == 1 else score < theta
+    if correct:
+        return list(w)
+    return [(2 * wi if y == 1 else 0.0) if xi == 1 else wi for wi, xi in zip(w, x, strict=True)]
+
+
+def elimination_halves(w, x, y, theta):  # plain Winnow's demotion instead of elimination
+    score = w @ x
+    if (score > theta) if y > 0 else (score < theta):
+        return w
+    return w * np.where(x == 1, 2.0 if y > 0 else 0.5, 1.0)
+
+
+def elimination_ties_correct(w, x, y, theta):  # CS446's >= instead of MMDS's convention
+    score = w @ x
+    if (score >= theta) if y > 0 else (score < theta):
+        return w
+    return np.where(x == 1, 2 * w if y > 0 else 0.0, w)
+
+
+def balanced_vectorised(w_plus, w_minus, x, y, theta):
+    score = (w_plus - w_minus) @ x
+    if (score > theta) if y > 0 else (score < theta):
+        return w_plus, w_minus
+    factor = np.where(x == 1, 2.0 ** y, 1.0)
+    return w_plus * factor, w_minus / factor
+
+
+def balanced_loop(w_plus, w_minus, x, y, theta):
+    score = sum((p - m) * xi for p, m, xi in zip(w_plus, w_minus, x, strict=True))
+    wrong = score <= theta if y == 1 else score >= theta
+    new_plus, new_minus = list(w_plus), list(w_minus)
+    if wrong:
+        for i, xi in enumerate(x):
+            if xi == 1:
+                new_plus[i] *= 2 if y == 1 else 0.5
+                new_minus[i] *= 0.5 if y == 1 else 2
+    return new_plus, new_minus
+
+
+def balanced_only_plus(w_plus, w_minus, x, y, theta):  # forgets to move w⁻
+    new_plus, _ = balanced_vectorised(w_plus, w_minus, x, y, theta)
+    return new_plus, w_minus
+
+
+def round_vectorised(weights, advice, outcome, beta):
+    plus, minus = weights[advice == 1].sum(), weights[advice == -1].sum()
+    return (1.0 if plus >= minus else -1.0), np.where(advice != outcome, beta * weights, weights)
+
+
+def round_by_sign(weights, advice, outcome, beta):  # another way: sign of the weighted sum
+    total = float(np.dot(weights, advice))
+    new = [w * (beta if a != outcome else 1) for w, a in zip(weights, advice, strict=True)]
+    return (1 if total >= 0 else -1), new
+
+
+def round_ties_negative(weights, advice, outcome, beta):
+    prediction, new = round_vectorised(weights, advice, outcome, beta)
+    return (-1.0 if weights @ advice == 0 else prediction), new
+
+
+def round_punishes_right(weights, advice, outcome, beta):
+    prediction, _ = round_vectorised(weights, advice, outcome, beta)
+    return prediction, np.where(advice == outcome, beta * weights, weights)
+
+
+def halving_vectorised(predictions, outcomes):
+    alive = np.ones(predictions.shape[1], dtype=bool)
+    mistakes = 0
+    for advice, outcome in zip(predictions, outcomes, strict=True):
+        guess = 1 if np.sum(advice[alive] == 1) >= np.sum(advice[alive] == -1) else -1
+        mistakes += guess != outcome
+        alive &= advice == outcome
+    return mistakes, alive.astype(float)
+
+
+def halving_with_sets(predictions, outcomes):
+    alive = set(range(len(predictions[0])))
+    mistakes = 0
+    for advice, outcome in zip(predictions.tolist(), outcomes.tolist(), strict=True):
+        votes = sum(advice[j] for j in alive)
+        mistakes += (1 if votes >= 0 else -1) != outcome
+        alive = {j for j in alive if advice[j] == outcome}
+    return mistakes, [1 if j in alive else 0 for j in range(len(predictions[0]))]
+
+
+def halving_all_experts_vote(predictions, outcomes):  # slip: counts eliminated experts too
+    mistakes = 0
+    for advice, outcome in zip(predictions, outcomes, strict=True):
+        mistakes += (1 if advice.sum() >= 0 else -1) != outcome
+    alive = np.all(predictions == outcomes[:, None], axis=0)
+    return mistakes, alive.astype(float)
+
+
+@pytest.mark.parametrize("checker, answer", [
+    (check.elimination_step, elimination_vectorised),
+    (check.elimination_step, elimination_loop),
+    (check.balanced_step, balanced_vectorised),
+    (check.balanced_step, balanced_loop),
+    (check.weighted_majority_round, round_vectorised),
+    (check.weighted_majority_round, round_by_sign),
+    (check.halving, halving_vectorised),
+    (check.halving, halving_with_sets),
+])
+def test_correct_answers_pass(checker, answer):
+    run_check(checker(), answer)
+
+
+@pytest.mark.parametrize("checker, answer, hint", [
+    (check.elimination_step, elimination_halves, "elimination"),
+    (check.elimination_step, elimination_ties_correct, "exactly at the threshold"),
+    (check.balanced_step, balanced_only_plus, "promotion"),
+    (check.weighted_majority_round, round_ties_negative, "tie"),
+    (check.weighted_majority_round, round_punishes_right, "majority is right"),
+    (check.halving, halving_all_experts_vote, "one perfect"),
+])
+def test_typical_slips_fail_with_a_hint_but_no_answer(checker, answer, hint):
+    with pytest.raises(ExerciseFailed, match=hint) as failure:
+        run_check(checker(), answer)
+    assert not re.search(r"\d\.\d{3,}|\[", str(failure.value)), "the message shows values"
+
+
+def test_halving_cases_have_a_perfect_expert_where_the_hint_says_so():
+    for case in check.halving().cases:
+        predictions, outcomes = case.args
+        perfect = np.any(np.all(predictions == outcomes[:, None], axis=0))
+        assert perfect == ("none perfect" not in case.hint)

@@ -1,0 +1,345 @@
+"""Tests for mllib.linear.
+
+Oracles: MMDS Example 12.2's printed numbers (typed in as literals), scikit-learn's
+LinearRegression, Ridge, Lasso and LogisticRegression (test-only), and hypothesis properties
+(the iterative methods reach the least-squares solution on realisable, well-conditioned data).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import Lasso, LinearRegression, LogisticRegression, Ridge
+
+from mllib.linear import (
+    adagrad,
+    adagrad_step,
+    decayed_rate,
+    gradient_descent,
+    lasso,
+    lasso_objective,
+    least_squares,
+    lms,
+    logistic_gradient,
+    logistic_objective,
+    logistic_regression,
+    losses,
+    objective,
+    predict_proba,
+    ridge,
+    sgd,
+    soft_threshold,
+    sum_squared_errors,
+)
+
+# MMDS Example 12.2: the points (1, 2), (2, 1), (3, 4), (4, 3), typed from the book.
+EX_12_2_X = [[1.0], [2.0], [3.0], [4.0]]
+EX_12_2_Y = [2.0, 1.0, 4.0, 3.0]
+
+# Sums of a few small integers are exact in floating point; solves carry rounding of ~1e-15.
+EXACT = 1e-12
+# Two different solvers of the same convex problem, each stopped at a tight tolerance.
+SOLVERS = 1e-6
+
+FAST = settings(max_examples=25, deadline=None)
+
+
+def book_objective(a, b):
+    """MMDS's simplified sum 30a² + 4b² + 20ab - 56a - 20b + 30."""
+    return 30 * a**2 + 4 * b**2 + 20 * a * b - 56 * a - 20 * b + 30
+
+
+# --- MMDS Example 12.2 ----------------------------------------------------------------------
+
+
+def test_reproduces_mmds_example_12_2_line():
+    fit = least_squares(EX_12_2_X, EX_12_2_Y)
+    assert fit.w[0] == pytest.approx(3 / 5, abs=EXACT)
+    assert fit.b == pytest.approx(1.0, abs=EXACT)
+    assert fit.sse == pytest.approx(3.2, abs=EXACT)  # the book's "RMSE is 3.2"
+
+
+def test_mmds_example_12_2_objective_matches_the_books_simplified_sum():
+    rng = np.random.default_rng(0)
+    for a, b in rng.uniform(-3, 3, (20, 2)):
+        assert sum_squared_errors([a], b, EX_12_2_X, EX_12_2_Y) == pytest.approx(
+            book_objective(a, b), rel=1e-12)
+
+
+def test_mmds_example_12_2_line_y_equals_x_has_sse_4():
+    assert sum_squared_errors([1.0], 0.0, EX_12_2_X, EX_12_2_Y) == pytest.approx(4.0, abs=EXACT)
+
+
+def test_mmds_example_12_2_best_line_through_origin_is_14_over_15():
+    fit = least_squares(EX_12_2_X, EX_12_2_Y, fit_intercept=False)
+    assert fit.w[0] == pytest.approx(14 / 15, abs=EXACT)
+    assert fit.b == 0.0
+    assert fit.sse < 4.0  # "has a lower RMSE than 4"
+    assert fit.sse == pytest.approx(30 - 28**2 / 30, abs=EXACT)  # Σy² - (Σxy)²/Σx²
+
+
+def test_mmds_example_12_2_normal_equations_hold_at_the_minimum():
+    a, b = 3 / 5, 1.0
+    assert 60 * a + 20 * b - 56 == pytest.approx(0, abs=EXACT)
+    assert 20 * a + 8 * b - 20 == pytest.approx(0, abs=EXACT)
+
+
+# --- against scikit-learn -------------------------------------------------------------------
+
+
+def random_regression(seed, n=60, d=5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = X @ rng.normal(size=d) + 0.3 * rng.normal(size=n) + 1.5
+    return X, y
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_least_squares_matches_sklearn_linear_regression(seed):
+    X, y = random_regression(seed)
+    ours, theirs = least_squares(X, y), LinearRegression().fit(X, y)
+    np.testing.assert_allclose(ours.w, theirs.coef_, atol=SOLVERS)
+    assert ours.b == pytest.approx(theirs.intercept_, abs=SOLVERS)
+
+
+@pytest.mark.parametrize("seed, alpha", [(0, 0.1), (1, 1.0), (2, 25.0)])
+def test_ridge_matches_sklearn_ridge(seed, alpha):
+    X, y = random_regression(seed)
+    theirs = Ridge(alpha=alpha, fit_intercept=False, solver="cholesky").fit(X, y)
+    np.testing.assert_allclose(ridge(X, y, alpha=alpha), theirs.coef_, atol=SOLVERS)
+
+
+def test_ridge_with_alpha_zero_is_least_squares():
+    X, y = random_regression(4)
+    np.testing.assert_allclose(ridge(X, y, alpha=0.0),
+                               least_squares(X, y, fit_intercept=False).w, atol=1e-9)
+
+
+@pytest.mark.parametrize("seed, alpha", [(0, 0.01), (1, 0.1), (2, 0.5)])
+def test_lasso_matches_sklearn_lasso(seed, alpha):
+    X, y = random_regression(seed, d=8)
+    theirs = Lasso(alpha=alpha, fit_intercept=False, tol=1e-12, max_iter=100_000).fit(X, y)
+    ours = lasso(X, y, alpha=alpha)
+    np.testing.assert_allclose(ours.w, theirs.coef_, atol=SOLVERS)
+    assert lasso_objective(ours.w, X, y, alpha) <= lasso_objective(theirs.coef_, X, y, alpha) + 1e-9
+
+
+def test_lasso_sets_coefficients_exactly_to_zero_where_sklearn_does():
+    X, y = random_regression(7, d=10)
+    alpha = 0.3
+    theirs = Lasso(alpha=alpha, fit_intercept=False, tol=1e-12, max_iter=100_000).fit(X, y)
+    ours = lasso(X, y, alpha=alpha).w
+    assert np.any(ours == 0)
+    np.testing.assert_array_equal(ours == 0, theirs.coef_ == 0)
+
+
+def test_lasso_above_alpha_max_is_all_zero():
+    X, y = random_regression(8)
+    alpha_max = np.max(np.abs(X.T @ y)) / len(y)  # the smallest α with w = 0 optimal
+    assert not np.any(lasso(X, y, alpha=1.01 * alpha_max).w)
+    assert np.any(lasso(X, y, alpha=0.9 * alpha_max).w)
+
+
+def test_soft_threshold():
+    assert soft_threshold(3.0, 1.0) == 2.0
+    assert soft_threshold(-3.0, 1.0) == -2.0
+    assert soft_threshold(0.5, 1.0) == 0.0
+
+
+@pytest.mark.parametrize("seed, C", [(0, 0.1), (1, 1.0), (2, 100.0)])
+def test_logistic_regression_matches_sklearn(seed, C):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(200, 4))
+    y = np.where(X @ rng.normal(size=4) + rng.normal(size=200) > 0, 1.0, -1.0)
+    theirs = LogisticRegression(C=C, fit_intercept=False, tol=1e-12, max_iter=10_000).fit(X, y)
+    ours = logistic_regression(X, y, C=C)
+    np.testing.assert_allclose(ours.w, theirs.coef_[0], atol=SOLVERS)
+    # predict_proba's column for class +1
+    np.testing.assert_allclose(predict_proba(ours.w, X), theirs.predict_proba(X)[:, 1],
+                               atol=SOLVERS)
+
+
+def test_logistic_gradient_matches_finite_differences():
+    rng = np.random.default_rng(3)
+    X, w = rng.normal(size=(30, 3)), rng.normal(size=3)
+    y = rng.choice([-1.0, 1.0], 30)
+    h = 1e-6
+    numeric = [(logistic_objective(w + h * e, X, y, 2.0) - logistic_objective(w - h * e, X, y, 2.0))
+               / (2 * h) for e in np.eye(3)]
+    # central differences are accurate to O(h²) plus rounding of order 1e-16/h
+    np.testing.assert_allclose(logistic_gradient(w, X, y, 2.0), numeric, atol=1e-6)
+
+
+def test_logistic_regression_history_decreases_the_objective():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(50, 3))
+    y = np.where(rng.normal(size=50) + X[:, 0] > 0, 1.0, -1.0)
+    values = [value for _, value in logistic_regression(X, y, C=5.0).history]
+    assert all(b <= a + 1e-12 for a, b in zip(values, values[1:], strict=False))
+
+
+def test_predict_proba_of_zero_weights_is_one_half():
+    np.testing.assert_allclose(predict_proba([0.0, 0.0], [[1, 2], [3, 4]]), [0.5, 0.5])
+
+
+# --- losses --------------------------------------------------------------------------------
+
+
+def test_losses_at_the_margin_zero_and_one():
+    at = losses([0.0, 1.0])
+    np.testing.assert_allclose(at["0-1"], [1, 0])  # z = 0 is a mistake (MMDS)
+    np.testing.assert_allclose(at["squared"], [1, 0])
+    np.testing.assert_allclose(at["hinge"], [1, 0])
+    np.testing.assert_allclose(at["log"], [np.log(2), np.log(1 + np.exp(-1))])
+    np.testing.assert_allclose(at["exponential"], [1, np.exp(-1)])
+
+
+def test_hinge_and_exponential_bound_the_zero_one_loss():
+    z = np.linspace(-3, 3, 121)
+    values = losses(z)
+    assert np.all(values["hinge"] >= values["0-1"])
+    assert np.all(values["exponential"] >= values["0-1"])
+    assert np.all(values["log"] / np.log(2) >= values["0-1"])  # log₂(1 + e⁻ᶻ) >= 1 for z <= 0
+
+
+# --- iterative methods ---------------------------------------------------------------------
+
+
+def realisable(seed, n=40, d=3):
+    """Well-conditioned Gaussian data with y = X·w_true exactly, so w_true is the least-squares
+    solution and every consistent stochastic method can reach it."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    w_true = rng.uniform(-2, 2, d)
+    return X, X @ w_true, w_true
+
+
+CONVERGED = 1e-4  # iterative methods stopped after a fixed budget
+
+
+@FAST
+@given(st.integers(0, 10_000))
+def test_lms_converges_to_least_squares(seed):
+    X, y, w_true = realisable(seed)
+    eta = 0.5 / np.max(np.sum(X**2, axis=1))  # η·‖x‖² < 1 keeps every LMS step a contraction
+    np.testing.assert_allclose(lms(X, y, eta=eta, epochs=300).w, w_true, atol=CONVERGED)
+
+
+@FAST
+@given(st.integers(0, 10_000))
+def test_gradient_descent_converges_to_least_squares(seed):
+    X, y, w_true = realisable(seed)
+    eta = 1 / np.linalg.eigvalsh(X.T @ X / len(y)).max()  # η < 2/L for the mean squared loss
+    result = gradient_descent("squared", X, y, eta=eta, iterations=500)
+    np.testing.assert_allclose(result.w, w_true, atol=CONVERGED)
+
+
+@FAST
+@given(st.integers(0, 10_000), st.sampled_from([0.001, 0.01]))
+def test_sgd_with_decay_converges_to_least_squares(seed, decay):
+    X, y, w_true = realisable(seed)
+    eta = 0.5 / np.max(np.sum(X**2, axis=1))
+    result = sgd("squared", X, y, eta=eta, epochs=600, decay=decay)
+    np.testing.assert_allclose(result.w, w_true, atol=CONVERGED)
+
+
+@FAST
+@given(st.integers(0, 10_000))
+def test_adagrad_converges_to_least_squares(seed):
+    X, y, w_true = realisable(seed)
+    result = adagrad("squared", X, y, eta=0.5, epochs=400)
+    np.testing.assert_allclose(result.w, w_true, atol=CONVERGED)
+
+
+def test_lms_step_is_the_widrow_hoff_rule():
+    x, y, eta = np.array([1.0, 2.0, -1.0]), 3.0, 0.1
+    w0 = np.array([0.5, -0.5, 1.0])
+    step = lms(x[None, :], [y], eta=eta, epochs=1, w0=w0).history[0]
+    np.testing.assert_allclose(step.w, w0 + eta * (y - w0 @ x) * x, atol=EXACT)
+
+
+def test_sgd_hinge_step_is_the_perceptron_like_update():
+    x = np.array([1.0, -2.0])
+    run = sgd("hinge", np.array([x, x]), [1.0, 1.0], eta=0.5, epochs=1)
+    np.testing.assert_allclose(run.history[0].w, [0.5, -1.0])  # y·w·x = 0 < 1: update
+    np.testing.assert_allclose(run.history[1].w, [0.5, -1.0])  # y·w·x = 2.5 >= 1: none
+
+
+def test_decayed_rate_follows_mmds():
+    assert decayed_rate(0.2, 0.5, 0) == 0.2
+    assert decayed_rate(0.2, 0.5, 4) == pytest.approx(0.2 / 3, rel=1e-15)
+    run = gradient_descent("squared", EX_12_2_X, EX_12_2_Y, eta=0.2, iterations=3, decay=1.0)
+    assert [s.eta for s in run.history] == pytest.approx([0.2, 0.1, 0.2 / 3], rel=1e-15)
+
+
+def test_adagrad_step_uses_the_accumulated_squares():
+    w, G = adagrad_step(np.zeros(3), np.array([3.0, 0.0, -4.0]), np.array([16.0, 0.0, 9.0]), 1.0)
+    # G = [25, 0, 25]; rates 1/5, untouched, 1/5
+    np.testing.assert_allclose(G, [25, 0, 25])
+    np.testing.assert_allclose(w, [-0.6, 0.0, 0.8])
+
+
+@pytest.mark.parametrize("loss", ["hinge", "log", "exponential"])
+def test_gradient_descent_decreases_classification_objectives(loss):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(50, 3))
+    y = np.where(X @ np.array([1.0, -1.0, 0.5]) > 0, 1.0, -1.0)
+    run = gradient_descent(loss, X, y, eta=0.1, iterations=50, regularizer="l2", lam=0.01)
+    start = objective(loss, np.zeros(3), X, y, regularizer="l2", lam=0.01)
+    assert objective(loss, run.w, X, y, regularizer="l2", lam=0.01) < start
+
+
+def test_l2_regularised_gradient_descent_reaches_ridge():
+    X, y = random_regression(9, n=50, d=3)
+    lam = 0.5
+    # (1/n)·½‖y - Xw‖² + λ·½‖w‖² is ridge with α = nλ
+    eta = 1 / (np.linalg.eigvalsh(X.T @ X / len(y)).max() + lam)
+    run = gradient_descent("squared", X, y, eta=eta, iterations=3000, regularizer="l2", lam=lam)
+    np.testing.assert_allclose(run.w, ridge(X, y, alpha=len(y) * lam), atol=1e-8)
+
+
+def test_path_starts_at_w0():
+    run = gradient_descent("squared", EX_12_2_X, EX_12_2_Y, eta=0.01, iterations=4)
+    path = run.path()
+    assert path.shape == (5, 1)
+    assert path[0, 0] == 0.0
+    np.testing.assert_array_equal(path[-1], run.w)
+
+
+# --- bad input -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: lms(EX_12_2_X, EX_12_2_Y, eta=0.0, epochs=1), "eta"),
+        (lambda: gradient_descent("squared", EX_12_2_X, EX_12_2_Y, eta=-1, iterations=2), "eta"),
+        (lambda: ridge(EX_12_2_X, EX_12_2_Y, alpha=-1.0), "alpha"),
+        (lambda: lasso(EX_12_2_X, EX_12_2_Y, alpha=-0.1), "alpha"),
+        (lambda: least_squares(EX_12_2_X, [1.0, 2.0]), "must match"),
+        (lambda: least_squares([[1.0], [np.nan]], [1.0, 2.0]), "NaN"),
+        (lambda: least_squares(EX_12_2_X, [1.0, 2.0, np.inf, 3.0]), "NaN or inf"),
+        (lambda: gradient_descent("cubic", EX_12_2_X, EX_12_2_Y, eta=1, iterations=1), "loss"),
+        (lambda: sgd("hinge", EX_12_2_X, EX_12_2_Y, eta=1, epochs=1), "labels"),
+        (lambda: sgd("log", EX_12_2_X, [1, -1, 1, 1], eta=1, epochs=1, regularizer="l3"),
+         "regularizer"),
+        (lambda: logistic_regression(EX_12_2_X, [1, -1, 1, 1], C=0), "C"),
+        (lambda: adagrad("squared", EX_12_2_X, EX_12_2_Y, eta=1, epochs=1, w0=[1, 2]), "w0"),
+    ],
+)
+def test_bad_input_raises_a_clear_value_error(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_sklearn_warnings_do_not_hide_failures():
+    # The sklearn oracles above run at tol=1e-12; make sure they did not stop early silently.
+    X, y = random_regression(0, d=8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        Lasso(alpha=0.01, fit_intercept=False, tol=1e-12, max_iter=100_000).fit(X, y)
