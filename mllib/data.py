@@ -125,3 +125,13 @@ def noisy(
     y = y.copy()
     y[flipped] *= -1
     return X, y, w_star
+
+
+def xor() -> tuple[np.ndarray, np.ndarray]:
+    """XOR on {0, 1}²: X of shape (4, 2) and labels t = x₁ ⊕ x₂ in {0, 1}, shape (4,).
+
+    No single threshold unit separates it (Mitchell §4.4.2); one hidden layer of two sigmoid
+    units can (CS446 "Multi-Layer Neural Network").
+    """
+    X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+    return X, np.array([0, 1, 1, 0])
