@@ -51,6 +51,8 @@ WIDGETS = [
     ("04_vc/vc_walkthrough.ipynb", "move x"),
     ("05_em/em_walkthrough.ipynb", "initial p"),
     ("06_chowliu/chowliu_walkthrough.ipynb", "sample size m"),
+    ("13_bayesnet/bayesnet_walkthrough.ipynb", "prior a"),
+    ("14_neural/neural_walkthrough.ipynb", "epoch"),
 ]
 ARROW_PRESSES = 5
 
