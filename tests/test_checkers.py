@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mllib import perceptron as P
-from mllib.grading import ExerciseFailed, assert_close
+from mllib.grading import ExerciseFailed, assert_close, run_check
 from mllib.grading import perceptron as check
 
 
@@ -76,7 +76,7 @@ class EqualsEverything:
     ],
 )
 def test_correct_answers_pass(checker, answer):
-    checker(answer)
+    run_check(checker(), answer)
 
 
 @pytest.mark.parametrize(
@@ -92,7 +92,7 @@ def test_correct_answers_pass(checker, answer):
 )
 def test_wrong_answers_fail_with_a_hint_but_no_answer(checker, answer, hint):
     with pytest.raises(ExerciseFailed, match=hint) as failure:
-        checker(answer)
+        run_check(checker(), answer)
     message = str(failure.value)
     assert not re.search(r"\d\.\d{3,}|\[", message), "the message shows computed values"
     assert failure.value._render_traceback_() == [f"ExerciseFailed: {message}"]
@@ -103,11 +103,11 @@ def test_unimplemented_and_crashing_answers_are_reported_by_name():
         raise NotImplementedError()
 
     with pytest.raises(ExerciseFailed, match="not implemented"):
-        check.update_rule(unimplemented)
+        run_check(check.update_rule(), unimplemented)
     with pytest.raises(ExerciseFailed, match="raised ZeroDivisionError"):
-        check.margin(lambda w, X, y: 1 / 0)
+        run_check(check.margin(), lambda w, X, y: 1 / 0)
     with pytest.raises(ExerciseFailed, match="not a function"):
-        check.margin(None)
+        run_check(check.margin(), None)
 
 
 def test_assert_close_compares_values_as_plain_numbers():

@@ -26,7 +26,7 @@ from mllib.em import (
     sample_coins,
     three_coins,
 )
-from mllib.grading import ExerciseFailed
+from mllib.grading import ExerciseFailed, run_check
 from mllib.grading import em as check
 
 SCENARIO_III = ["HHHT", "HTHT", "HHHT", "HTTH"]  # CS446 "Estimation Problems", scenario III
@@ -306,7 +306,7 @@ def student_loop(heads, m, alpha, p, q, iterations):
     (check.em_loop, student_loop),
 ])
 def test_checkers_pass_plain_numpy_answers(checker, answer):
-    checker(answer)
+    run_check(checker(), answer)
 
 
 @pytest.mark.parametrize("checker, answer, hint", [
@@ -319,5 +319,5 @@ def test_checkers_pass_plain_numpy_answers(checker, answer):
 ])
 def test_checkers_fail_wrong_answers_with_a_hint_but_no_answer(checker, answer, hint):
     with pytest.raises(ExerciseFailed, match=hint) as failure:
-        checker(answer)
+        run_check(checker(), answer)
     assert not re.search(r"\d\.\d{3,}|\[", str(failure.value)), "the message shows values"

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mllib import data, pac
-from mllib.grading import ExerciseFailed
+from mllib.grading import ExerciseFailed, run_check
 from mllib.grading import pac as check_pac
 from mllib.perceptron import geometric_margin, mistake_bound, predict, radius
 
@@ -496,7 +496,7 @@ def error_empty_is_false(keep_x, keep_not_x, X, y):  # an empty conjunction take
     (check_pac.vc_size, vc_ok), (check_pac.elimination, eliminate_ok),
     (check_pac.error_rate, error_ok)])
 def test_checkers_pass_right_answers(checker, answer):
-    checker(answer)
+    run_check(checker(), answer)
 
 
 @pytest.mark.parametrize(("checker", "answer", "hint"), [
@@ -511,5 +511,5 @@ def test_checkers_pass_right_answers(checker, answer):
 ])
 def test_checkers_fail_slips_with_a_hint_but_no_answer(checker, answer, hint):
     with pytest.raises(ExerciseFailed, match=hint) as failure:
-        checker(answer)
+        run_check(checker(), answer)
     assert not re.search(r"\d\.\d{3,}|\[", str(failure.value)), "the message shows values"

@@ -19,7 +19,7 @@ from sklearn.svm import SVC
 
 from mllib import svm
 from mllib.data import noisy, separable
-from mllib.grading import ExerciseFailed
+from mllib.grading import ExerciseFailed, run_check
 from mllib.grading import svm as check
 
 # MMDS Fig. 12.18, typed from the book in the order of Fig. 12.19's six conditions.
@@ -423,7 +423,7 @@ def support_strict(w, b, X, y):  # forgets the points exactly on the margin
     ],
 )
 def test_checker_passes_a_right_answer(checker, answer):
-    checker(answer)
+    run_check(checker(), answer)
 
 
 @pytest.mark.parametrize(
@@ -440,7 +440,7 @@ def test_checker_passes_a_right_answer(checker, answer):
 )
 def test_checker_fails_a_wrong_answer_with_a_hint_but_no_answer(checker, answer, hint):
     with pytest.raises(ExerciseFailed, match=hint) as failure:
-        checker(answer)
+        run_check(checker(), answer)
     message = str(failure.value)
     assert not re.search(r"\d\.\d{3,}|\[", message), "the message shows computed values"
 
@@ -451,4 +451,4 @@ def test_checkers_report_unimplemented_answers():
 
     for checker in (check.objective, check.gradient, check.step, check.descent, check.support):
         with pytest.raises(ExerciseFailed, match="not implemented"):
-            checker(unimplemented)
+            run_check(checker(), unimplemented)

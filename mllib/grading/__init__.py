@@ -1,22 +1,33 @@
-"""Checks that the exercise notebooks' test cells call.
+"""The exercise notebooks' checks: visible tests with the texts' numbers, hidden tests on fresh
+inputs.
 
-Visible test cells compare a student's answer with the texts' worked numbers, typed as literals
-(:func:`assert_close`). Hidden test cells make one call to a lecture checker (e.g.
-``mllib.grading.perceptron``), which draws fresh inputs, computes the answer with mllib and
-compares. A failure raises :class:`ExerciseFailed`: one short, helpful line that names the
-situation that went wrong but neither the hidden inputs nor the expected answer, and no
-traceback, so nothing of the checker leaks into nbgrader's feedback.
+**Visible tests** call :func:`assert_close` on a student's value and a literal typed from the
+texts' worked numbers, so the student sees both values when they differ.
 
-Answers are compared as plain float arrays built from the student's value, so an object that
-claims to equal everything earns nothing.
+**Hidden tests** are decided where the submission cannot reach them. A lecture's checker
+module (``mllib.grading.<topic>``) has one function per exercise that returns a :class:`Check`:
+the name of the student's function, fresh inputs drawn from a fixed seed (:func:`seeded`, so a
+regrade gives the same score), and the reference that computes each answer. At grading time
+the grader (``grader/outside.py``) sends the inputs to the sandboxed kernel, gets back what the
+student's function returned as plain data (:mod:`mllib.grading.wire`), and judges it in its own
+process with :func:`judge`; the expected answers never enter the kernel. In a notebook run
+outside grading, the hidden cell's :func:`hidden_test` call does the same in one process
+(:func:`run_check`), through the same encoding and the same judgement.
+
+A failure is an :class:`ExerciseFailed`: one short line that names the situation that went
+wrong (the case's hint) but neither the hidden inputs nor the expected answer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from mllib.grading import wire
 
 
 def seeded(seed: int) -> Callable[[int], np.random.Generator]:
@@ -38,6 +49,8 @@ class ExerciseFailed(AssertionError):
 
 def as_numbers(value, what: str) -> np.ndarray:
     """The student's value as a float array; a clear failure when it is not numbers."""
+    if value is None:
+        raise ExerciseFailed(f"{what} is None: did the function forget to `return` its result?")
     try:
         numbers = np.array(value, dtype=float)
     except (TypeError, ValueError):
@@ -56,71 +69,198 @@ def _close(actual: np.ndarray, expected: np.ndarray, tolerance: float) -> bool:
     return bool(np.max(error, initial=-1.0) <= 0)
 
 
+def _shown(value, numbers: np.ndarray):
+    """How a value is printed in a message: booleans as True/False, numbers to 6 digits."""
+    if np.asarray(value).dtype == bool:
+        return np.asarray(value).tolist()
+    return np.round(numbers, 6).tolist()
+
+
+def close_failure(actual, expected, what: str, tolerance: float = 1e-9) -> str | None:
+    """Why ``actual`` is not ``expected`` to ``tolerance`` (relative + absolute); None if it is.
+
+    The judgement of :func:`assert_close`, which the grader also applies outside the kernel.
+    """
+    try:
+        got = as_numbers(actual, what)
+    except ExerciseFailed as failure:
+        return str(failure)
+    want = np.asarray(expected, dtype=float)
+    if got.shape != want.shape:
+        return f"{what} has shape {got.shape}; expected shape {want.shape}."
+    if not _close(got, want, tolerance):
+        return f"{what} is {_shown(actual, got)}; expected {_shown(expected, want)}."
+    return None
+
+
 def assert_close(actual, expected, what: str, *, tolerance: float = 1e-9) -> None:
     """Fail unless ``actual`` equals the literal ``expected`` to ``tolerance`` (relative + abs).
 
-    Used by visible tests, where showing both values helps the student.
+    Used by visible tests, where showing both values helps the student. The expected value is
+    a literal, so the grader can read it from the test cell's source and decide outside the
+    kernel.
     """
-    got = as_numbers(actual, what)
-    want = np.asarray(expected, dtype=float)
-    if got.shape != want.shape:
-        raise ExerciseFailed(f"{what} has shape {got.shape}; expected shape {want.shape}.")
-    if not _close(got, want, tolerance):
-        raise ExerciseFailed(f"{what} is {np.round(got, 6).tolist()}; "
-                             f"expected {np.round(want, 6).tolist()}.")
+    failure = close_failure(actual, expected, what, tolerance)
+    if failure:
+        raise ExerciseFailed(failure)
 
 
 @dataclass(frozen=True)
 class Case:
-    """One hidden test case: the arguments, and a description of the situation for hints."""
+    """One hidden test case: the arguments (plain data), and the situation, for hints."""
 
     hint: str
     args: tuple
     kwargs: dict = field(default_factory=dict)
 
 
-def _copies(values):
-    return tuple(v.copy() if isinstance(v, np.ndarray) else v for v in values)
+Judge = Callable[[object, object, Case], "str | None"]
 
 
-def _matches(got, expected, tolerance: float, what: str) -> bool:
+@dataclass(frozen=True)
+class Check:
+    """What one hidden test asks of the student's function.
+
+    Parameters
+    ----------
+    function : str
+        The name the notebook asks the student to define, e.g. ``"perceptron_update"``.
+    cases : sequence of Case
+        Inputs as plain data (arrays, numbers, strings, lists/tuples/dicts of them,
+        :class:`wire.Lookup` tables for function arguments).
+    reference : callable
+        ``reference(*case.args, **case.kwargs)`` is the expected answer.
+    tolerance : float
+        Relative + absolute tolerance of the default comparison (float arrays; a tuple
+        reference means "return a tuple of that many values", compared element-wise).
+    judge : callable, optional
+        ``judge(answer, expected, case)`` returns None to accept or a short reason; for
+        answers that are not unique (check the property that defines them). The reason must
+        not reveal hidden inputs or answers.
+    builds_on : tuple of str
+        Earlier exercise functions this one calls: a failure then says which of them fail.
+    """
+
+    function: str
+    cases: Sequence[Case]
+    reference: Callable
+    tolerance: float = 1e-8
+    judge: Judge | None = None
+    builds_on: tuple[str, ...] = ()
+
+    def payload(self) -> str:
+        """The cases as JSON text for the kernel (inputs only, never answers)."""
+        return json.dumps([[wire.encode(c.args), wire.encode(c.kwargs)] for c in self.cases])
+
+    def expected(self) -> list:
+        """The reference answer of every case, computed on private copies of the inputs."""
+        return [self.reference(*wire.loads(wire.dumps(c.args)), **wire.loads(wire.dumps(c.kwargs)))
+                for c in self.cases]
+
+
+WRONG = "wrong"  # _matches: the numbers differ (as opposed to a message on the answer's form)
+
+
+def _matches(answer, expected, tolerance: float, name: str) -> str | None:
+    """Why ``answer`` does not match ``expected``: None when it does, :data:`WRONG` when the
+    numbers differ, or a message about the answer's form."""
     if isinstance(expected, tuple):
-        if not isinstance(got, tuple | list) or len(got) != len(expected):
-            raise ExerciseFailed(f"{what} should return {len(expected)} values, as a tuple.")
-        return all(_matches(g, e, tolerance, what) for g, e in zip(got, expected, strict=True))
-    return _close(as_numbers(got, f"The value {what} returns"), np.asarray(expected, float),
-                  tolerance)
+        if not isinstance(answer, tuple | list) or len(answer) != len(expected):
+            return f"{name} should return {len(expected)} values, as a tuple."
+        for got, want in zip(answer, expected, strict=True):
+            failure = _matches(got, want, tolerance, name)
+            if failure:
+                return failure
+        return None
+    if isinstance(answer, wire.Opaque):
+        return (f"The value {name} returns should be a number or a list/array of numbers; got "
+                f"{answer.type_name}.")
+    try:
+        got = as_numbers(answer, f"The value {name} returns")
+    except ExerciseFailed as failure:
+        return str(failure)
+    return None if _close(got, np.asarray(expected, float), tolerance) else WRONG
 
 
-def check_cases(
-    student: Callable,
-    reference: Callable,
-    cases: list[Case],
-    *,
-    name: str,
-    tolerance: float = 1e-8,
-) -> None:
-    """Run ``student`` and ``reference`` on every case; raise :class:`ExerciseFailed` on the
-    first case where they disagree or the student's function raises.
+def judge(check: Check, reply: dict, expected: list, failing: Sequence[str] = ()) -> str | None:
+    """The verdict on a kernel's reply to ``check``: None if every case passes, else the
+    one-line message for the first failing case.
 
-    Each function gets its own copies of array arguments, so a student function that modifies
-    its inputs in place cannot change the reference answer.
+    Parameters
+    ----------
+    check : Check
+        The hidden test.
+    reply : dict
+        What the kernel sent (:func:`wire.answers`): ``{"missing": name}`` or
+        ``{"results": [{"value": tree} | {"error": type, "message": text}, ...]}``.
+    expected : list
+        ``check.expected()``.
+    failing : sequence of str
+        Functions of ``check.builds_on`` that fail their own hidden test.
+    """
+    name, total = check.function, len(check.cases)
+    if "missing" in reply:
+        return f"{name} is not defined: did you run the cell that defines it?"
+    results = reply.get("results")
+    if not isinstance(results, list) or len(results) != total:
+        return f"{name} could not be run on the hidden cases."
+    note = "".join(f" It calls your {f}, which fails its own hidden test: fix that first."
+                   for f in check.builds_on if f in failing)
+    for number, (case, result, want) in enumerate(zip(check.cases, results, expected,
+                                                      strict=True), start=1):
+        where = f"hidden case {number} of {total}: {case.hint}"
+        if not isinstance(result, dict):
+            return f"{name} could not be run on {where}."
+        if "error" in result:
+            if result["error"] == "NotImplementedError":
+                return f"{name} is not implemented yet."
+            return (f"{name} raised {result['error']} ({result.get('message', '')}) on "
+                    f"{where}.{note}")
+        try:
+            answer = wire.decode(result["value"])
+        except Exception:  # noqa: BLE001 -- a malformed reply is a wrong answer
+            return f"{name} returned something that could not be read on {where}."
+        if check.judge is not None:
+            reason = check.judge(answer, want, case)
+            if reason:
+                return f"{name} gives a wrong answer on {where} ({reason}).{note}"
+            continue
+        failure = _matches(answer, want, check.tolerance, name)
+        if failure is WRONG:
+            return (f"{name} gives a wrong answer on {where}. Work that situation through by "
+                    f"hand.{note}")
+        if failure:
+            return f"{failure} (On {where}.){note}"
+    return None
+
+
+def load_check(key: str) -> Check:
+    """The :class:`Check` named ``"<topic>.<checker>"``, e.g. ``"perceptron.update_rule"``."""
+    topic, _, checker = key.partition(".")
+    module = importlib.import_module(f"mllib.grading.{topic}")
+    return getattr(module, checker)()
+
+
+def run_check(check: Check, student: Callable) -> None:
+    """Run ``check`` on ``student`` in this process, as the grader would in the sandbox.
+
+    The inputs and answers go through the same encoding as between grader and kernel, and
+    the same :func:`judge` decides. Raises :class:`ExerciseFailed` on failure.
     """
     if not callable(student):
-        raise ExerciseFailed(f"{name} is not a function; did you run the cell that defines it?")
-    for number, case in enumerate(cases, start=1):
-        expected = reference(*_copies(case.args), **case.kwargs)
-        try:
-            got = student(*_copies(case.args), **case.kwargs)
-        except NotImplementedError:
-            raise ExerciseFailed(f"{name} is not implemented yet.") from None
-        except Exception as error:  # the student's bug, reported without their stack
-            raise ExerciseFailed(
-                f"{name} raised {type(error).__name__} ({error}) on hidden case {number} of "
-                f"{len(cases)}: {case.hint}."
-            ) from None
-        if not _matches(got, expected, tolerance, name):
-            raise ExerciseFailed(
-                f"{name} gives a wrong answer on hidden case {number} of {len(cases)}: "
-                f"{case.hint}. Work that situation through by hand."
-            )
+        raise ExerciseFailed(f"{check.function} is not a function; did you run the cell that "
+                             "defines it?")
+    results = wire.call_each(student, json.loads(check.payload()))
+    reply = json.loads(json.dumps({"results": results}))
+    failure = judge(check, reply, check.expected())
+    if failure:
+        raise ExerciseFailed(failure)
+
+
+def hidden_test(key: str, student: Callable) -> None:
+    """A hidden test cell's one call: ``hidden_test("perceptron.update_rule", perceptron_update)``.
+
+    When a submission is graded, the grader reads this call from the cell instead of running
+    it, and decides outside the kernel; elsewhere it runs the check here (:func:`run_check`).
+    """
+    run_check(load_check(key), student)

@@ -7,17 +7,16 @@ the answers with mllib, and compares them with the student's function.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
 
 from mllib import pac as reference
-from mllib.grading import Case, check_cases, seeded
+from mllib.grading import Case, Check, seeded
 
 _rng = seeded(20261203)
 
 
-def occam_size(student: Callable) -> None:
+def occam_size() -> Check:
     """Check ``occam_sample_size(h_size, eps, delta)`` (CS446, Occam's razor)."""
     rng = _rng(1)
     eps, delta = rng.uniform(0.02, 0.2), rng.uniform(0.01, 0.1)
@@ -29,10 +28,10 @@ def occam_size(student: Callable) -> None:
         Case("a case where the bound is exactly a whole number: the inequality is strict",
              (1, 0.5, math.exp(-1))),
     ]
-    check_cases(student, reference.occam_sample_size, cases, name="occam_sample_size")
+    return Check("occam_sample_size", cases, reference.occam_sample_size)
 
 
-def occam_inverse(student: Callable) -> None:
+def occam_inverse() -> Check:
     """Check ``occam_epsilon(h_size, m, delta)``, the ε that m examples guarantee."""
     rng = _rng(2)
     m = int(rng.integers(300, 900))
@@ -42,10 +41,10 @@ def occam_inverse(student: Callable) -> None:
         Case("a single hypothesis", (1, m, 0.2)),
         Case("too few examples: the formula exceeds 1 and must be capped", (3**15, 10, 0.05)),
     ]
-    check_cases(student, reference.occam_epsilon, cases, name="occam_epsilon")
+    return Check("occam_epsilon", cases, reference.occam_epsilon)
 
 
-def vc_size(student: Callable) -> None:
+def vc_size() -> Check:
     """Check ``vc_sample_size(vc, eps, delta)`` (Blumer et al., base-2 logs)."""
     rng = _rng(3)
     eps, delta = rng.uniform(0.02, 0.2), rng.uniform(0.01, 0.1)
@@ -56,7 +55,7 @@ def vc_size(student: Callable) -> None:
         Case("VC dimension 0 with a bound that is exactly a whole number: m ≥ the bound",
              (0, 0.5, 0.5)),
     ]
-    check_cases(student, reference.vc_sample_size, cases, name="vc_sample_size")
+    return Check("vc_sample_size", cases, reference.vc_sample_size)
 
 
 def _literals(X, y):
@@ -69,7 +68,7 @@ def _sample(rng: np.random.Generator, n: int, m: int, target: reference.Conjunct
     return X, reference.predict_conjunction(target, X)
 
 
-def elimination(student: Callable) -> None:
+def elimination() -> Check:
     """Check ``eliminate(X, y)`` returns the surviving literals (keep_x, keep_not_x)."""
     rng = _rng(4)
     target = reference.make_conjunction(8, positive=[1, 4], negative=[6])
@@ -83,10 +82,10 @@ def elimination(student: Callable) -> None:
                       (np.vstack([X, 1 - X]), np.concatenate([y, -np.ones(20)]))))
     cases.append(Case("a single variable", _sample(rng, 1, 6,
                                                    reference.make_conjunction(1, positive=[0]))))
-    check_cases(student, _literals, cases, name="eliminate")
+    return Check("eliminate", cases, _literals)
 
 
-def error_rate(student: Callable) -> None:
+def error_rate() -> Check:
     """Check ``error_rate(keep_x, keep_not_x, X, y)``, the fraction of (X, y) misclassified."""
 
     def run(keep_x, keep_not_x, X, y):
@@ -105,4 +104,4 @@ def error_rate(student: Callable) -> None:
         Case("the empty conjunction, which is always true", (none, none, X, y)),
         Case("the always-false conjunction (x and not x)", (~none, ~none, X, y)),
     ]
-    check_cases(student, run, cases, name="error_rate")
+    return Check("error_rate", cases, run)

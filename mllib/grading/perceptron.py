@@ -6,13 +6,11 @@ the answers with mllib, and compares them with the student's function.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from mllib import data
 from mllib import perceptron as reference
-from mllib.grading import Case, check_cases, seeded
+from mllib.grading import Case, Check, seeded
 
 _rng = seeded(20261122)
 
@@ -22,7 +20,7 @@ def _one_step(w, x, y, eta):
     return reference.perceptron(x[None, :], [y], eta=eta, w0=w, max_epochs=1).w
 
 
-def update_rule(student: Callable) -> None:
+def update_rule() -> Check:
     """Check ``perceptron_update(w, x, y, eta)`` (MMDS §12.2.1)."""
     rng = _rng(1)
     d = 7
@@ -40,10 +38,10 @@ def update_rule(student: Callable) -> None:
              (on_plane, x, 1.0, 0.5)),
         Case("an example with w·x = 0 and y = -1", (on_plane, x, -1.0, 2.0)),
     ]
-    check_cases(student, _one_step, cases, name="perceptron_update")
+    return Check("perceptron_update", cases, _one_step)
 
 
-def training_loop(student: Callable) -> None:
+def training_loop() -> Check:
     """Check ``train_perceptron(X, y, eta, max_epochs)`` returns (w, mistakes)."""
 
     def run(X, y, eta, max_epochs):
@@ -58,10 +56,10 @@ def training_loop(student: Callable) -> None:
     X, y, _ = data.noisy(30, 2, flip=0.2, seed=_rng(20))
     cases.append(Case("a sample that is not separable, stopped after max_epochs = 3",
                       (X, y, 1.0, 3)))
-    check_cases(student, run, cases, name="train_perceptron")
+    return Check("train_perceptron", cases, run)
 
 
-def margin(student: Callable) -> None:
+def margin() -> Check:
     """Check ``geometric_margin(w, X, y)`` (CS578 L2)."""
     X, y, w_star = data.separable(25, 3, margin=0.1, seed=_rng(30))
     cases = [
@@ -69,10 +67,10 @@ def margin(student: Callable) -> None:
         Case("a separating w that is not of unit length", (3.5 * w_star, X, y)),
         Case("a w that misclassifies some examples (the margin is negative)", (-w_star, X, y)),
     ]
-    check_cases(student, reference.geometric_margin, cases, name="geometric_margin")
+    return Check("geometric_margin", cases, reference.geometric_margin)
 
 
-def bound(student: Callable) -> None:
+def bound() -> Check:
     """Check ``mistake_bound(X, y, w_star)`` = (R/γ)² with γ the margin of w_star."""
 
     def run(X, y, w_star):
@@ -84,10 +82,10 @@ def bound(student: Callable) -> None:
         Case("data of radius about 3 and a unit-length w_star", (X, y, w_star)),
         Case("the same data with w_star not of unit length", (X, y, 0.25 * w_star)),
     ]
-    check_cases(student, run, cases, name="mistake_bound")
+    return Check("mistake_bound", cases, run, builds_on=("geometric_margin",))
 
 
-def winnow_update(student: Callable) -> None:
+def winnow_update() -> Check:
     """Check ``winnow_update(w, x, y, theta)`` (MMDS §12.2.3)."""
     rng = _rng(50)
     d = 8
@@ -103,4 +101,4 @@ def winnow_update(student: Callable) -> None:
         Case("a positive example exactly at the threshold", (w, x, 1.0, score)),
         Case("a negative example exactly at the threshold", (w, x, -1.0, score)),
     ]
-    check_cases(student, reference.winnow_update, cases, name="winnow_update")
+    return Check("winnow_update", cases, reference.winnow_update)

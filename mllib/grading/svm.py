@@ -8,13 +8,11 @@ treatment of b as w_{d+1}) for the gradient and the descent.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from mllib import data
 from mllib import svm as reference
-from mllib.grading import Case, check_cases, seeded
+from mllib.grading import Case, Check, seeded
 
 _rng = seeded(20261202)
 
@@ -37,7 +35,7 @@ def _on_margin(X: np.ndarray, y: np.ndarray, w: np.ndarray, rows: list[int]) -> 
     return X
 
 
-def objective(student: Callable) -> None:
+def objective() -> Check:
     """Check ``svm_objective(w, b, X, y, C)``: MMDS eq. 12.4, b not in the norm."""
     rng = _rng(1)
     X, y, w_star = data.separable(12, 3, margin=0.3, seed=rng)
@@ -52,10 +50,10 @@ def objective(student: Callable) -> None:
              (w, 1.75, X_noisy, y_noisy, 0.5)),
         Case("a large C = 100", (w, -0.5, X_noisy, y_noisy, 100.0)),
     ]
-    check_cases(student, reference.objective, cases, name="svm_objective")
+    return Check("svm_objective", cases, reference.objective)
 
 
-def gradient(student: Callable) -> None:
+def gradient() -> Check:
     """Check ``svm_gradient(w, b, X, y, C)`` = [∂f/∂w₁, ..., ∂f/∂w_d, ∂f/∂b] (MMDS eq. 12.6)."""
     rng = _rng(2)
     X, y = _integer_sample(rng, 14, 3)
@@ -69,7 +67,7 @@ def gradient(student: Callable) -> None:
              (w, 0.0, X_tied, y, 0.1)),
         Case("a large C = 10", (w - 0.3, 0.7, X, y, 10.0)),
     ]
-    check_cases(student, reference.gradient, cases, name="svm_gradient")
+    return Check("svm_gradient", cases, reference.gradient)
 
 
 def _step(w, b, X, y, C, eta):
@@ -77,7 +75,7 @@ def _step(w, b, X, y, C, eta):
     return run.w, run.b
 
 
-def step(student: Callable) -> None:
+def step() -> Check:
     """Check ``gradient_step(w, b, X, y, C, eta)`` returns the new (w, b)."""
     rng = _rng(3)
     X, y = _integer_sample(rng, 10, 2)
@@ -87,7 +85,7 @@ def step(student: Callable) -> None:
         Case("a small step η = 0.01", (w, -1.0, X, y, 1.0, 0.01)),
         Case("a start where no point is bad", (np.zeros(2), 3.0, X[y > 0], y[y > 0], 0.1, 0.2)),
     ]
-    check_cases(student, _step, cases, name="gradient_step")
+    return Check("gradient_step", cases, _step, builds_on=("svm_gradient",))
 
 
 def _descent(X, y, C, eta, w0, b0, iterations):
@@ -95,7 +93,7 @@ def _descent(X, y, C, eta, w0, b0, iterations):
     return run.w, run.b
 
 
-def descent(student: Callable) -> None:
+def descent() -> Check:
     """Check ``svm_gradient_descent(X, y, C, eta, w0, b0, iterations)`` returns the final (w, b)."""
     rng = _rng(4)
     X, y, _ = data.noisy(20, 2, margin=0.1, flip=0.1, seed=rng)
@@ -106,10 +104,11 @@ def descent(student: Callable) -> None:
              (X3, y3, 0.1, 0.2, np.array([1.0, -1.0, 0.5]), -2.0, 30)),
         Case("a single iteration", (X, y, 0.5, 0.3, np.ones(2), 1.0, 1)),
     ]
-    check_cases(student, _descent, cases, name="svm_gradient_descent")
+    return Check("svm_gradient_descent", cases, _descent,
+                 builds_on=("gradient_step", "svm_gradient"))
 
 
-def support(student: Callable) -> None:
+def support() -> Check:
     """Check ``support_vectors(w, b, X, y)``: the indices with y(w·x + b) <= 1, increasing."""
     rng = _rng(5)
     X, y, _ = data.separable(25, 2, margin=0.3, seed=rng)
@@ -124,4 +123,4 @@ def support(student: Callable) -> None:
              (w, 0.0, X_tied, yi)),
         Case("a w that misclassifies some examples", (-best.w, best.b, X, y)),
     ]
-    check_cases(student, reference.support_vectors, cases, name="support_vectors")
+    return Check("support_vectors", cases, reference.support_vectors)

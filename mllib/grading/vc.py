@@ -6,18 +6,18 @@ the answers with mllib, and compares them with the student's function.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import itertools
 
 import numpy as np
 
 from mllib import vc as reference
-from mllib.grading import Case, check_cases, seeded
+from mllib.grading import Case, Check, seeded
+from mllib.grading.wire import Lookup
 
 _rng = seeded(20261204)
 
 
-def interval_realizable(student: Callable) -> None:
+def interval_realizable() -> Check:
     """Check ``interval_realizable(x, y)`` against the exact check for intervals."""
     rng = _rng(1)
     x = rng.permutation(np.arange(8.0)) * 1.5 - 3
@@ -37,41 +37,41 @@ def interval_realizable(student: Callable) -> None:
         Case("a point listed twice with different labels", (np.array([0.0, 1.0, 1.0]),
                                                             np.array([1.0, 1.0, -1.0]))),
     ]
-    check_cases(student, lambda x, y: reference.realizable(reference.INTERVALS, x, y), cases,
-                name="interval_realizable")
+    return Check("interval_realizable", cases,
+                 lambda x, y: reference.realizable(reference.INTERVALS, x, y))
 
 
-@dataclass(frozen=True)
-class _Realizability:
-    """A realizability check handed to the student's ``shatters``: call it as f(points, labels)."""
-
-    hclass: reference.HypothesisClass
-
-    def __call__(self, points, labels) -> bool:
-        return reference.realizable(self.hclass, points, labels)
+def _oracle(hclass: reference.HypothesisClass, points: np.ndarray) -> Lookup:
+    """``is_realizable(points, labels)`` for every labelling of ``points``, as a table: the
+    student's code gets the answers of mllib's exact check without the check itself."""
+    labelings = itertools.product([-1.0, 1.0], repeat=len(points))
+    return Lookup([((points, np.array(labels)), reference.realizable(hclass, points, labels))
+                   for labels in labelings], what="is_realizable")
 
 
-def shattering(student: Callable) -> None:
-    """Check ``shatters(is_realizable, points)`` with mllib's exact checks as ``is_realizable``."""
+def _all_realizable(is_realizable: Lookup, points: np.ndarray) -> bool:
+    """Shattered: the table (which lists every labelling of ``points``) says yes to each."""
+    return all(realizable for _, realizable in is_realizable.entries)
+
+
+def shattering() -> Check:
+    """Check ``shatters(is_realizable, points)``, with mllib's exact checks as tables."""
     rng = _rng(2)
-    planes, boxes = _Realizability(reference.HALF_PLANES), _Realizability(reference.RECTANGLES)
-    cases = [
-        Case("half-planes and three points in general position", (planes, rng.normal(size=(3, 2)))),
-        Case("half-planes and three collinear points",
-             (planes, np.outer(rng.normal(size=3), [1.0, 2.0]))),
-        Case("half-planes and four random points", (planes, rng.normal(size=(4, 2)))),
-        Case("rectangles and a diamond of four points",
-             (boxes, np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 1.0], [1.0, 2.0]]))),
-        Case("rectangles and five points", (boxes, rng.normal(size=(5, 2)))),
-        Case("intervals and two points", (_Realizability(reference.INTERVALS),
-                                          rng.normal(size=2))),
-        Case("a single point", (planes, rng.normal(size=(1, 2)))),
-    ]
-    check_cases(student, lambda check, points: reference.shatters(check.hclass, points), cases,
-                name="shatters")
+    planes, boxes = reference.HALF_PLANES, reference.RECTANGLES
+    cases = [(planes, rng.normal(size=(3, 2)), "half-planes and three points in general position"),
+             (planes, np.outer(rng.normal(size=3), [1.0, 2.0]),
+              "half-planes and three collinear points"),
+             (planes, rng.normal(size=(4, 2)), "half-planes and four random points"),
+             (boxes, np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 1.0], [1.0, 2.0]]),
+              "rectangles and a diamond of four points"),
+             (boxes, rng.normal(size=(5, 2)), "rectangles and five points"),
+             (reference.INTERVALS, rng.normal(size=2), "intervals and two points"),
+             (planes, rng.normal(size=(1, 2)), "a single point")]
+    return Check("shatters", [Case(hint, (_oracle(hclass, points), points))
+                              for hclass, points, hint in cases], _all_realizable)
 
 
-def rectangle_realizable(student: Callable) -> None:
+def rectangle_realizable() -> Check:
     """Check ``rectangle_realizable(points, y)``."""
     rng = _rng(3)
     points = rng.integers(0, 6, size=(9, 2)).astype(float)
@@ -86,11 +86,11 @@ def rectangle_realizable(student: Callable) -> None:
              (box, np.array([1.0, 1.0, -1.0, 1.0]))),
         Case("no positive point", (box, -np.ones(4))),
     ]
-    check_cases(student, lambda p, y: reference.realizable(reference.RECTANGLES, p, y), cases,
-                name="rectangle_realizable")
+    return Check("rectangle_realizable", cases,
+                 lambda p, y: reference.realizable(reference.RECTANGLES, p, y))
 
 
-def sauer(student: Callable) -> None:
+def sauer() -> Check:
     """Check ``sauer_bound(m, d)``."""
     rng = _rng(4)
     m = int(rng.integers(12, 30))
@@ -101,10 +101,10 @@ def sauer(student: Callable) -> None:
         Case("d = 0", (m, 0)),
         Case("large m and d", (60, 20)),
     ]
-    check_cases(student, reference.sauer_bound, cases, name="sauer_bound")
+    return Check("sauer_bound", cases, reference.sauer_bound)
 
 
-def unions(student: Callable) -> None:
+def unions() -> Check:
     """Check ``union_realizable(x, y, k)`` against the exact check for unions of k intervals."""
     rng = _rng(5)
     x = rng.permutation(np.arange(10.0)) - 4.5
@@ -129,6 +129,5 @@ def unions(student: Callable) -> None:
         Case("repeated points with the same label", (np.array([1.0, 0.0, 1.0, 2.0, 0.0]),
                                                      np.array([1.0, -1.0, 1.0, -1.0, -1.0]), 1)),
     ]
-    check_cases(student, lambda x, y, k: reference.realizable(reference.unions_of_intervals(k), x,
-                                                               y), cases,
-                name="union_realizable")
+    return Check("union_realizable", cases,
+                 lambda x, y, k: reference.realizable(reference.unions_of_intervals(k), x, y))

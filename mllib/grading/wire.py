@@ -1,0 +1,183 @@
+"""Plain data across the boundary between the grader and the student's kernel.
+
+The grader never trusts objects that come out of a submission's kernel: the kernel only runs
+the student's code on inputs the grader sends, and sends back what it returned as JSON text
+built from plain values. This module is both sides of that exchange:
+
+* the grader (and :func:`mllib.grading.run_check`, which simulates the boundary in one
+  process) calls :func:`encode` on the inputs and :func:`decode` on what comes back;
+* the grader sends this file's *source* to the kernel and runs it there, in a namespace of its
+  own, so nothing the kernel needs has to be importable in the sandbox.
+
+It uses only the standard library and numpy. Encoded values are JSON trees: ``None``, bools,
+ints, floats (``repr`` round-trips them exactly), strings and lists stand for themselves;
+tuples, dicts, arrays, lookup tables and unsupported objects are one-key tagged objects.
+"""
+
+import json
+
+import numpy as np
+
+MIME = "application/vnd.mlcourse.answers+json"
+MAX_DEPTH = 20  # nesting allowed in an answer: deeper (or self-referencing) values are refused
+MESSAGE_LIMIT = 300  # characters of an exception message sent back
+
+
+class Opaque:
+    """Stands for a returned value that is not plain data (its type name only)."""
+
+    def __init__(self, type_name):
+        self.type_name = type_name
+
+    def __repr__(self):
+        return f"<{self.type_name} object>"
+
+
+class Lookup:
+    """A function given to the student's code as a table of calls and their results.
+
+    The grader cannot hand a live reference function to the kernel (the reference is hidden
+    there), so an exercise that takes a function as an argument gets one of these: it answers
+    exactly the calls listed, comparing arguments as float arrays.
+    """
+
+    def __init__(self, entries, what="this function"):
+        self.entries = [(tuple(args), value) for args, value in entries]
+        self.what = what
+
+    def __call__(self, *args):
+        for known, value in self.entries:
+            if len(known) == len(args) and all(map(_same, known, args)):
+                return value
+        raise ValueError(f"{self.what} was called with arguments it does not know: call it "
+                         "with the points you were given, in the same order")
+
+
+def _same(known, given):
+    try:
+        given = np.asarray(given, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    known = np.asarray(known, dtype=float)
+    return known.shape == given.shape and bool(np.all(known == given))
+
+
+def encode(value, depth=0):
+    """A JSON-able tree standing for ``value`` (see the module docstring)."""
+    if depth > MAX_DEPTH:
+        raise ValueError("the value is nested too deeply")
+    kind = type(value)
+    if value is None or kind in (bool, int, float, str):
+        return value
+    if isinstance(value, np.generic):
+        value = np.asarray(value)
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+        return {"__array__": value.tolist(), "dtype": value.dtype.kind,
+                "shape": list(value.shape)}
+    if kind is list:
+        return [encode(v, depth + 1) for v in value]
+    if kind is tuple:
+        return {"__tuple__": [encode(v, depth + 1) for v in value]}
+    if kind is dict:
+        return {"__dict__": [[encode(k, depth + 1), encode(v, depth + 1)]
+                             for k, v in value.items()]}
+    if kind in (set, frozenset):
+        return {"__set__": [encode(v, depth + 1) for v in value]}
+    if kind is Lookup:
+        return {"__lookup__": [[encode(args, depth + 1), encode(result, depth + 1)]
+                               for args, result in value.entries], "what": value.what}
+    try:  # other array-likes (a matrix, an object array of numbers): their numbers
+        numbers = np.asarray(value, dtype=float)
+    except Exception:  # noqa: BLE001 -- anything that is not numbers is opaque
+        return {"__object__": kind.__name__}
+    return encode(numbers, depth)
+
+
+_DTYPES = {"b": bool, "i": np.int64, "u": np.uint64, "f": float}
+
+
+def decode(tree):
+    """The Python value an :func:`encode` tree stands for."""
+    if isinstance(tree, list):
+        return [decode(v) for v in tree]
+    if not isinstance(tree, dict):
+        return tree
+    if "__array__" in tree:
+        return np.array(tree["__array__"], dtype=_DTYPES[tree["dtype"]]).reshape(tree["shape"])
+    if "__tuple__" in tree:
+        return tuple(decode(v) for v in tree["__tuple__"])
+    if "__dict__" in tree:
+        return {_hashable(decode(k)): decode(v) for k, v in tree["__dict__"]}
+    if "__set__" in tree:
+        return {_hashable(decode(v)) for v in tree["__set__"]}
+    if "__lookup__" in tree:
+        return Lookup([(decode(args), decode(result)) for args, result in tree["__lookup__"]],
+                      tree["what"])
+    if "__object__" in tree:
+        return Opaque(str(tree["__object__"]))
+    raise ValueError("unknown tagged value")
+
+
+def _hashable(value):
+    if isinstance(value, list):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, np.ndarray):
+        return tuple(value.tolist())
+    return value
+
+
+def dumps(value):
+    """``value`` encoded as JSON text."""
+    return json.dumps(encode(value))
+
+
+def loads(text):
+    """The value JSON text from :func:`dumps` stands for."""
+    return decode(json.loads(text))
+
+
+def call_each(function, cases):
+    """Call ``function(*args, **kwargs)`` for every ``(args, kwargs)`` of ``cases``.
+
+    Returns one entry per case: ``{"value": encoded result}`` or ``{"error": exception type,
+    "message": its text}``. Each call gets freshly decoded inputs, so a function that changes
+    its arguments in place cannot affect the next case. Runs in the kernel.
+    """
+    results = []
+    for args, kwargs in cases:
+        try:
+            value = function(*decode(args), **decode(kwargs))
+            results.append({"value": encode(value)})
+        except Exception as error:  # noqa: BLE001 -- the student's error, reported as data
+            results.append({"error": type(error).__name__,
+                            "message": str(error)[:MESSAGE_LIMIT]})
+    return results
+
+
+def emit(payload):
+    """Send ``payload`` to the grader as one display message of type :data:`MIME`."""
+    from IPython.display import display
+
+    display({MIME: json.dumps(payload)}, raw=True)
+
+
+def answers(namespace, name, cases_json):
+    """Kernel side of a hidden test: call the student's ``name`` on each case and emit."""
+    function = namespace.get(name)
+    if not callable(function):
+        emit({"missing": name})
+        return
+    emit({"results": call_each(function, json.loads(cases_json))})
+
+
+_recorded = []
+
+
+def record(value):
+    """Kernel side of a visible test: remember the value the test compares (in order)."""
+    _recorded.append(encode(value))
+
+
+def emit_recorded():
+    """Kernel side of a visible test: send every recorded value to the grader."""
+    emit({"values": _recorded})
