@@ -278,18 +278,23 @@ def _eliminate(net: BayesNet, target: str, observed: dict[str, int]) -> np.ndarr
         factors.append((tuple(u for u in scope if u not in observed), net.cpts[v][index]))
     hidden = relevant - set(observed) - {target}
     size = {v: len(net.domains[v]) for v in relevant}
+    neighbours: dict[str, set[str]] = {v: set() for v in hidden | {target}}
+    for scope, _ in factors:
+        for v in scope:
+            neighbours[v].update(scope)
+    for v, others in neighbours.items():
+        others.discard(v)
     while hidden:
-        scopes: dict[str, set[str]] = {u: set() for u in hidden}
-        for scope, _ in factors:
-            for u in scope:
-                if u in scopes:
-                    scopes[u].update(scope)
         # Greedy order: the variable whose new factor has the fewest entries (ties by name).
-        u = min(hidden, key=lambda u: (math.prod(size[w] for w in scopes[u]) // size[u], u))
+        u = min(hidden, key=lambda u: (math.prod(size[w] for w in neighbours[u]), u))
         hidden.discard(u)
+        scope = neighbours.pop(u)
+        for w in scope:  # summing u out joins its neighbours in one factor
+            neighbours[w] |= scope
+            neighbours[w] -= {w, u}
         involved = [f for f in factors if u in f[0]]
         factors = [f for f in factors if u not in f[0]]
-        factors.append(_sum_product(involved, tuple(scopes[u] - {u})))
+        factors.append(_sum_product(involved, tuple(scope)))
     return _sum_product(factors, (target,))[1]
 
 
