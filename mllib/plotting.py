@@ -14,9 +14,16 @@ POSITIVE = "tab:blue"
 NEGATIVE = "tab:orange"
 
 
-def figure(ncols: int = 1, *, width: float = 5.0, height: float = 4.0) -> tuple[Figure, list[Axes]]:
-    """A new figure with ``ncols`` side-by-side axes, each ``width`` x ``height`` inches."""
-    fig = Figure(figsize=(width * ncols, height), layout="constrained")
+def figure(ncols: int = 1, *, width: float = 5.0, height: float = 4.0,
+           fixed: bool = False) -> tuple[Figure, list[Axes]]:
+    """A new figure with ``ncols`` side-by-side axes, each ``width`` x ``height`` inches.
+
+    ``fixed=True`` uses fixed margins instead of constrained layout: several times faster to
+    draw, for widget frames that are redrawn on every slider move.
+    """
+    fig = Figure(figsize=(width * ncols, height), layout=None if fixed else "constrained")
+    if fixed:
+        fig.subplots_adjust(left=0.1, right=0.97, bottom=0.14, top=0.9, wspace=0.35)
     return fig, list(np.atleast_1d(fig.subplots(1, ncols)))
 
 

@@ -29,15 +29,22 @@ def test_training_frame_reads_the_cached_history():
     np.testing.assert_allclose(curve, demo._training(2.0, 3, 0).losses[:11])
 
 
-def test_trainer_links_play_to_the_epoch_slider(monkeypatch):
+def test_trainer_step_button_and_sliders_redraw(monkeypatch):
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
     seen = []
     monkeypatch.setattr(demo, "show_training", lambda **kw: seen.append(kw) or Figure())
-    play, view = demo.trainer().children
+    buttons, view = demo.trainer().children
+    step, play = buttons.children
     sliders = {w.description: w for w in view.children if hasattr(w, "description")}
     assert {"learning rate η", "hidden units", "seed", "epoch"} <= set(sliders)
     sliders["hidden units"].value = 5
     assert seen[-1]["width"] == 5 and seen[-1]["epoch"] == 0
+    step.click()
+    step.click()
+    assert seen[-1]["epoch"] == 2 * demo.STEP_EPOCHS
+    sliders["epoch"].value = demo.WIDGET_EPOCHS
+    step.click()  # stays at the last epoch
+    assert sliders["epoch"].value == demo.WIDGET_EPOCHS
     assert play.max == sliders["epoch"].max == demo.WIDGET_EPOCHS
 
 

@@ -48,7 +48,7 @@ def show_coin(a: float, b: float, seen: int, tosses: str = TOSSES) -> Figure:
     post = bayes.coin_posterior(tosses[:seen], a, b)
     full = bayes.coin_posterior(tosses, a, b)
     grid = np.linspace(0.001, 0.999, 400)
-    fig, (left, right) = figure(2, width=4.8, height=3.6)
+    fig, (left, right) = figure(2, width=4.8, height=3.6, fixed=True)
     left.plot(grid, beta_density(grid, a, b), "--", color="grey", label=f"prior Beta({a:g}, {b:g})")
     left.plot(grid, beta_density(grid, post.a, post.b), color="tab:blue",
               label=f"posterior Beta({post.a:g}, {post.b:g})")
@@ -154,7 +154,7 @@ def show_alarm(J: str = "1", M: str = "1", R: str = "?", A: str = "?", E: str = 
     net = _alarm()
     evidence = {v: int(value) for v, value in dict(J=J, M=M, R=R, A=A, E=E).items()
                 if value != "?"}
-    fig, (left, right) = figure(2, width=4.6, height=3.4)
+    fig, (left, right) = figure(2, width=4.6, height=3.4, fixed=True)
     draw_network(left, net, ALARM_LAYOUT, evidence=evidence, highlight="B")
     left.set_title(f"{net.parameter_count()} parameters (a full joint needs "
                    f"{net.full_joint_parameter_count()})", fontsize=9)

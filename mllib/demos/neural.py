@@ -24,6 +24,7 @@ XOR_ETA, XOR_EPOCHS, XOR_SOLVED, XOR_STUCK = 4.0, 800, 0, 3
 HAND_NETWORK = neural.network([[[0.1, -0.2], [0.3, 0.4]], [[0.5], [-0.6]]],
                               [[0.05, -0.05], [0.1]])
 WIDGET_EPOCHS = 200
+STEP_EPOCHS = 5
 
 
 def noisy_xor(n: int = 120, *, noise: float = 0.25, seed: int = 0):
@@ -140,7 +141,7 @@ def show_training(eta: float, width: int, seed: int, epoch: int) -> Figure:
     X, t = noisy_xor()
     run = _training(eta, width, seed)
     now = run.history[epoch]
-    fig, (left, right) = figure(2, width=4.4, height=3.6)
+    fig, (left, right) = figure(2, width=4.4, height=3.6, fixed=True)
     _regions(left, now.network, X, t)
     accuracy = np.mean(neural.predict(now.network, X) == t)
     left.set_title(f"epoch {epoch}: training accuracy {accuracy:.0%}", fontsize=10)
@@ -155,13 +156,13 @@ def show_training(eta: float, width: int, seed: int, epoch: int) -> Figure:
 
 
 def trainer():
-    """Sliders for η, the hidden width and the seed, and an epoch slider with a Play button
-    (Step and Run) that advances training."""
+    """Sliders for η, the hidden width and the seed, and an epoch slider with a Step button
+    (``STEP_EPOCHS`` more epochs) and a Play button (Run) that advance training."""
     import ipywidgets
 
     epoch = ipywidgets.IntSlider(value=0, min=0, max=WIDGET_EPOCHS, description="epoch",
                                  continuous_update=False)
-    play = ipywidgets.Play(value=0, min=0, max=WIDGET_EPOCHS, step=5, interval=150,
+    play = ipywidgets.Play(value=0, min=0, max=WIDGET_EPOCHS, step=STEP_EPOCHS, interval=150,
                            description="Run")
     view = explore(show_training,
                    eta=ipywidgets.FloatSlider(value=2.0, min=0.1, max=8.0, step=0.1,
@@ -177,7 +178,13 @@ def trainer():
     if isinstance(view, Figure):  # nbgrader is executing the notebook: one static frame
         return view
     ipywidgets.jslink((play, "value"), (epoch, "value"))
-    return ipywidgets.VBox([play, view])
+    step = ipywidgets.Button(description="Step", tooltip=f"{STEP_EPOCHS} more epochs")
+
+    def step_once(_button) -> None:
+        epoch.value = min(epoch.value + STEP_EPOCHS, epoch.max)
+
+    step.on_click(step_once)
+    return ipywidgets.VBox([ipywidgets.HBox([step, play]), view])
 
 
 def gradient_check_table(check: neural.GradientCheck, net: neural.Network) -> str:
