@@ -32,14 +32,14 @@ ACTIVATIONS = ("sigmoid", "tanh")
 LOSSES = ("squared", "log")
 
 
-def sigmoid(z):
+def sigmoid(z) -> np.ndarray:
     """σ(z) = 1 / (1 + e^(-z)), elementwise; computed without overflow for large |z|."""
     z = np.asarray(z, dtype=float)
     e = np.exp(-np.abs(z))
     return np.where(z >= 0, 1 / (1 + e), e / (1 + e))
 
 
-def sigmoid_derivative(z):
+def sigmoid_derivative(z) -> np.ndarray:
     """σ'(z) = σ(z)(1 - σ(z)): the unit's slope, largest (1/4) at z = 0."""
     s = sigmoid(z)
     return s * (1 - s)
@@ -322,7 +322,9 @@ def mlp(X, y, *, hidden=(2,), activation: str = "sigmoid", loss: str = "squared"
         One generator draws the initial weights (:func:`init_network`, uniform in
         [-scale, scale]) and then each epoch's order (``rng.permutation(m)``).
     start : Network, optional
-        Start from these weights instead of drawing them (the generator then only orders).
+        Start from these weights instead of drawing them (the generator then only orders the
+        examples); its own activation, loss and widths are used, and ``hidden``,
+        ``activation``, ``loss`` and ``scale`` are ignored.
 
     Returns
     -------
@@ -336,8 +338,14 @@ def mlp(X, y, *, hidden=(2,), activation: str = "sigmoid", loss: str = "squared"
     eta, epochs = positive(eta, "eta"), positive_int(epochs, "epochs")
     batch_size = positive_int(batch_size, "batch_size")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    net = start if start is not None else init_network(
-        (X.shape[1], *hidden, 1), seed=rng, scale=scale, activation=activation, loss=loss)
+    if start is None:
+        net = init_network((X.shape[1], *hidden, 1), seed=rng, scale=scale,
+                           activation=activation, loss=loss)
+    elif start.sizes[0] != X.shape[1] or not 2 <= len(start.weights) <= 3:
+        raise ValueError(f"start must take {X.shape[1]} inputs and have one or two hidden "
+                         f"layers; it has sizes {start.sizes}.")
+    else:
+        net = start
     t = t[:, None]
 
     def mean_loss(net: Network) -> float:

@@ -190,5 +190,7 @@ def test_bad_input_is_rejected():
         mlp(X, t, eta=0)
     with pytest.raises(ValueError, match="features"):
         predict(init_network((3, 2, 1)), X)
+    with pytest.raises(ValueError, match="start must take 2 inputs"):
+        mlp(X, t, start=init_network((3, 2, 1)))
     with pytest.raises(ValueError, match="single output"):
         network([np.ones((2, 2))], [np.zeros(2)])

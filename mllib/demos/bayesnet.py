@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from mllib import bayes
@@ -87,7 +88,7 @@ def coin_explorer(tosses: str = TOSSES):
                    tosses=ipywidgets.fixed(tosses))
 
 
-def bayes_optimal_table(posterior, predictions, names) -> str:
+def bayes_optimal_table(posterior, predictions, names: list[str]) -> str:
     """Each hypothesis's posterior and prediction, then P(v | x, D) for every label v."""
     result = bayes.bayes_optimal(posterior, predictions)
     rows = [[name, f"{p:.2f}", pred[0]] for name, p, pred in
@@ -114,7 +115,8 @@ def synthetic_corpus(documents: int, *, vocabulary: int = 50, length: int = 20,
     return X, y
 
 
-def naive_bayes_accuracy(train_sizes, *, seed: int = 0) -> list[tuple[int, float, float]]:
+def naive_bayes_accuracy(train_sizes: list[int], *, seed: int = 0,
+                         ) -> list[tuple[int, float, float]]:
     """(training size, Bernoulli accuracy, multinomial accuracy) on 2000 held-out documents."""
     X, y = synthetic_corpus(max(train_sizes) + 2000, seed=seed)
     X_test, y_test = X[-2000:], y[-2000:]
@@ -129,7 +131,8 @@ def naive_bayes_accuracy(train_sizes, *, seed: int = 0) -> list[tuple[int, float
     return rows
 
 
-def draw_network(ax, net: BayesNet, layout: dict, *, evidence=None, highlight=None) -> None:
+def draw_network(ax: Axes, net: BayesNet, layout: dict, *, evidence: dict | None = None,
+                 highlight: str | None = None) -> None:
     """The DAG: a circle per variable (grey when observed), an arrow per parent link."""
     evidence = evidence or {}
     for v in net.names:
@@ -196,7 +199,8 @@ class InferenceCost:
     elimination: np.ndarray
 
 
-def inference_cost(sizes=(4, 6, 8, 10, 12), *, seed: int = 0) -> InferenceCost:
+def inference_cost(sizes: tuple[int, ...] = (4, 6, 8, 10, 12), *, seed: int = 0,
+                   ) -> InferenceCost:
     """Time P(last variable | first variable = 1) on random binary networks (up to 2 parents)
     of each size, by both methods (best of 3 runs each)."""
     enumeration, elimination = [], []

@@ -27,7 +27,8 @@ WIDGET_EPOCHS = 200
 STEP_EPOCHS = 5
 
 
-def noisy_xor(n: int = 120, *, noise: float = 0.25, seed: int = 0):
+def noisy_xor(n: int = 120, *, noise: float = 0.25, seed: int = 0,
+              ) -> tuple[np.ndarray, np.ndarray]:
     """n points around the four corners of XOR on {0, 1}² (Gaussian jitter ``noise``), labels
     x₁ ⊕ x₂ of the corner: shape (n, 2) and (n,)."""
     rng = np.random.default_rng(seed)
