@@ -33,7 +33,7 @@ import numpy as np
 from mllib.validation import positive_int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared by identity: its CPTs are arrays
 class BayesNet:
     """A Bayesian network: build it with :func:`bayes_net`, which checks every part.
 
