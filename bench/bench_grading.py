@@ -1,4 +1,5 @@
-"""Benchmark: plain sequential ``nbgrader autograde`` against ``course autograde`` in parallel.
+"""Benchmark: plain sequential ``nbgrader autograde`` against ``course autograde`` in parallel,
+and the cost of the grading sandbox.
 
 Builds a temporary copy of the course with N synthetic submissions of the perceptron exercises
 (the instructor's solution, the untouched release, and three partly wrong versions, in turn),
@@ -7,11 +8,14 @@ then grades them twice on the same machine with the same configuration:
 1. ``nbgrader autograde 01_perceptron --force``: nbgrader's own command, one student after the
    other in one process (nbgrader #174);
 2. ``course autograde 01_perceptron --jobs J``: the parallel workers of ``grader/parallel.py``
-   (default J: the number of CPUs plus one, as ``course``).
+   (default J: the number of CPUs plus one, as ``course``);
+3. the same with ``--no-sandbox``: the difference from 2 is what the sandbox costs
+   (bubblewrap, the scratch copy, the checksums of the course before and after).
 
-It prints both wall times, the ratio (the target is at least 1.8 on 2 cores), and whether the
-two runs gave every student the same score on every graded cell. Timings are noisy on a shared
-machine: ``--repeat`` runs both several times and keeps each one's best.
+Both 1 and 2 run every kernel in the sandbox. It prints the wall times, the parallel ratio (the
+target is at least 1.8 on 2 cores), the sandbox's cost per submission, and whether the runs gave
+every student the same score on every graded cell. Timings are noisy on a shared machine:
+``--repeat`` runs each several times and keeps each one's best.
 
 Run: ``.venv/bin/python bench/bench_grading.py [--students 100] [--jobs J] [--repeat 1]``.
 """
@@ -99,13 +103,15 @@ def main() -> None:
         sequential = [str(BIN / "nbgrader"), "autograde", ASSIGNMENT, "--force"]
         parallel = [str(BIN / "course"), "--course-root", str(root), "autograde", ASSIGNMENT,
                     "--jobs", str(args.jobs)]
-        times: dict[str, list[float]] = {"sequential": [], "parallel": []}
+        times: dict[str, list[float]] = {"sequential": [], "parallel": [], "unsandboxed": []}
         same = True
         for _ in range(args.repeat):
             times["sequential"].append(timed(sequential, root))
             by_nbgrader = grades(root)
             times["parallel"].append(timed(parallel, root))
             same &= grades(root) == by_nbgrader and len(by_nbgrader) == args.students
+            times["unsandboxed"].append(timed([*parallel, "--no-sandbox"], root))
+            same &= grades(root) == by_nbgrader
     best = {name: min(values) for name, values in times.items()}
     print(f"{args.students} submissions of {ASSIGNMENT}, {os.cpu_count()} CPUs, "
           f"best of {args.repeat}")
@@ -115,6 +121,9 @@ def main() -> None:
               f"submission; runs: {runs})")
     print(f"  parallel ({args.jobs} workers) is {best['sequential'] / best['parallel']:.2f}x "
           f"faster than sequential nbgrader (target: 1.8x on 2 cores)")
+    cost = (best["parallel"] - best["unsandboxed"]) / args.students
+    print(f"  the sandbox costs {cost:+.3f} s per submission of wall time with {args.jobs} "
+          f"workers ({best['parallel'] / best['unsandboxed']:.2f}x the unsandboxed run)")
     print(f"  identical grades for every student and graded cell: {'yes' if same else 'NO'}")
 
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
+import platform
 import re
 import shutil
 import sys
@@ -31,10 +33,18 @@ from nbgrader.validator import Validator
 from traitlets import List
 from traitlets.config import Config
 
+from grader import integrity
 from grader.api import load_config, make_api
 from grader.parallel import Outcome, grade_class
 from grader.preprocessors import GradingExecute
-from grader.report import assignment_exercises, exercise_cells, exercise_scores, write_report
+from grader.report import (
+    assignment_exercises,
+    exercise_cells,
+    exercise_scores,
+    run_record_path,
+    write_report,
+)
+from grader.sandbox import unavailable_reason
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # LMS download names: "<student>_<anything>_<notebook>.ipynb" (Canvas: "<student>_<ids>_<file>",
@@ -156,14 +166,35 @@ def _progress(total: int) -> Callable[[int, Outcome], None]:
     return on_done
 
 
+def _versions() -> dict[str, str]:
+    """The grading environment: Python and the packages that decide a score."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = {"python": platform.python_version()}
+    for package in ("nbgrader", "nbclient", "ipykernel", "jupyter_client", "numpy",
+                    "ml-course-companion"):
+        try:
+            found[package] = version(package)
+        except PackageNotFoundError:
+            found[package] = "not installed"
+    return found
+
+
 def autograde(
-    api: NbGraderAPI, assignment: str, students: Sequence[str] = (), jobs: int | None = None
+    api: NbGraderAPI,
+    assignment: str,
+    students: Sequence[str] = (),
+    jobs: int | None = None,
+    sandbox: bool = True,
 ) -> list[str]:
     """Autograde the submissions in ``grader/submitted/<student>/<assignment>/`` in parallel.
 
     Runs nbgrader's ``autograde --force --create`` once per student in ``jobs`` worker
-    processes (:func:`grader.parallel.grade_class`), with a progress line per student. A
-    submission that crashes costs only that student's run; a regrade gives the same scores.
+    processes (:func:`grader.parallel.grade_class`), with a progress line per student, each
+    kernel in the sandbox (:mod:`grader.sandbox`). A submission that crashes costs only that
+    student's run; a regrade gives the same scores. Checksums of the course checkout and the
+    library source are taken before and after (:mod:`grader.integrity`); the run's record
+    (sandbox, integrity, versions) is written next to the report, which shows it.
 
     Parameters
     ----------
@@ -175,13 +206,25 @@ def autograde(
         Student ids; empty means every student with a submission.
     jobs : int, optional
         Worker processes; default one per CPU, plus one.
+    sandbox : bool
+        False grades without the sandbox (``--no-sandbox``): a warning, and the report says so.
 
     Returns
     -------
     list of str
         The students whose submission failed to run: nbgrader could not grade it, or the
-        kernel died or hung (tests after that point score 0; the others keep their score).
+        kernel died or hung (tests after that point score 0; the others keep their score); and
+        ``"<integrity>"`` when a protected file changed during the run.
     """
+    reason = unavailable_reason()
+    if sandbox and reason:
+        raise SystemExit(f"course: refusing to autograde without the sandbox: {reason}. "
+                         "`--no-sandbox` grades anyway, with the instructor's rights (not "
+                         "recommended).")
+    if not sandbox:
+        print("WARNING: grading WITHOUT the sandbox (--no-sandbox): submitted code runs with "
+              "your rights and can read or change the course; the report records it.",
+              file=sys.stderr)
     with api.gradebook as gb:
         try:
             gb.find_assignment(assignment)
@@ -205,8 +248,22 @@ def autograde(
     # A student's run waits for its kernel about a third of the time: one more worker than
     # CPUs keeps the CPUs busy.
     jobs = jobs or (os.cpu_count() or 1) + 1
+    protected = integrity.protected_roots(root)
+    before = integrity.snapshot(protected)
     start = time.monotonic()
-    outcomes = grade_class(root, assignment, students, jobs, _progress(len(students)), log)
+    outcomes = grade_class(root, assignment, students, jobs, _progress(len(students)), log,
+                           sandbox="required" if sandbox else "off")
+    changed = integrity.changes(before, integrity.snapshot(protected))
+    record = {"sandbox": sandbox, "integrity": {"checked": len(before), "changed": changed},
+              "versions": _versions(), "students": len(students),
+              "seconds": round(time.monotonic() - start, 1)}
+    run_record_path(root, assignment).write_text(json.dumps(record, indent=1))
+    if changed:
+        print("INTEGRITY FAILURE: files of the course or the library changed during grading:",
+              file=sys.stderr)
+        print("\n".join("  " + line for line in changed), file=sys.stderr)
+    else:
+        print(f"integrity: {len(before)} files of the course and the library are unchanged")
     failed = [o for o in outcomes if not o.success or o.kernel_stopped]
     for outcome in failed:
         print(f"FAILED autograde {assignment} for {outcome.student}", file=sys.stderr)
@@ -214,7 +271,7 @@ def autograde(
         print("\n".join(["  " + p for p in outcome.problems] + [detail.rstrip()]), file=sys.stderr)
     print(f"autograded {len(outcomes) - len(failed)} of {len(outcomes)} submissions of "
           f"{assignment} in {time.monotonic() - start:.0f} s with {jobs} workers")
-    return [o.student for o in failed]
+    return [o.student for o in failed] + (["<integrity>"] if changed else [])
 
 
 def feedback(api: NbGraderAPI, assignment: str) -> bool:
@@ -326,6 +383,10 @@ def validate(notebook: Path, config: Config) -> bool:
     """
     if not notebook.is_file():
         raise SystemExit(f"course: no notebook {notebook}")
+    reason = unavailable_reason()
+    if reason:
+        print(f"note: running your notebook unsandboxed ({reason}); grading runs it in the "
+              "sandbox")
     nb = nbformat.read(notebook, as_version=4)
     results = CourseValidator(config=config).validate(str(notebook))
     names = {
@@ -345,11 +406,19 @@ def validate(notebook: Path, config: Config) -> bool:
         problems.setdefault(names.get(cell["source"], "?"), []).append(
             lines[-1] if lines else "failed")
     exercises = exercise_cells(nb)
+    written = {grade_id for cell in nb.cells if cell.cell_type == "markdown"
+               for grade_id in [cell.metadata.get("nbgrader", {}).get("grade_id")]
+               if cell.metadata.get("nbgrader", {}).get("grade")}
     passing = 0
     for name, cells in exercises.items():
         issues = [f"{gid}: {issue}" for gid in cells for issue in problems.pop(gid, [])]
         passing += not issues
-        print(f"FAIL {name}: {'; '.join(issues)}" if issues else f"PASS {name}")
+        if issues:
+            print(f"FAIL {name}: {'; '.join(issues)}")
+        elif name in written:
+            print(f"ANSWERED {name}: graded by hand")
+        else:
+            print(f"PASS {name}")
     for gid, issues in problems.items():
         print(f"FAIL {gid}: {'; '.join(issues)}")
     if "failed" not in results and results:
@@ -385,6 +454,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignment", metavar="ASSIGNMENT")
     p.add_argument("--student", action="append", default=[], help="repeatable; default: all")
     p.add_argument("--jobs", "-j", type=int, help="worker processes (default: CPUs + 1)")
+    p.add_argument("--no-sandbox", action="store_true",
+                   help="grade without the bubblewrap sandbox (not recommended; the report "
+                   "records it)")
     p = sub.add_parser("feedback", help="write feedback HTML for autograded submissions")
     p.add_argument("assignment", metavar="ASSIGNMENT")
     p = sub.add_parser("export", help="write a grades CSV, one row per student")
@@ -422,7 +494,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         collect(api, args.assignment, args.source, args.regexp)
         return 0
     if args.command == "autograde":
-        return 1 if autograde(api, args.assignment, args.student, args.jobs) else 0
+        return 1 if autograde(api, args.assignment, args.student, args.jobs,
+                              sandbox=not args.no_sandbox) else 0
     if args.command == "feedback":
         return 0 if feedback(api, args.assignment) else 1
     if args.command == "report":

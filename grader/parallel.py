@@ -71,13 +71,17 @@ def _grade_one(api, assignment: str, student: str) -> Outcome:
                    any(stopped for _, stopped in found))
 
 
-def serve(course_root: Path, tasks: Connection, log: Path) -> None:
-    """Worker loop: receive ``(assignment, student)``, send back an :class:`Outcome`."""
+def serve(course_root: Path, tasks: Connection, log: Path, sandbox: str) -> None:
+    """Worker loop: receive ``(assignment, student)``, send back an :class:`Outcome`.
+
+    ``sandbox`` is the kernels' :attr:`grader.sandbox.SandboxedKernelManager.sandbox` mode.
+    """
     output = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     os.dup2(output, 1)  # nbgrader's and the kernels' messages go to the log
     os.dup2(output, 2)
     api = make_api(course_root)
     api.coursedir.db_url += f"?timeout={DB_BUSY_TIMEOUT}"
+    api.config.SandboxedKernelManager.sandbox = sandbox
     while True:
         try:
             assignment, student = tasks.recv()
@@ -89,8 +93,8 @@ def serve(course_root: Path, tasks: Connection, log: Path) -> None:
 class _Worker:
     """One worker process, started on demand and restarted once after it dies."""
 
-    def __init__(self, course_root: Path, log: Path) -> None:
-        self.course_root, self.log = course_root, log
+    def __init__(self, course_root: Path, log: Path, sandbox: str) -> None:
+        self.course_root, self.log, self.sandbox = course_root, log, sandbox
         self.proc: multiprocessing.Process | None = None
         self.tasks: Connection | None = None
         self.closed = False
@@ -103,7 +107,7 @@ class _Worker:
             if self.proc is None:
                 self.tasks, theirs = FORKS.Pipe()
                 self.proc = FORKS.Process(target=serve, daemon=True,
-                                          args=(self.course_root, theirs, self.log))
+                                          args=(self.course_root, theirs, self.log, self.sandbox))
                 self.proc.start()
                 theirs.close()
             try:
@@ -131,6 +135,7 @@ def grade_class(
     jobs: int,
     on_done: Callable[[int, Outcome], None],
     log: Path,
+    sandbox: str = "required",
 ) -> list[Outcome]:
     """Autograde ``students`` with ``jobs`` parallel workers.
 
@@ -149,6 +154,8 @@ def grade_class(
         (calls are serialised).
     log : Path
         File the workers' own output (nbgrader and kernel messages) is appended to.
+    sandbox : str
+        ``"required"`` (every kernel in the sandbox) or ``"off"`` (``--no-sandbox``).
 
     Returns
     -------
@@ -160,7 +167,8 @@ def grade_class(
         todo.put(student)
     done: dict[str, Outcome] = {}
     lock = threading.Lock()
-    workers = [_Worker(course_root, log) for _ in range(max(1, min(jobs, len(students))))]
+    count = max(1, min(jobs, len(students)))
+    workers = [_Worker(course_root, log, sandbox) for _ in range(count)]
 
     def run(worker: _Worker) -> None:
         try:

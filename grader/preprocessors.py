@@ -5,15 +5,18 @@
 
 * :class:`RepairSubmission` (before nbgrader's ``OverwriteCells``) gives a submission back the
   nbgrader structure of the release: stripped or forged cell metadata, deleted test cells;
-* :class:`GradingExecute` (instead of nbgrader's ``Execute``) caps the output each cell may
-  keep while it runs, and turns a dead or stuck kernel into zero for the tests it could not run
-  instead of a crash of the whole run;
+* :class:`GradingExecute` (instead of nbgrader's ``Execute``) runs the notebook in the sandboxed
+  kernel (:mod:`grader.sandbox`), decides every test cell outside it (:mod:`grader.outside`),
+  caps the output each cell may keep while it runs, and turns a dead or stuck kernel into zero
+  for the tests it could not run instead of a crash of the whole run;
 * :class:`HideHiddenTestTracebacks` (in ``generate_feedback``) leaves nothing of a hidden-test
   cell in the feedback but its one-line verdict.
 """
 
 from __future__ import annotations
 
+import copy
+import re
 from pathlib import Path
 
 import nbformat
@@ -23,7 +26,10 @@ from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Integer, Unicode
 
+from grader import outside
 from grader.hostile import repair
+from grader.sandbox import SandboxedKernelManager
+from mllib.grading.wire import MIME
 
 KERNEL_DIED = "KernelDied"
 KERNEL_STUCK = "KernelStuck"
@@ -47,6 +53,15 @@ def _size(content: dict) -> int:
 class GradingExecute(Execute):
     """nbgrader's ``Execute`` that survives hostile cells.
 
+    * **Sandbox.** The kernel is a :class:`grader.sandbox.SandboxedKernelManager` working on a
+      copy of the submission's folder; the reference modules of the notebook's hidden checks
+      (each checker module's ``REFERENCE``) are hidden from it.
+    * **Verdicts outside.** Each test cell in a form :func:`grader.outside.plan` knows is run
+      as code that only sends the student's values back; the grader compares them and writes
+      the cell's outputs: the kernel's own output and errors for a visible test, only the
+      verdict for a hidden one. A failed hidden test makes later checks that build on that
+      function say so.
+
     * **Output cap.** A cell keeps at most ``max_output_bytes`` characters of output (streams,
       displays, results); the rest is dropped while it arrives, so a cell that prints gigabytes
       costs neither memory nor a crash. Errors are always kept: they decide the score.
@@ -62,11 +77,33 @@ class GradingExecute(Execute):
         1_000_000, help="Characters of output a cell may keep (-1: no limit)."
     ).tag(config=True)
 
+    def __init__(self, **kwargs) -> None:
+        kwargs.setdefault("kernel_manager_class", SandboxedKernelManager)
+        super().__init__(**kwargs)
+
     def reset_execution_trackers(self) -> None:
-        """Start a notebook: no output counted yet, kernel alive."""
+        """Start a notebook: no output counted yet, kernel alive, no hidden test failed."""
         super().reset_execution_trackers()
         self._output_size: dict[int, int] = {}
         self._stopped: str | None = None
+        self._failing: set[str] = set()
+
+    def preprocess(self, nb, resources=None, km=None):
+        """Note what the sandbox must hide and copy, then run the notebook."""
+        keys = {key for cell in nb.cells
+                for key in re.findall(r'hidden_test\("(\w+)\.', cell.get("source", ""))}
+        self._hidden_modules = sorted(
+            {module for key in keys for module in outside.reference_modules(key)})
+        self._submission_dir = ((resources or {}).get("metadata") or {}).get("path") or ""
+        return super().preprocess(nb, resources, km)
+
+    def create_kernel_manager(self):
+        """The sandboxed kernel manager, told which modules to hide and which folder to copy."""
+        km = super().create_kernel_manager()
+        if isinstance(km, SandboxedKernelManager):
+            km.hidden_modules = getattr(self, "_hidden_modules", [])
+            km.submission_dir = getattr(self, "_submission_dir", "")
+        return km
 
     def output(self, outs, msg, display_id, cell_index):
         """Keep an output unless the cell has already used its share."""
@@ -83,12 +120,43 @@ class GradingExecute(Execute):
         return None
 
     def preprocess_cell(self, cell, resources, index):
-        """Run one cell; after the kernel is gone, mark the cell as not run."""
+        """Run one cell; decide a test cell outside the kernel; after the kernel is gone, mark
+        the cell as not run."""
         if cell.cell_type != "code" or not cell.source.strip():
             return super().preprocess_cell(cell, resources, index)
         if self._stopped:
             cell.outputs = [_error(NOT_RUN, f"not run: {self._stopped}")]
             return cell, resources
+        test = (outside.plan(cell.source)
+                if cell.metadata.get("nbgrader", {}).get("grade") else None)
+        if test is None:
+            return self._run(cell, resources, index)
+        probe = copy.deepcopy(cell)
+        probe.source = test.code
+        probe, resources = self._run(probe, resources, index)
+        self.nb.cells[index] = cell  # nbclient put the probe there
+        cell.execution_count = probe.get("execution_count")
+        message = outside.reply(probe.outputs)
+        errors = [o for o in probe.outputs if o.output_type == "error"]
+        if isinstance(test, outside.HiddenTest):
+            # Only the verdict: what the function printed would show the hidden inputs.
+            failure = outside.verdict_hidden(test, message, self._failing)
+            cell.outputs = [o for o in errors if o.ename in (KERNEL_DIED, KERNEL_STUCK, TIMEOUT)]
+            if failure:
+                self._failing.add(test.check.function)
+                cell.outputs.append(_error("ExerciseFailed", failure))
+            return cell, resources
+        cell.outputs = [_as_stdout(o) for o in probe.outputs
+                        if o.output_type not in ("execute_result", "error")
+                        and MIME not in o.get("data", {})]
+        failure = None if errors else outside.verdict_visible(test, message)
+        cell.outputs += errors
+        if failure:
+            cell.outputs.append(_error("ExerciseFailed", failure))
+        return cell, resources
+
+    def _run(self, cell, resources, index):
+        """Run a cell in the kernel, noting when the kernel dies or hangs."""
         try:
             return super().preprocess_cell(cell, resources, index)
         except DeadKernelError:
@@ -102,6 +170,13 @@ class GradingExecute(Execute):
         cell.outputs.append(_error(ename, f"{what} ({why})"))
         self._stopped = f"{what} (cell {index + 1})"
         return cell, resources
+
+
+def _as_stdout(output: NotebookNode) -> NotebookNode:
+    """stderr text as stdout: a test's score depends on its verdict, not on warnings."""
+    if output.output_type == "stream" and output.name == "stderr":
+        output.name = "stdout"
+    return output
 
 
 class RepairSubmission(NbGraderPreprocessor):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import json
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
@@ -169,7 +170,31 @@ def _table(header: list[str], rows: list[list[str]], attrs: list[str] | None = N
 
 STYLE = """body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:collapse}
 td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}
-code{white-space:pre-wrap}.plots img{margin:4px}"""
+code{white-space:pre-wrap}.plots img{margin:4px}.warning{color:#b00}"""
+
+
+def run_record_path(course_root: Path, assignment: str) -> Path:
+    """Where ``course autograde`` records its last run of ``assignment`` (JSON)."""
+    return Path(course_root) / "grader" / "exports" / f"autograde-{assignment}.json"
+
+
+def _run_section(course_root: Path, assignment: str) -> str:
+    """The report's account of the last grading run: sandbox, integrity, versions."""
+    e = html.escape
+    path = run_record_path(course_root, assignment)
+    if not path.is_file():
+        return "<p>No record of a <code>course autograde</code> run.</p>"
+    run = json.loads(path.read_text())
+    sandbox = ("in the sandbox" if run["sandbox"] else
+               '<strong class="warning">WITHOUT the sandbox (--no-sandbox)</strong>')
+    changed = run["integrity"]["changed"]
+    integrity = (f'{run["integrity"]["checked"]} files of the course and the library unchanged'
+                 if not changed else
+                 '<strong class="warning">files changed during grading:</strong> '
+                 + e(", ".join(changed)))
+    versions = ", ".join(f"{e(k)} {e(v)}" for k, v in run["versions"].items())
+    return (f'<p id="sandbox">Submissions ran {sandbox}.</p><p id="integrity">Integrity: '
+            f"{integrity}.</p><p>Environment: {versions}.</p>")
 
 
 def write_report(api: NbGraderAPI, assignment: str, out: Path) -> Findings:
@@ -216,6 +241,8 @@ def write_report(api: NbGraderAPI, assignment: str, out: Path) -> Findings:
 <p>{len(graded)} students graded, {len(students)} with a submission; written
 {datetime.now():%Y-%m-%d %H:%M}. Autograded scores only: written answers count once graded in
 the formgrader.</p>
+<section id="run"><h2>Grading run</h2>
+{_run_section(Path(api.coursedir.root), assignment)}</section>
 <section id="exercises"><h2>Scores per exercise</h2>
 {_table(["exercise", "points", "mean", "full marks", "zero"], rows)}
 <div class="plots">{"".join(plots)}</div></section>

@@ -40,6 +40,25 @@ def mmds_spam() -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
     return X, y, SPAM_WORDS
 
 
+def mmds_example_12_8() -> tuple[np.ndarray, np.ndarray]:
+    """The four points of MMDS Example 12.8: [1, 2] and [3, 4] positive, [2, 1] and [4, 3] negative.
+
+    Returns X of shape (4, 2) and y of shape (4,), in the book's order.
+    """
+    X = np.array([[1, 2], [2, 1], [3, 4], [4, 3]], dtype=float)
+    return X, np.array([+1, -1, +1, -1], dtype=float)
+
+
+def mmds_fig_12_18() -> tuple[np.ndarray, np.ndarray]:
+    """The six points of MMDS Example 12.9 (Fig. 12.18), in the order of Fig. 12.19's conditions.
+
+    Returns X of shape (6, 2): (1, 4), (2, 2), (3, 4) positive, then (1, 1), (2, 1), (3, 1)
+    negative, and y of shape (6,).
+    """
+    X = np.array([[1, 4], [2, 2], [3, 4], [1, 1], [2, 1], [3, 1]], dtype=float)
+    return X, np.array([+1, +1, +1, -1, -1, -1], dtype=float)
+
+
 def _rng(seed) -> np.random.Generator:
     return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 

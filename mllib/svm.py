@@ -30,31 +30,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mllib.data import mmds_example_12_8, mmds_fig_12_18  # noqa: F401 -- the book's data
 from mllib.validation import as_data, as_matrix, as_vector, finite, positive, positive_int
 
 # A point counts as a support vector when its functional margin is at most 1 + SUPPORT_TOL.
 SUPPORT_TOL = 1e-8
 
 # --- The texts' examples ------------------------------------------------------------------
-
-
-def mmds_example_12_8() -> tuple[np.ndarray, np.ndarray]:
-    """The four points of MMDS Example 12.8: [1, 2] and [3, 4] positive, [2, 1] and [4, 3] negative.
-
-    Returns X of shape (4, 2) and y of shape (4,), in the book's order.
-    """
-    X = np.array([[1, 2], [2, 1], [3, 4], [4, 3]], dtype=float)
-    return X, np.array([+1, -1, +1, -1], dtype=float)
-
-
-def mmds_fig_12_18() -> tuple[np.ndarray, np.ndarray]:
-    """The six points of MMDS Example 12.9 (Fig. 12.18), in the order of Fig. 12.19's conditions.
-
-    Returns X of shape (6, 2): (1, 4), (2, 2), (3, 4) positive, then (1, 1), (2, 1), (3, 1)
-    negative, and y of shape (6,).
-    """
-    X = np.array([[1, 4], [2, 2], [3, 4], [1, 1], [2, 1], [3, 1]], dtype=float)
-    return X, np.array([+1, +1, +1, -1, -1, -1], dtype=float)
 
 
 # --- The objective ------------------------------------------------------------------------

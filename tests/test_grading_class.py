@@ -27,7 +27,6 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from unittest import mock
 
 import nbformat
 import numpy as np
@@ -41,6 +40,7 @@ from traitlets.config import Config
 
 from grader.cli import main
 from grader.hostile import scan
+from mllib.grading import load_check
 
 REPO = Path(__file__).resolve().parents[1]
 ASSIGNMENT, NOTEBOOK = "01_perceptron", "perceptron_exercises"
@@ -311,14 +311,16 @@ CLASS = [
             flags=("monkeypatches builtins.AssertionError", "monkeypatches builtins.print")),
     Student("cy", lambda: solved(margin="np.allclose = lambda *a, **k: True\n" + MARGIN_ZERO),
             earns={"margin": "none", "bound": "none"}, flags=("monkeypatches np.allclose",)),
-    # Patching what the comparison itself uses fools it, as any in-kernel check can be fooled:
-    # full marks for a wrong update rule (the bound's hidden checker happens to break). The
-    # report flags it for the instructor.
+    # Patching what the comparison itself uses fooled in-kernel checks; verdicts are now decided
+    # outside the kernel, so the wrong update rule earns nothing; the patch only breaks the
+    # student's own mistake_bound, which uses np.max. The report still flags the patch.
     Student("dee", lambda: solved(update_rule="np.max = lambda *a, **k: -1.0\n" + RETURN_W),
-            earns={"bound": "visible"}, flags=("monkeypatches np.max",)),
+            earns={"update_rule": "none", "bound": "none"}, flags=("monkeypatches np.max",)),
     Student("eli", lambda: all_answers(lambda name: EQUALS_EVERYTHING.format(name=name)),
             earns=dict.fromkeys(EXERCISES, "none")),
-    Student("flo", lambda: solved(**WITH_MLLIB), flags=("uses mllib",)),
+    # The sandbox hides mllib.perceptron while 01 is graded: the import fails, no credit.
+    Student("flo", lambda: solved(**WITH_MLLIB), flags=("uses mllib",),
+            earns={"update_rule": "none", "training_loop": "none"}),
     Student("gil", forged_cell, flags=("not in the release",)),
     Student("hugo", lambda: added("winnow", STUCK), earns={"winnow": "none"},
             not_run="did not stop"),
@@ -473,19 +475,11 @@ def test_report_lists_the_flagged_and_the_unfinished(graded: GradedClass) -> Non
 
 
 def hidden_cases() -> list[tuple[tuple, object]]:
-    """(arguments, expected answer) of every hidden case, recorded from the real checkers."""
-    from mllib.grading import perceptron as checks
-
-    recorded: list[tuple[tuple, object]] = []
-
-    def record(student, reference, cases, **_options):
-        recorded.extend((case.args, reference(*case.args, **case.kwargs)) for case in cases)
-
-    checkers = re.findall(r"hidden\.(\w+)\(", "".join(c.source for c in SOLUTION.cells))
-    with mock.patch.object(checks, "check_cases", record):
-        for name in checkers:
-            getattr(checks, name)(None)
-    return recorded
+    """(arguments, expected answer) of every hidden case, from the checks the notebook names."""
+    keys = re.findall(r'hidden_test\("([\w.]+)"', "".join(c.source for c in SOLUTION.cells))
+    checks = [load_check(key) for key in keys]
+    return [(case.args, want) for check in checks
+            for case, want in zip(check.cases, check.expected(), strict=True)]
 
 
 def distinctive(value: object) -> list[str]:
@@ -533,8 +527,9 @@ def validate(root: Path, notebooks: dict[str, Path]) -> dict[str, tuple[int, str
 
 
 def verdicts(out: str) -> dict[str, str]:
-    """Exercise -> PASS or FAIL, from ``course validate``'s output."""
-    return {name: verdict for verdict, name in re.findall(r"^(PASS|FAIL) (\w+)", out, re.M)}
+    """Exercise -> PASS, FAIL or ANSWERED (a written answer), from ``course validate``."""
+    return {name: verdict for verdict, name in
+            re.findall(r"^(PASS|FAIL|ANSWERED) (\w+)", out, re.M)}
 
 
 def test_validate_passes_or_fails_each_exercise(graded: GradedClass) -> None:
@@ -544,7 +539,7 @@ def test_validate_passes_or_fails_each_exercise(graded: GradedClass) -> None:
     notebooks |= {name: submitted / name / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
                   for name in ("pam", "eve", "zed")}
     results = validate(graded.root, notebooks)
-    everything = dict.fromkeys((*EXERCISES, WRITTEN), "PASS")
+    everything = dict.fromkeys(EXERCISES, "PASS") | {WRITTEN: "ANSWERED"}
     expected = {
         "solution": (0, everything),
         "release": (1, dict.fromkeys(everything, "FAIL")),  # nothing answered yet

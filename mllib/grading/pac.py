@@ -13,6 +13,8 @@ import numpy as np
 from mllib import pac as reference
 from mllib.grading import Case, Check, seeded
 
+# Hidden from the kernel while these exercises are graded (grader/sandbox.py).
+REFERENCE = ("mllib.pac",)
 _rng = seeded(20261203)
 
 

@@ -12,6 +12,8 @@ from mllib import data
 from mllib import perceptron as reference
 from mllib.grading import Case, Check, seeded
 
+# Hidden from the kernel while these exercises are graded (grader/sandbox.py).
+REFERENCE = ("mllib.perceptron",)
 _rng = seeded(20261122)
 
 

@@ -14,6 +14,9 @@ from mllib import vc as reference
 from mllib.grading import Case, Check, seeded
 from mllib.grading.wire import Lookup
 
+# mllib.vc stays importable: the visible tests use its exact checks as oracles for
+# `shatters`. Calling it from an answer is flagged by the scan (grader/hostile.py).
+REFERENCE = ()
 _rng = seeded(20261204)
 
 

@@ -1,0 +1,111 @@
+"""Fair grading: a correct answer gets full marks however it is written.
+
+Every exercise of every lecture has a second correct answer in ``tests/fairness/<assignment>.py``
+(``ANSWERS``: answer cell's grade id -> code, in notebook order), written unlike the
+instructor's (loops, lists, another algorithm, log space, another tie). Each
+is graded twice: in this process with the hidden checks (fast, names the failing exercise), and
+through nbgrader with ``course autograde``, sandbox and all, where every autograded cell must
+get its points.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import itertools
+import math
+import re
+import runpy
+from collections.abc import Callable
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+from nbgrader.api import Gradebook
+
+from grader.cli import main
+from mllib.grading import ExerciseFailed, load_check, run_check
+
+REPO = Path(__file__).resolve().parents[1]
+STUDENT = "alt"
+ANSWERS = {path.stem: runpy.run_path(str(path))["ANSWERS"]
+           for path in sorted((Path(__file__).parent / "fairness").glob("*.py"))}
+
+
+def exercise_notebook(assignment: str, folder: str = "solutions") -> Path:
+    return next((REPO / folder / assignment).glob("*_exercises.ipynb"))
+
+
+def meta(cell) -> dict:
+    return cell.metadata.get("nbgrader", {})
+
+
+ASSIGNMENTS = sorted(p.parent.name for p in REPO.glob("solutions/*/*_exercises.ipynb"))
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_exercise_has_a_second_solution(assignment: str) -> None:
+    nb = nbformat.read(exercise_notebook(assignment), as_version=4)
+    answers = {meta(c)["grade_id"] for c in nb.cells
+               if c.cell_type == "code" and meta(c).get("solution")}
+    assert answers == set(ANSWERS.get(assignment, {})), assignment
+
+
+def hidden_keys(assignment: str) -> list[tuple[str, str]]:
+    """(answer grade id, hidden-check key) in notebook order."""
+    nb = nbformat.read(exercise_notebook(assignment), as_version=4)
+    found, answer = [], None
+    for cell in nb.cells:
+        if cell.cell_type == "code" and meta(cell).get("solution"):
+            answer = meta(cell)["grade_id"]
+        for key in re.findall(r'hidden_test\("([\w.]+)"', cell.source):
+            found.append((answer, key))
+    return found
+
+
+@pytest.mark.parametrize("assignment", sorted(ANSWERS))
+def test_second_solutions_pass_the_hidden_checks_in_process(assignment: str) -> None:
+    namespace = {"np": np, "math": math, "itertools": itertools}
+    for code in ANSWERS[assignment].values():  # in notebook order: later ones call earlier ones
+        exec(code, namespace)
+    for answer, key in hidden_keys(assignment):
+        check = load_check(key)
+        try:
+            run_check(check, namespace[check.function])
+        except ExerciseFailed as failure:
+            pytest.fail(f"{answer} ({key}): {failure}")
+
+
+@pytest.fixture(scope="module")
+def graded(copy_course: Callable[..., Path]) -> dict[str, dict[str, tuple[float, float]]]:
+    """Grade the second solutions of every lecture through nbgrader: assignment -> grade id ->
+    (score, max score)."""
+    root = copy_course("solutions", "notebooks")
+    for assignment, answers in ANSWERS.items():
+        release = exercise_notebook(assignment, "notebooks")
+        nb = copy.deepcopy(nbformat.read(release, as_version=4))
+        for cell in nb.cells:
+            if meta(cell).get("grade_id") in answers:
+                cell.source = answers[meta(cell)["grade_id"]]
+        folder = root / "grader" / "submitted" / STUDENT / assignment
+        folder.mkdir(parents=True)
+        nbformat.write(nb, folder / release.name)
+    results = {}
+    for assignment in ANSWERS:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            main(["--course-root", str(root), "autograde", assignment, "--jobs", "1"])
+        with Gradebook("sqlite:///" + str(root / "grader" / "gradebook.db")) as gb:
+            submission = gb.find_submission(assignment, STUDENT)
+            results[assignment] = {g.name: (g.score, g.max_score) for nb in submission.notebooks
+                                   for g in nb.grades if g.auto_score is not None}
+    return results
+
+
+@pytest.mark.parametrize("assignment", sorted(ANSWERS))
+def test_second_solutions_get_full_marks_through_nbgrader(graded, assignment: str) -> None:
+    cells = graded[assignment]
+    assert cells
+    lost = {name: score for name, score in cells.items() if score[0] != score[1]}
+    assert not lost, lost
