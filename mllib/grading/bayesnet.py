@@ -15,6 +15,7 @@ from mllib import bayes
 from mllib.bayesnet import BayesNet, bayes_net, random_network
 from mllib.grading import Case, Check, seeded
 
+REFERENCE = ("mllib.bayes", "mllib.bayesnet")  # hidden from the kernel while grading
 _rng = seeded(20261313)
 
 

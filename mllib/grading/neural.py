@@ -12,6 +12,7 @@ import numpy as np
 from mllib import neural
 from mllib.grading import Case, Check, seeded
 
+REFERENCE = ("mllib.neural",)  # hidden from the kernel while grading
 _rng = seeded(20261414)
 
 
