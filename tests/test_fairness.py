@@ -78,6 +78,12 @@ def test_second_solutions_pass_the_hidden_checks_in_process(assignment: str) -> 
             pytest.fail(f"{answer} ({key}): {failure}")
 
 
+def autograded_tests(assignment: str) -> set[str]:
+    """Grade ids of the notebook's code test cells (the written answers are graded by hand)."""
+    nb = nbformat.read(exercise_notebook(assignment), as_version=4)
+    return {meta(c)["grade_id"] for c in nb.cells if c.cell_type == "code" and meta(c).get("grade")}
+
+
 @pytest.fixture(scope="module")
 def graded(copy_course: Callable[..., Path]) -> dict[str, dict[str, tuple[float, float]]]:
     """Grade the second solutions of every lecture through nbgrader: assignment -> grade id ->
@@ -99,7 +105,7 @@ def graded(copy_course: Callable[..., Path]) -> dict[str, dict[str, tuple[float,
         with Gradebook("sqlite:///" + str(root / "grader" / "gradebook.db")) as gb:
             submission = gb.find_submission(assignment, STUDENT)
             results[assignment] = {g.name: (g.score, g.max_score) for nb in submission.notebooks
-                                   for g in nb.grades if g.auto_score is not None}
+                                   for g in nb.grades if g.name in autograded_tests(assignment)}
     return results
 
 
