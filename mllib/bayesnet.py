@@ -284,14 +284,17 @@ def _eliminate(net: BayesNet, target: str, observed: dict[str, int]) -> np.ndarr
             neighbours[v].update(scope)
     for v, others in neighbours.items():
         others.discard(v)
+    # Greedy order: next, the variable whose new factor has the fewest entries (ties by name).
+    cost = {u: math.prod(size[w] for w in neighbours[u]) for u in hidden}
     while hidden:
-        # Greedy order: the variable whose new factor has the fewest entries (ties by name).
-        u = min(hidden, key=lambda u: (math.prod(size[w] for w in neighbours[u]), u))
+        u = min(hidden, key=lambda u: (cost[u], u))
         hidden.discard(u)
         scope = neighbours.pop(u)
         for w in scope:  # summing u out joins its neighbours in one factor
             neighbours[w] |= scope
             neighbours[w] -= {w, u}
+            if w in hidden:
+                cost[w] = math.prod(size[x] for x in neighbours[w])
         involved = [f for f in factors if u in f[0]]
         factors = [f for f in factors if u not in f[0]]
         factors.append(_sum_product(involved, tuple(scope)))
