@@ -1,7 +1,16 @@
-"""Bayesian learning on binary variables: naive Bayes and tree-dependent distributions.
+"""Bayesian learning: coin estimates, MAP and Bayes-optimal prediction, naive Bayes (Bernoulli
+and multinomial) and tree-dependent distributions. General Bayesian networks are in
+:mod:`mllib.bayesnet`.
 
 Sources
 -------
+- CS446 slides (seed 001), "Basics of Bayesian Learning" to "Maximum-Likelihood Estimates":
+  Bayes' theorem P(h | D) = P(D | h) P(h) / P(D), h_MAP = argmax_h P(D | h) P(h),
+  h_ML = argmax_h P(D | h), and the Bayes-optimal decision; "Key Intuition (1)": a coin tossed
+  m times with k heads has ML estimate p = k/m (HHTH gives 3/4).
+- Mitchell, *Machine Learning* (1997), §6.7 for the three-hypothesis example where the
+  Bayes-optimal classification and the MAP hypothesis disagree, and §6.2 for the Beta prior's
+  pseudo-counts.
 - CS446 slides (seed 001), "Bayesian Classifier" and "Naive Bayes (1)-(3)": v_MAP =
   argmax_v P(v)·Πₖ P(xₖ | v), learned by counting.
 - CS446 "Lecture 11: Representing Probability Distributions", "Tree Dependent Distributions":
@@ -23,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mllib.validation import positive, positive_int
+from mllib.validation import as_matrix, positive, positive_int
 
 # --- Shared checks for probabilistic inputs -------------------------------------------------
 
@@ -69,6 +78,198 @@ def binary_sample(X, name: str = "X", *, min_columns: int = 1, dtype=float) -> n
     return X.astype(dtype, copy=False)
 
 
+# --- A coin: ML, MAP and the Beta posterior -------------------------------------------------
+
+
+def _tosses(tosses) -> np.ndarray:
+    """Tosses as an int array of 1 (head) and 0 (tail): a string such as "HHTH" or 0/1 values."""
+    if isinstance(tosses, str):
+        if set(tosses) - {"H", "T"}:
+            raise ValueError(f"tosses written as a string may hold only H and T; got {tosses!r}.")
+        return np.array([c == "H" for c in tosses], dtype=int)
+    array = np.asarray(tosses)
+    if array.ndim != 1 or (array.size and not np.all((array == 0) | (array == 1))):
+        raise ValueError("tosses must be a string of H/T or a 1-D sequence of 1 (head) and "
+                         "0 (tail).")
+    return array.astype(int)
+
+
+@dataclass(frozen=True)
+class CoinStep:
+    """The estimates after one more toss: ``heads`` of ``tosses`` so far, posterior Beta(a, b)."""
+
+    tosses: int
+    heads: int
+    a: float
+    b: float
+    ml: float
+    map: float
+    mean: float
+
+
+@dataclass(frozen=True)
+class CoinPosterior:
+    """The posterior Beta(a, b) of a coin's head probability p after all the tosses.
+
+    ``history[t]`` holds the estimates after t tosses (``history[0]`` is the prior, where ML is
+    undefined and stored as NaN).
+    """
+
+    a: float
+    b: float
+    ml: float
+    map: float
+    history: tuple[CoinStep, ...]
+
+
+def coin_ml(tosses) -> float:
+    """The maximum-likelihood estimate p = k/m of a coin with k heads in m >= 1 tosses.
+
+    CS446 "Key Intuition (1)": log P(D | p) = k log p + (m - k) log(1 - p) has derivative
+    k/p - (m - k)/(1 - p), zero at p = k/m. HHTH gives 3/4.
+    """
+    t = _tosses(tosses)
+    if t.size == 0:
+        raise ValueError("the ML estimate needs at least one toss.")
+    return float(t.mean())
+
+
+def coin_map(tosses, a: float = 1.0, b: float = 1.0) -> float:
+    """The MAP estimate of a coin's head probability under a Beta(a, b) prior, a, b >= 1.
+
+        p_MAP = (k + a - 1) / (m + a + b - 2)
+
+    the mode of the posterior Beta(k + a, m - k + b) (Mitchell §6.2; CS446's h_MAP with a
+    continuous hypothesis space). a - 1 and b - 1 act as imaginary heads and tails seen before
+    the data; a = b = 1 (the uniform prior) gives back p_ML. With a = b = 1 and no tosses every
+    p is a mode, so that case raises ``ValueError``.
+    """
+    t = _tosses(tosses)
+    a, b = _beta_parameter(a, "a"), _beta_parameter(b, "b")
+    denominator = t.size + a + b - 2
+    if denominator == 0:
+        raise ValueError("no tosses and a uniform prior Beta(1, 1): every p is a MAP estimate.")
+    return float((t.sum() + a - 1) / denominator)
+
+
+def _beta_parameter(value, name: str) -> float:
+    number = positive(value, name)
+    if number < 1:
+        raise ValueError(f"{name} must be >= 1 so that the Beta prior has a mode; got {value!r}.")
+    return number
+
+
+def coin_posterior(tosses, a: float = 1.0, b: float = 1.0) -> CoinPosterior:
+    """Update a Beta(a, b) prior toss by toss (Mitchell §6.2): a head adds 1 to a, a tail to b.
+
+    Parameters
+    ----------
+    tosses : str or array_like of shape (m,)
+        "HHTH" or 1 (head) / 0 (tail).
+    a, b : float, default 1.0
+        The prior's parameters, each >= 1.
+
+    Returns
+    -------
+    CoinPosterior
+        The final Beta(a', b') with a' = a + k, b' = b + m - k, its ML, MAP and posterior mean
+        a'/(a' + b'), and the same numbers after every toss. While the MAP is undefined (no
+        tosses, uniform prior) it is stored as the prior mean 1/2; ML before any toss is NaN.
+    """
+    t = _tosses(tosses)
+    a, b = _beta_parameter(a, "a"), _beta_parameter(b, "b")
+    heads = np.concatenate([[0], np.cumsum(t)])
+    steps = []
+    for m, k in enumerate(heads.tolist()):
+        a_m, b_m = a + k, b + m - k
+        mode = (a_m - 1) / (a_m + b_m - 2) if a_m + b_m > 2 else 0.5
+        steps.append(CoinStep(m, k, a_m, b_m, k / m if m else float("nan"), mode,
+                              a_m / (a_m + b_m)))
+    last = steps[-1]
+    return CoinPosterior(last.a, last.b, last.ml, last.map, tuple(steps))
+
+
+# --- Hypotheses: MAP, ML and the Bayes-optimal classifier -----------------------------------
+
+
+def hypothesis_posterior(prior, likelihood) -> np.ndarray:
+    """P(h | D) = P(D | h) P(h) / P(D) over a finite hypothesis space, shape (k,) -> (k,).
+
+    CS446 "Bayes Theorem"; P(D) = Σ_h P(D | h) P(h). ``prior`` must sum to 1 and the data must
+    have positive probability under some hypothesis.
+    """
+    prior, likelihood = np.asarray(prior, float), np.asarray(likelihood, float)
+    if prior.ndim != 1 or prior.shape != likelihood.shape:
+        raise ValueError(f"prior and likelihood must be 1-D of equal length; got shapes "
+                         f"{prior.shape} and {likelihood.shape}.")
+    as_probabilities(prior, "prior", prior.shape)
+    as_probabilities(likelihood, "likelihood", likelihood.shape)
+    if not np.isclose(prior.sum(), 1.0):
+        raise ValueError(f"prior must sum to 1; it sums to {prior.sum():.6g}.")
+    evidence = likelihood @ prior
+    if evidence == 0:
+        raise ValueError("the data have probability 0 under every hypothesis: P(D) = 0.")
+    return likelihood * prior / evidence
+
+
+@dataclass(frozen=True)
+class BayesOptimal:
+    """Bayes-optimal and MAP predictions on n points.
+
+    Attributes
+    ----------
+    values : ndarray of shape (c,)
+        The possible labels, sorted.
+    votes : ndarray of shape (n, c)
+        P(v | x, D) = Σ_h P(h | D) [h(x) = v].
+    labels : ndarray of shape (n,)
+        The Bayes-optimal label argmax_v P(v | x, D); ties go to the smallest label.
+    map_hypothesis : int
+        The index of h_MAP = argmax_h P(h | D); ties go to the first hypothesis.
+    map_labels : ndarray of shape (n,)
+        h_MAP(x) for each point.
+    """
+
+    values: np.ndarray
+    votes: np.ndarray
+    labels: np.ndarray
+    map_hypothesis: int
+    map_labels: np.ndarray
+
+
+def bayes_optimal(posterior, predictions) -> BayesOptimal:
+    """The Bayes-optimal classification against the MAP hypothesis's prediction.
+
+    The Bayes-optimal label of x weighs every hypothesis by its posterior (Mitchell §6.7; CS446
+    "Bayes Optimal Classifier": choose the prediction directly rather than threshold on one h):
+
+        v_OB(x) = argmax_v Σ_h P(h | D) [h(x) = v].
+
+    Mitchell's example: P(h₁ | D) = 0.4, P(h₂ | D) = P(h₃ | D) = 0.3, h₁(x) = +, h₂(x) = h₃(x)
+    = -. h_MAP = h₁ says +, but P(- | x, D) = 0.6 > 0.4 and the Bayes-optimal label is -.
+
+    Parameters
+    ----------
+    posterior : array_like of shape (k,)
+        P(h | D), summing to 1.
+    predictions : array_like of shape (k, n)
+        h(x) for each hypothesis (row) and point (column); any labels that sort.
+    """
+    posterior = np.asarray(posterior, float)
+    predictions = np.asarray(predictions)
+    if posterior.ndim != 1 or predictions.ndim != 2 or predictions.shape[0] != posterior.size:
+        raise ValueError(f"posterior must have shape (k,) and predictions (k, n); got "
+                         f"{posterior.shape} and {predictions.shape}.")
+    as_probabilities(posterior, "posterior", posterior.shape)
+    if not np.isclose(posterior.sum(), 1.0):
+        raise ValueError(f"posterior must sum to 1; it sums to {posterior.sum():.6g}.")
+    values, index = np.unique(predictions, return_inverse=True)
+    index = index.reshape(predictions.shape)
+    votes = np.stack([posterior @ (index == c) for c in range(len(values))], axis=1)
+    best = int(np.argmax(posterior))
+    return BayesOptimal(values, votes, values[np.argmax(votes, axis=1)], best, predictions[best])
+
+
 # --- Naive Bayes ----------------------------------------------------------------------------
 
 
@@ -92,6 +293,55 @@ class NaiveBayes:
     prior: np.ndarray
     theta: np.ndarray
     smoothing: float
+
+    @property
+    def parameter_count(self) -> int:
+        """n|V| + |V| (CS446 "Naive Bayes (3)"): one P(xⱼ = 1 | v) per feature and label, and
+        the |V| priors (of which |V| - 1 are free, since they sum to 1)."""
+        return self.theta.size + self.prior.size
+
+
+@dataclass(frozen=True)
+class MultinomialNaiveBayes:
+    """A multinomial naive Bayes model over word counts.
+
+    Attributes
+    ----------
+    classes : ndarray of shape (k,)
+        The labels, sorted.
+    prior : ndarray of shape (k,)
+        P(v): each label's frequency in the training sample.
+    theta : ndarray of shape (k, d)
+        P(word j | v), each row summing to 1, Laplace-smoothed.
+    smoothing : float
+        The pseudo-count s added to every word's count in every class.
+    """
+
+    classes: np.ndarray
+    prior: np.ndarray
+    theta: np.ndarray
+    smoothing: float
+
+    @property
+    def parameter_count(self) -> int:
+        """d|V| + |V| stored numbers, as CS446 counts them; each row of ``theta`` sums to 1, so
+        |V|(d - 1) + |V| - 1 are free."""
+        return self.theta.size + self.prior.size
+
+
+def _classes(X: np.ndarray, y) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sorted labels, each row's label index, and the count of each label."""
+    y = np.asarray(y)
+    if y.shape != (X.shape[0],):
+        raise ValueError(f"X has {X.shape[0]} rows but y has shape {y.shape}; they must match.")
+    return np.unique(y, return_inverse=True, return_counts=True)
+
+
+def _class_sums(X: np.ndarray, index: np.ndarray, k: int) -> np.ndarray:
+    """Σ of the rows of X with each label, shape (k, d)."""
+    sums = np.zeros((k, X.shape[1]))
+    np.add.at(sums, index, X)
+    return sums
 
 
 def naive_bayes(X, y, *, smoothing: float = 1.0) -> NaiveBayes:
@@ -120,32 +370,79 @@ def naive_bayes(X, y, *, smoothing: float = 1.0) -> NaiveBayes:
     NaiveBayes
     """
     X = binary_sample(X)
-    y = np.asarray(y)
-    if y.shape != (X.shape[0],):
-        raise ValueError(f"X has {X.shape[0]} rows but y has shape {y.shape}; they must match.")
+    classes, index, counts = _classes(X, y)
     s = positive(smoothing, "smoothing")
-    classes, index, counts = np.unique(y, return_inverse=True, return_counts=True)
-    ones = np.zeros((len(classes), X.shape[1]))
-    np.add.at(ones, index, X)
-    theta = (ones + s) / (counts[:, None] + 2 * s)
+    theta = (_class_sums(X, index, len(classes)) + s) / (counts[:, None] + 2 * s)
     return NaiveBayes(classes, counts / X.shape[0], theta, s)
 
 
-def naive_bayes_log_posterior(model: NaiveBayes, X) -> np.ndarray:
+def _word_counts(X, name: str = "X") -> np.ndarray:
+    X = as_matrix(X, name)
+    if np.any(X < 0):
+        raise ValueError(f"{name} must hold word counts: no negative entries.")
+    return X
+
+
+def multinomial_naive_bayes(X, y, *, smoothing: float = 1.0) -> MultinomialNaiveBayes:
+    """Fit multinomial naive Bayes on word counts.
+
+    A document of label v is a bag of words drawn one at a time from P(· | v), so with cⱼ(x)
+    the count of word j in x, P(x | v) ∝ Πⱼ P(j | v)^cⱼ(x). With Laplace smoothing s,
+
+        P(j | v) = (Σ_{x: y = v} cⱼ(x) + s) / (Σ_{x: y = v} Σ_l c_l(x) + s d),
+
+    and P(v) = #(y = v)/N. This is CS446's v_MAP with the naive-Bayes independence assumption
+    applied to word positions rather than to binary features; it matches scikit-learn's
+    ``MultinomialNB(alpha=s)``.
+
+    Parameters
+    ----------
+    X : array_like of shape (N, d)
+        Non-negative counts (fractional counts such as tf-idf are accepted).
+    y : array_like of shape (N,)
+        Labels, any values that sort.
+    smoothing : float, default 1.0
+        s > 0.
+
+    Returns
+    -------
+    MultinomialNaiveBayes
+    """
+    X = _word_counts(X)
+    classes, index, counts = _classes(X, y)
+    s = positive(smoothing, "smoothing")
+    words = _class_sums(X, index, len(classes)) + s
+    return MultinomialNaiveBayes(classes, counts / X.shape[0],
+                                 words / words.sum(axis=1, keepdims=True), s)
+
+
+def _check_width(X: np.ndarray, theta: np.ndarray) -> None:
+    if X.shape[1] != theta.shape[1]:
+        raise ValueError(f"X has {X.shape[1]} features; the model was fit on {theta.shape[1]}.")
+
+
+def naive_bayes_log_posterior(model: NaiveBayes | MultinomialNaiveBayes, X) -> np.ndarray:
     """log P(v | x) for each row of X, shape (N, d) -> (N, k), columns in ``model.classes``.
 
-    log P(v | x) = log P(v) + Σⱼ [xⱼ log θ_vj + (1 - xⱼ) log(1 - θ_vj)] - log P(x).
+    Bernoulli: log P(v) + Σⱼ [xⱼ log θ_vj + (1 - xⱼ) log(1 - θ_vj)] - log P(x).
+    Multinomial: log P(v) + Σⱼ cⱼ(x) log θ_vj - log P(x) (the multinomial coefficient is the
+    same for every v and cancels).
     """
-    X = binary_sample(X)
-    if X.shape[1] != model.theta.shape[1]:
-        raise ValueError(f"X has {X.shape[1]} features; the model was fit on "
-                         f"{model.theta.shape[1]}.")
-    scores = np.log(model.prior) + X @ np.log(model.theta).T + (1 - X) @ np.log1p(-model.theta).T
+    if isinstance(model, MultinomialNaiveBayes):
+        X = _word_counts(X)
+        _check_width(X, model.theta)
+        scores = np.log(model.prior) + X @ np.log(model.theta).T
+    else:
+        X = binary_sample(X)
+        _check_width(X, model.theta)
+        scores = (np.log(model.prior) + X @ np.log(model.theta).T
+                  + (1 - X) @ np.log1p(-model.theta).T)
     return scores - np.logaddexp.reduce(scores, axis=1, keepdims=True)
 
 
-def naive_bayes_predict(model: NaiveBayes, X) -> np.ndarray:
-    """v_MAP = argmax_v P(v)·Πⱼ P(xⱼ | v) for each row of X, shape (N, d) -> (N,)."""
+def naive_bayes_predict(model: NaiveBayes | MultinomialNaiveBayes, X) -> np.ndarray:
+    """v_MAP = argmax_v P(v)·P(x | v) for each row of X, shape (N, d) -> (N,); ties go to the
+    first label in ``model.classes``."""
     return model.classes[np.argmax(naive_bayes_log_posterior(model, X), axis=1)]
 
 

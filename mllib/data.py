@@ -261,3 +261,13 @@ def moons(n: int = 200, *, noise: float = 0.2, seed=0) -> tuple[np.ndarray, np.n
                  np.column_stack([1 - np.cos(angle), 0.5 - np.sin(angle)]))
     X = X + noise * rng.standard_normal((n, 2))
     return X, np.where(upper, 1.0, -1.0)
+
+
+def xor_table() -> tuple[np.ndarray, np.ndarray]:
+    """XOR on {0, 1}²: X of shape (4, 2) and labels t = x₁ ⊕ x₂ in {0, 1}, shape (4,).
+
+    No single threshold unit separates it (Mitchell §4.4.2); one hidden layer of two sigmoid
+    units can (CS446 "Multi-Layer Neural Network").
+    """
+    X = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+    return X, np.array([0, 1, 1, 0])

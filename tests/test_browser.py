@@ -64,6 +64,8 @@ WIDGETS = [
     ("10_ensemble/ensemble_walkthrough.ipynb", "round t"),
     ("11_linear/linear_walkthrough.ipynb", "decay c"),
     ("12_online/online_walkthrough.ipynb", "expert noise"),
+    ("13_bayesnet/bayesnet_walkthrough.ipynb", "prior a"),
+    ("14_neural/neural_walkthrough.ipynb", "epoch"),
 ]
 ARROW_PRESSES = 5
 

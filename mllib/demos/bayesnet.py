@@ -1,0 +1,230 @@
+"""Widgets, tables and figures for lecture 13: Bayesian learning and Bayesian networks.
+
+Sources: CS446 slides (seed 001), "Basics of Bayesian Learning" to "Naive Bayes (3)" and
+"Bayesian Network: Example"; Mitchell (1997) §6.2 and §6.7; R&N §14.4.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from mllib import bayes
+from mllib.bayesnet import BayesNet, alarm_network, random_network
+from mllib.demos import explore
+from mllib.plotting import figure, markdown_table
+
+TOSSES = "HHTHTHHHTHHT"  # starts with the slides' HHTH
+# Where each alarm variable sits in the drawing, and what it stands for.
+ALARM_LAYOUT = {"E": (0.0, 2.0), "B": (2.0, 2.0), "R": (-1.0, 1.0), "A": (1.0, 1.0),
+                "M": (0.3, 0.0), "J": (1.7, 0.0)}
+ALARM_NAMES = {"E": "earthquake", "B": "burglary", "R": "radio report", "A": "alarm",
+               "M": "Mary calls", "J": "John calls"}
+
+
+def beta_density(p: np.ndarray, a: float, b: float) -> np.ndarray:
+    """The Beta(a, b) density p^(a-1) (1-p)^(b-1) / B(a, b), for 0 < p < 1."""
+    log_norm = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+    return np.exp(log_norm + (a - 1) * np.log(p) + (b - 1) * np.log1p(-p))
+
+
+def coin_table(post: bayes.CoinPosterior) -> str:
+    """The estimates after each toss as a Markdown table."""
+    rows = [[s.tosses, s.heads, f"Beta({s.a:g}, {s.b:g})",
+             "–" if np.isnan(s.ml) else f"{s.ml:.3f}", f"{s.map:.3f}", f"{s.mean:.3f}"]
+            for s in post.history]
+    return markdown_table(["tosses m", "heads k", "posterior", "p_ML = k/m", "p_MAP",
+                           "posterior mean"], rows)
+
+
+def show_coin(a: float, b: float, seen: int, tosses: str = TOSSES) -> Figure:
+    """Left: the Beta(a, b) prior and the posterior after the first ``seen`` tosses, with the
+    ML and MAP estimates. Right: ML, MAP and the posterior mean after each toss."""
+    post = bayes.coin_posterior(tosses[:seen], a, b)
+    full = bayes.coin_posterior(tosses, a, b)
+    grid = np.linspace(0.001, 0.999, 400)
+    fig, (left, right) = figure(2, width=4.8, height=3.6)
+    left.plot(grid, beta_density(grid, a, b), "--", color="grey", label=f"prior Beta({a:g}, {b:g})")
+    left.plot(grid, beta_density(grid, post.a, post.b), color="tab:blue",
+              label=f"posterior Beta({post.a:g}, {post.b:g})")
+    left.axvline(post.map, color="tab:red", label=f"MAP {post.map:.3f}")
+    if seen:
+        left.axvline(post.ml, color="black", linestyle=":", label=f"ML {post.ml:.3f}")
+    left.set_xlabel("head probability p")
+    left.set_ylabel("density")
+    left.set_title(f"after {seen} toss(es): {tosses[:seen] or '(none)'}")
+    left.legend(fontsize=7, loc="upper left")
+    steps = full.history
+    m = np.arange(len(steps))
+    right.plot(m[1:], [s.ml for s in steps[1:]], "o:", color="black", ms=3, label="ML k/m")
+    right.plot(m, [s.map for s in steps], "o-", color="tab:red", ms=3, label="MAP")
+    right.plot(m, [s.mean for s in steps], "s-", color="tab:blue", ms=3, label="posterior mean")
+    right.axvline(seen, color="grey", linewidth=0.8)
+    right.set_ylim(0, 1.02)
+    right.set_xlabel("tosses m")
+    right.set_ylabel("estimate of p")
+    right.set_title("estimates toss by toss")
+    right.legend(fontsize=7, loc="lower right")
+    return fig
+
+
+def coin_explorer(tosses: str = TOSSES):
+    """Sliders for the prior's a and b and for how many tosses have been seen."""
+    import ipywidgets
+
+    def slider(value, label, top):
+        return ipywidgets.IntSlider(value=value, min=1, max=top, description=label,
+                                    continuous_update=False)
+
+    return explore(show_coin, a=slider(2, "prior a", 30), b=slider(2, "prior b", 30),
+                   seen=ipywidgets.IntSlider(value=4, min=0, max=len(tosses),
+                                             description="tosses seen", continuous_update=False),
+                   tosses=ipywidgets.fixed(tosses))
+
+
+def bayes_optimal_table(posterior, predictions, names: list[str]) -> str:
+    """Each hypothesis's posterior and prediction, then P(v | x, D) for every label v."""
+    result = bayes.bayes_optimal(posterior, predictions)
+    rows = [[name, f"{p:.2f}", pred[0]] for name, p, pred in
+            zip(names, posterior, np.asarray(predictions), strict=True)]
+    rows += [[f"**P({v} given x, D)**", f"{vote:.2f}", "Bayes-optimal" if v == result.labels[0]
+              else ""] for v, vote in zip(result.values, result.votes[0], strict=True)]
+    return markdown_table(["hypothesis", "P(h given D)", "h(x)"], rows)
+
+
+def synthetic_corpus(documents: int, *, vocabulary: int = 50, length: int = 20,
+                     seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Word counts, shape (documents, vocabulary), from two classes of documents.
+
+    A common word distribution is drawn from a Dirichlet(1); each class (label 0 or 1, equally
+    likely) perturbs it (a Dirichlet with mean the common distribution and concentration 100),
+    so the classes share most of their vocabulary. A document's length is Poisson(``length``)
+    + 1 and its words are drawn from its class's distribution.
+    """
+    rng = np.random.default_rng(seed)
+    words = rng.dirichlet(100 * rng.dirichlet(np.ones(vocabulary)), size=2)
+    y = rng.integers(0, 2, documents)
+    lengths = rng.poisson(length, documents) + 1
+    X = np.array([rng.multinomial(n, words[label]) for n, label in zip(lengths, y, strict=True)])
+    return X, y
+
+
+def naive_bayes_accuracy(train_sizes: list[int], *, seed: int = 0,
+                         ) -> list[tuple[int, float, float]]:
+    """(training size, Bernoulli accuracy, multinomial accuracy) on 2000 held-out documents."""
+    X, y = synthetic_corpus(max(train_sizes) + 2000, seed=seed)
+    X_test, y_test = X[-2000:], y[-2000:]
+    rows = []
+    for n in train_sizes:
+        present = (X[:n] > 0).astype(float)
+        bernoulli = bayes.naive_bayes(present, y[:n])
+        multinomial = bayes.multinomial_naive_bayes(X[:n], y[:n])
+        rows.append((n, float(np.mean(bayes.naive_bayes_predict(
+            bernoulli, (X_test > 0).astype(float)) == y_test)), float(np.mean(
+            bayes.naive_bayes_predict(multinomial, X_test) == y_test))))
+    return rows
+
+
+def draw_network(ax: Axes, net: BayesNet, layout: dict, *, evidence: dict | None = None,
+                 highlight: str | None = None) -> None:
+    """The DAG: a circle per variable (grey when observed), an arrow per parent link."""
+    evidence = evidence or {}
+    for v in net.names:
+        for p in net.parents[v]:
+            ax.annotate("", xy=layout[v], xytext=layout[p],
+                        arrowprops={"arrowstyle": "-|>", "color": "black", "shrinkA": 16,
+                                    "shrinkB": 16})
+    for v in net.names:
+        colour = "lightgrey" if v in evidence else ("gold" if v == highlight else "white")
+        ax.scatter(*layout[v], s=900, c=colour, edgecolors="black", zorder=3)
+        label = f"{v}={evidence[v]}" if v in evidence else v
+        ax.text(*layout[v], label, ha="center", va="center", zorder=4, fontsize=9)
+    xs, ys = zip(*layout.values(), strict=True)
+    ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
+    ax.set_ylim(min(ys) - 0.5, max(ys) + 0.5)
+    ax.set_axis_off()
+
+
+def show_alarm(J: str = "1", M: str = "1", R: str = "?", A: str = "?", E: str = "?") -> Figure:
+    """The alarm network with the chosen evidence, and P(v = 1 | evidence) for each unobserved
+    variable by variable elimination. "?" leaves a variable unobserved."""
+    net = _alarm()
+    evidence = {v: int(value) for v, value in dict(J=J, M=M, R=R, A=A, E=E).items()
+                if value != "?"}
+    fig, (left, right) = figure(2, width=4.6, height=3.4)
+    draw_network(left, net, ALARM_LAYOUT, evidence=evidence, highlight="B")
+    left.set_title(f"{net.parameter_count()} parameters (a full joint needs "
+                   f"{net.full_joint_parameter_count()})", fontsize=9)
+    hidden = [v for v in net.names if v not in evidence]
+    probs = [net.query(v, evidence)[1] for v in hidden]  # every CPT entry > 0: never P = 0
+    bars = right.barh([f"{v} ({ALARM_NAMES[v]})" for v in hidden], probs, color="tab:blue")
+    right.bar_label(bars, fmt="%.4f", fontsize=8)
+    right.set_xlim(0, 1.2)
+    right.set_xlabel("probability")
+    right.set_title("P(variable = 1 | evidence)", fontsize=9)
+    right.invert_yaxis()
+    return fig
+
+
+@lru_cache(maxsize=1)
+def _alarm() -> BayesNet:
+    return alarm_network()
+
+
+def alarm_explorer():
+    """A drop-down per observable variable (? = unobserved, 0, 1) redrawing :func:`show_alarm`."""
+    import ipywidgets
+
+    def choice(value, v):
+        return ipywidgets.Dropdown(options=["?", "0", "1"], value=value,
+                                   description=f"{v} ({ALARM_NAMES[v]})",
+                                   style={"description_width": "initial"})
+
+    return explore(show_alarm, J=choice("1", "J"), M=choice("1", "M"), R=choice("?", "R"),
+                   A=choice("?", "A"), E=choice("?", "E"))
+
+
+@dataclass(frozen=True)
+class InferenceCost:
+    """Seconds per query by enumeration and by variable elimination, per network size."""
+
+    sizes: np.ndarray
+    enumeration: np.ndarray
+    elimination: np.ndarray
+
+
+def inference_cost(sizes: tuple[int, ...] = (4, 6, 8, 10, 12), *, seed: int = 0,
+                   ) -> InferenceCost:
+    """Time P(last variable | first variable = 1) on random binary networks (up to 2 parents)
+    of each size, by both methods (best of 3 runs each)."""
+    enumeration, elimination = [], []
+    for n in sizes:
+        net = random_network(n, max_parents=2, seed=seed)
+        target, evidence = net.names[-1], {net.names[0]: 1}
+        for method, seconds in (("enumeration", enumeration), ("elimination", elimination)):
+            best = math.inf
+            for _ in range(3):
+                start = time.perf_counter()
+                net.query(target, evidence, method=method)
+                best = min(best, time.perf_counter() - start)
+            seconds.append(best)
+    return InferenceCost(np.array(sizes), np.array(enumeration), np.array(elimination))
+
+
+def show_cost(cost: InferenceCost) -> Figure:
+    """Seconds per query against the number of variables, on a log scale."""
+    fig, (ax,) = figure(1, width=5.5, height=3.6)
+    ax.semilogy(cost.sizes, cost.enumeration, "o-", color="tab:red", label="enumeration")
+    ax.semilogy(cost.sizes, cost.elimination, "s-", color="tab:blue",
+                label="variable elimination")
+    ax.set_xlabel("variables in the network")
+    ax.set_ylabel("seconds per query")
+    ax.set_title("exact inference: enumeration doubles with every variable")
+    ax.legend()
+    return fig

@@ -1,0 +1,198 @@
+"""Widgets, tables and figures for lecture 14: multi-layer networks and backpropagation.
+
+Sources: CS446 slides (seed 001), "Multi-Layer Neural Network" to "Learning with a Multi-Layer
+Perceptron"; Mitchell (1997) §4.4–4.5 (XOR, Table 4.2).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from mllib import neural
+from mllib.data import xor_table
+from mllib.demos import explore
+from mllib.plotting import figure, markdown_table
+
+# mlp(xor, hidden=2, eta=XOR_ETA, epochs=XOR_EPOCHS, seed=...) solves XOR from XOR_SOLVED and
+# sticks on a plateau with one point wrong from XOR_STUCK (tests/test_neural.py checks both).
+XOR_ETA, XOR_EPOCHS, XOR_SOLVED, XOR_STUCK = 4.0, 800, 0, 3
+# The 2-2-1 network worked by hand in the walk-through.
+HAND_NETWORK = neural.network([[[0.1, -0.2], [0.3, 0.4]], [[0.5], [-0.6]]],
+                              [[0.05, -0.05], [0.1]])
+WIDGET_EPOCHS = 200
+STEP_EPOCHS = 5
+
+
+def noisy_xor(n: int = 120, *, noise: float = 0.25, seed: int = 0,
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """n points around the four corners of XOR on {0, 1}² (Gaussian jitter ``noise``), labels
+    x₁ ⊕ x₂ of the corner: shape (n, 2) and (n,)."""
+    rng = np.random.default_rng(seed)
+    X, t = xor_table()
+    corner = rng.integers(0, 4, n)
+    return X[corner] + rng.normal(0, noise, (n, 2)), t[corner]
+
+
+def _regions(ax: Axes, net: neural.Network, X: np.ndarray, t: np.ndarray) -> None:
+    """The network's output over the plane (shaded), its o = 1/2 boundary and the data."""
+    grid = np.linspace(-0.75, 1.75, 80)
+    gx, gy = np.meshgrid(grid, grid)
+    o = neural.predict_proba(net, np.column_stack([gx.ravel(), gy.ravel()])).reshape(gx.shape)
+    ax.contourf(gx, gy, o, levels=np.linspace(0, 1, 11), cmap="RdBu", alpha=0.5)
+    ax.contour(gx, gy, o, levels=[0.5], colors="black", linewidths=1.2)
+    for label, marker, colour in ((1, "o", "tab:blue"), (0, "s", "tab:red")):
+        ax.scatter(*X[t == label].T, marker=marker, c=colour, edgecolors="white", s=30,
+                   label=f"t = {label}")
+    ax.set_xlim(-0.75, 1.75)
+    ax.set_ylim(-0.75, 1.75)
+    ax.set_aspect("equal")
+    ax.set_xlabel("$x_1$")
+    ax.set_ylabel("$x_2$")
+
+
+def show_unit(w1: float, w2: float, b: float) -> Figure:
+    """A single sigmoid unit o = σ(w₁x₁ + w₂x₂ + b): its output over the plane, with XOR's four
+    points (left), and σ itself with its slope σ(1 - σ) (right)."""
+    X, t = xor_table()
+    net = neural.network([[[w1], [w2]]], [[b]])
+    fig, (left, right) = figure(2, width=4.4, height=3.6)
+    _regions(left, net, X, t)
+    right_ok = int(np.sum(neural.predict(net, X) == t))
+    left.set_title(f"one unit: {right_ok} of 4 XOR points right")
+    z = np.linspace(-8, 8, 200)
+    right.plot(z, neural.sigmoid(z), color="black", label="σ(z)")
+    right.plot(z, neural.sigmoid_derivative(z), color="tab:red", label="σ'(z) = σ(1 - σ)")
+    right.plot(z, (z > 0).astype(float), ":", color="grey", label="threshold sgn")
+    right.set_xlabel("z = w·x + b")
+    right.set_title("the sigmoid smooths the threshold")
+    right.legend(fontsize=8)
+    return fig
+
+
+@lru_cache(maxsize=4)
+def xor_runs() -> tuple[neural.MLPResult, neural.MLPResult]:
+    """The two XOR runs of the walk-through: (solved, stuck)."""
+    X, t = xor_table()
+    return tuple(neural.mlp(X, t, hidden=2, eta=XOR_ETA, epochs=XOR_EPOCHS, seed=seed)
+                 for seed in (XOR_SOLVED, XOR_STUCK))
+
+
+def show_xor_runs() -> Figure:
+    """The decision regions after training from the two starts, and both loss curves."""
+    X, t = xor_table()
+    runs = xor_runs()
+    fig, axes = figure(3, width=3.6, height=3.4)
+    for ax, run, seed in zip(axes, runs, (XOR_SOLVED, XOR_STUCK), strict=False):
+        _regions(ax, run.network, X, t)
+        right = int(np.sum(neural.predict(run.network, X) == t))
+        ax.set_title(f"seed {seed}: {right} of 4 right", fontsize=10)
+        axes[2].plot(run.losses, label=f"seed {seed}")
+    axes[2].set_yscale("log")
+    axes[2].set_xlabel("epoch")
+    axes[2].set_ylabel("mean squared loss ½(t - o)²")
+    axes[2].set_title("training loss", fontsize=10)
+    axes[2].legend()
+    return fig
+
+
+def backprop_table(net: neural.Network, x, t: float) -> str:
+    """One example through a 2-2-1 sigmoid network: net inputs, outputs, δs and gradients.
+
+    δ here is ∂E/∂(net input), so the update is w ← w - η δ·(input); Mitchell's δ is -δ.
+    """
+    x = np.asarray(x, dtype=float)
+    hidden, out = neural.forward(net, x[None])[1:]
+    grad = neural.backprop(net, x, t)
+    o = out[0, 0]
+    delta_out = grad.biases[1][0]
+    rows = [["input x", np.round(x, 4).tolist(), ""]]
+    for j in range(hidden.shape[1]):
+        z = x @ net.weights[0][:, j] + net.biases[0][j]
+        rows.append([f"hidden unit {j + 1}", f"z = {z:.4f}, h = σ(z) = {hidden[0, j]:.4f}",
+                     f"δ = h(1-h)·w·δ_out = {grad.biases[0][j]:.5f}"])
+    z_out = hidden[0] @ net.weights[1][:, 0] + net.biases[1][0]
+    rows.append(["output", f"z = {z_out:.4f}, o = σ(z) = {o:.4f}",
+                 f"δ_out = (o - t)·o(1-o) = {delta_out:.5f}"])
+    for j in range(hidden.shape[1]):
+        rows.append([f"∂E/∂w (hidden {j + 1} → out)", f"δ_out·h = {grad.weights[1][j, 0]:.5f}",
+                     ""])
+        for i in range(len(x)):
+            rows.append([f"∂E/∂w (x{i + 1} → hidden {j + 1})",
+                         f"δ·x = {grad.weights[0][i, j]:.5f}", ""])
+    return markdown_table(["quantity", "value", "error term"], rows)
+
+
+@lru_cache(maxsize=32)
+def _training(eta: float, width: int, seed: int) -> neural.MLPResult:
+    X, t = noisy_xor()
+    return neural.mlp(X, t, hidden=width, eta=eta, epochs=WIDGET_EPOCHS, batch_size=10,
+                      seed=seed)
+
+
+def show_training(eta: float, width: int, seed: int, epoch: int) -> Figure:
+    """The trainer's frame: the decision regions after ``epoch`` epochs and the loss so far.
+
+    The whole run for (η, width, seed) is computed once and cached; moving ``epoch`` only
+    reads its history.
+    """
+    X, t = noisy_xor()
+    run = _training(eta, width, seed)
+    now = run.history[epoch]
+    fig, (left, right) = figure(2, width=4.4, height=3.6)
+    _regions(left, now.network, X, t)
+    accuracy = np.mean(neural.predict(now.network, X) == t)
+    left.set_title(f"epoch {epoch}: training accuracy {accuracy:.0%}", fontsize=10)
+    left.legend(fontsize=7, loc="upper right")
+    right.plot(run.losses[: epoch + 1], color="black")
+    right.set_xlim(0, WIDGET_EPOCHS)
+    right.set_ylim(0, max(0.15, float(run.losses.max()) * 1.05))
+    right.set_xlabel("epoch")
+    right.set_ylabel("mean loss ½(t - o)²")
+    right.set_title(f"η = {eta:g}, {width} hidden units, seed {seed}", fontsize=10)
+    return fig
+
+
+def trainer():
+    """Sliders for η, the hidden width and the seed, and an epoch slider with a Step button
+    (``STEP_EPOCHS`` more epochs) and a Play button (Run) that advance training."""
+    import ipywidgets
+
+    epoch = ipywidgets.IntSlider(value=0, min=0, max=WIDGET_EPOCHS, description="epoch",
+                                 continuous_update=False)
+    play = ipywidgets.Play(value=0, min=0, max=WIDGET_EPOCHS, step=STEP_EPOCHS, interval=150,
+                           description="Run")
+    view = explore(show_training,
+                   eta=ipywidgets.FloatSlider(value=2.0, min=0.1, max=8.0, step=0.1,
+                                              description="learning rate η",
+                                              continuous_update=False,
+                                              style={"description_width": "initial"}),
+                   width=ipywidgets.IntSlider(value=3, min=1, max=8, description="hidden units",
+                                              continuous_update=False,
+                                              style={"description_width": "initial"}),
+                   seed=ipywidgets.IntSlider(value=0, min=0, max=9, description="seed",
+                                             continuous_update=False),
+                   epoch=epoch)
+    if isinstance(view, Figure):  # nbgrader is executing the notebook: one static frame
+        return view
+    ipywidgets.jslink((play, "value"), (epoch, "value"))
+    step = ipywidgets.Button(description="Step", tooltip=f"{STEP_EPOCHS} more epochs")
+
+    def step_once(_button) -> None:
+        epoch.value = min(epoch.value + STEP_EPOCHS, epoch.max)
+
+    step.on_click(step_once)
+    return ipywidgets.VBox([ipywidgets.HBox([step, play]), view])
+
+
+def gradient_check_table(check: neural.GradientCheck, net: neural.Network) -> str:
+    """Backprop's gradient beside the central difference, parameter by parameter."""
+    names = [f"{kind}{layer + 1}{list(index)}" for layer, (W, b) in
+             enumerate(zip(net.weights, net.biases, strict=True))
+             for kind, array in (("W", W), ("b", b)) for index in np.ndindex(array.shape)]
+    rows = [[name, f"{a:+.8f}", f"{n:+.8f}", f"{abs(a - n):.1e}"]
+            for name, a, n in zip(names, check.analytic, check.numeric, strict=True)]
+    return markdown_table(["parameter", "backprop", "central difference", "|difference|"], rows)

@@ -1,0 +1,135 @@
+"""Hidden checks for the Bayesian-learning and Bayesian-network exercises (lecture 13).
+
+Each checker returns a :class:`~mllib.grading.Check`: fresh inputs from a fixed seed (so a regrade
+gives the same score) as plain data, and a reference built on ``mllib.bayes`` and
+``mllib.bayesnet``. Networks travel as two dicts, ``parents`` {name: [parent names]} and ``cpts``
+{name: array with one axis per parent, in order, then the variable's own axis}, over binary
+variables (values 0 and 1), as in the exercise notebook.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mllib import bayes
+from mllib.bayesnet import BayesNet, bayes_net, random_network
+from mllib.grading import Case, Check, seeded
+
+REFERENCE = ("mllib.bayes", "mllib.bayesnet")  # hidden from the kernel while grading
+_rng = seeded(20261313)
+
+
+def _coin_map(heads, tosses, a, b):
+    return bayes.coin_map([1] * int(heads) + [0] * int(tosses - heads), a, b)
+
+
+def map_estimate() -> Check:
+    """Check ``map_estimate(heads, tosses, a, b)`` = (k + a - 1)/(m + a + b - 2)."""
+    cases = [
+        Case("7 heads in 10 tosses with a Beta(3, 3) prior", (7, 10, 3.0, 3.0)),
+        Case("a flat prior Beta(1, 1), where MAP equals k/m", (5, 8, 1.0, 1.0)),
+        Case("no heads at all, prior Beta(2, 5)", (0, 6, 2.0, 5.0)),
+        Case("all heads, prior Beta(4, 1.5)", (9, 9, 4.0, 1.5)),
+        Case("no tosses yet: the prior's own mode, Beta(6, 3)", (0, 0, 6.0, 3.0)),
+        Case("a strong prior Beta(50, 50) against 20 heads in 20 tosses", (20, 20, 50.0, 50.0)),
+    ]
+    return Check("map_estimate", cases, _coin_map)
+
+
+def _nb_predict(X, y, x, s):
+    model = bayes.naive_bayes(X, y, smoothing=s)
+    return float(bayes.naive_bayes_predict(model, np.asarray(x)[None, :])[0])
+
+
+def _clear_margin(X, y, x, s, margin: float = 1e-3) -> bool:
+    """True when the two classes' log posteriors differ by more than ``margin`` (no tie)."""
+    model = bayes.naive_bayes(X, y, smoothing=s)
+    scores = bayes.naive_bayes_log_posterior(model, np.asarray(x)[None, :])[0]
+    return abs(scores[0] - scores[1]) > margin
+
+
+def naive_bayes_prediction() -> Check:
+    """Check ``nb_predict(X, y, x, s)``: the Bernoulli naive-Bayes label (+1/-1) of x."""
+    cases = []
+    for offset, (m, d, s, spam_rate) in enumerate([(12, 5, 1.0, 0.5), (20, 8, 1.0, 0.3),
+                                                  (15, 6, 0.5, 0.6), (30, 10, 2.0, 0.5)]):
+        rng = _rng(10 + offset)
+        # Spam and ham use words at different rates, so the prediction depends on x.
+        y = np.where(rng.random(m) < spam_rate, 1.0, -1.0)
+        y[:2] = 1.0, -1.0
+        rates = np.where(y[:, None] > 0, rng.uniform(0.2, 0.8, d), rng.uniform(0.1, 0.9, d))
+        X = (rng.random((m, d)) < rates).astype(float)
+        candidates = (rng.integers(0, 2, d).astype(float) for _ in range(50))
+        x = next(x for x in candidates if _clear_margin(X, y, x, s))  # no near-tie
+        cases.append(Case(f"{m} training e-mails over {d} words, smoothing s = {s}",
+                          (X, y, x, s)))
+    X = np.array([[1, 0], [1, 0], [0, 1]], dtype=float)  # a word never seen with one class
+    cases.append(Case("a test e-mail with a word never seen in spam (smoothing keeps it "
+                      "possible)", (X, np.array([1.0, 1.0, -1.0]), np.array([1.0, 1.0]), 1.0)))
+    X = np.array([[1, 1], [1, 1], [1, 0], [1, 1], [0, 1], [0, 0]], dtype=float)
+    cases.append(Case("a test e-mail that lacks a word every spam e-mail has (absent words "
+                      "count too)", (X, np.array([1.0, 1.0, 1.0, 1.0, -1.0, -1.0]),
+                                     np.array([0.0, 1.0]), 1.0)))
+    return Check("nb_predict", cases, _nb_predict)
+
+
+def _network(parents, cpts) -> BayesNet:
+    return bayes_net({v: (0, 1) for v in cpts}, parents, cpts)
+
+
+def _plain(net: BayesNet) -> tuple[dict, dict]:
+    """A network as the exercise's plain dicts."""
+    return ({v: list(net.parents[v]) for v in net.names},
+            {v: np.asarray(net.cpts[v]) for v in net.names})
+
+
+def _joint(parents, cpts, assignment):
+    return _network(parents, cpts).joint(assignment)
+
+
+def _random_cases(first_offset: int, sizes) -> list[tuple[dict, dict, np.random.Generator]]:
+    out = []
+    for offset, (n, max_parents) in enumerate(sizes):
+        rng = _rng(first_offset + offset)
+        parents, cpts = _plain(random_network(n, max_parents=max_parents, seed=rng))
+        out.append((parents, cpts, rng))
+    return out
+
+
+def joint_probability() -> Check:
+    """Check ``joint_probability(parents, cpts, assignment)`` = Πᵢ P(xᵢ | Parents(xᵢ))."""
+    cases = []
+    for parents, cpts, rng in _random_cases(30, [(4, 1), (6, 2), (8, 3)]):
+        # Variables listed in reverse, so a solution cannot rely on parents coming first.
+        names = list(cpts)[::-1]
+        assignment = {v: int(rng.integers(2)) for v in names}
+        cases.append(Case(f"a random network of {len(names)} binary variables",
+                          ({v: parents[v] for v in names}, {v: cpts[v] for v in names},
+                           assignment)))
+    cases.append(Case("a single variable with no parents", ({"X": []}, {"X": np.array(
+        [0.3, 0.7])}, {"X": 0})))
+    return Check("joint_probability", cases, _joint, tolerance=1e-12)  # joints can be ~1e-6
+
+
+def _query(parents, cpts, target, evidence):
+    return _network(parents, cpts).query(target, evidence, method="enumeration")
+
+
+def query_by_enumeration() -> Check:
+    """Check ``query(parents, cpts, target, evidence)`` = [P(target=0 | e), P(target=1 | e)]."""
+    cases = []
+    sizes = [(5, 2, 1), (6, 2, 2), (7, 3, 2), (5, 1, 0)]
+    for (parents, cpts, rng), (_, _, observed) in zip(
+            _random_cases(40, [(n, p) for n, p, _ in sizes]), sizes, strict=True):
+        names = [str(v) for v in rng.permutation(list(cpts))]
+        target, evidence = names[0], {v: int(rng.integers(2)) for v in names[1:1 + observed]}
+        what = (f"a random network of {len(names)} variables with {observed} observed"
+                if observed else f"a random network of {len(names)} variables, no evidence")
+        cases.append(Case(what, (parents, cpts, target, evidence)))
+    # Evidence on a child of the target: the answer needs Bayes' rule, not just the target's CPT.
+    chain = ({"A": [], "B": ["A"], "C": ["B"]},
+             {"A": np.array([0.7, 0.3]), "B": np.array([[0.85, 0.15], [0.3, 0.7]]),
+              "C": np.array([[0.6, 0.4], [0.2, 0.8]])})
+    cases.append(Case("the chain A → B → C, asking about A after seeing C = 1",
+                      (*chain, "A", {"C": 1})))
+    return Check("query", cases, _query, builds_on=("joint_probability",))

@@ -1,0 +1,168 @@
+"""Lecture 13's hidden checks: right answers written several ways pass, typical slips fail."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from mllib.grading import ExerciseFailed, run_check
+from mllib.grading import bayesnet as check
+
+# --- answers as a student might write them ---------------------------------------------------
+
+
+def map_ok(heads, tosses, a, b):
+    return (heads + a - 1) / (tosses + a + b - 2)
+
+
+def map_forgets_the_minus_ones(heads, tosses, a, b):  # the posterior mean, not its mode
+    return (heads + a) / (tosses + a + b)
+
+
+def map_ignores_the_prior(heads, tosses, a, b):
+    return heads / tosses if tosses else 0.5
+
+
+def nb_ok(X, y, x, s):
+    X, y, x = np.asarray(X), np.asarray(y), np.asarray(x)
+    best, label = -np.inf, None
+    for v in (-1.0, 1.0):
+        rows = X[y == v]
+        theta = (rows.sum(axis=0) + s) / (len(rows) + 2 * s)
+        score = np.log(len(rows) / len(X)) + np.sum(np.where(x == 1, np.log(theta),
+                                                              np.log(1 - theta)))
+        if score > best:
+            best, label = score, v
+    return label
+
+
+def nb_with_products(X, y, x, s):  # probabilities multiplied, with lists: also right
+    scores = {}
+    for v in (1, -1):
+        rows = [r for r, label in zip(X, y, strict=True) if label == v]
+        p = len(rows) / len(X)
+        for j, bit in enumerate(x):
+            on = (sum(r[j] for r in rows) + s) / (len(rows) + 2 * s)
+            p *= on if bit == 1 else 1 - on
+        scores[v] = p
+    return max(scores, key=scores.get)
+
+
+def nb_without_prior(X, y, x, s):
+    X, y, x = np.asarray(X), np.asarray(y), np.asarray(x)
+    scores = []
+    for v in (-1.0, 1.0):
+        theta = (X[y == v].sum(axis=0) + s) / ((y == v).sum() + 2 * s)
+        scores.append(np.sum(np.where(x == 1, np.log(theta), np.log(1 - theta))))
+    return [-1.0, 1.0][int(np.argmax(scores))]
+
+
+def nb_ignores_absent_words(X, y, x, s):  # multiplies only over the words present
+    X, y, x = np.asarray(X), np.asarray(y), np.asarray(x)
+    scores = []
+    for v in (-1.0, 1.0):
+        theta = (X[y == v].sum(axis=0) + s) / ((y == v).sum() + 2 * s)
+        scores.append(np.log(np.mean(y == v)) + np.sum(np.log(theta[x == 1])))
+    return [-1.0, 1.0][int(np.argmax(scores))]
+
+
+def joint_ok(parents, cpts, assignment):
+    p = 1.0
+    for v, table in cpts.items():
+        index = tuple(assignment[u] for u in parents[v]) + (assignment[v],)
+        p *= np.asarray(table)[index]
+    return p
+
+
+def joint_with_logs(parents, cpts, assignment):
+    total = 0.0
+    for v in parents:
+        row = cpts[v]
+        for u in parents[v]:
+            row = row[assignment[u]]
+        total += math.log(row[assignment[v]])
+    return math.exp(total)
+
+
+def joint_ignores_parents(parents, cpts, assignment):  # uses the first row of every CPT
+    p = 1.0
+    for v, table in cpts.items():
+        table = np.asarray(table)
+        p *= table.reshape(-1, 2)[0, assignment[v]]
+    return p
+
+
+def query_ok(parents, cpts, target, evidence):
+    hidden = [v for v in cpts if v != target and v not in evidence]
+    totals = np.zeros(2)
+    for value in (0, 1):
+        for values in itertools.product((0, 1), repeat=len(hidden)):
+            world = {**evidence, target: value, **dict(zip(hidden, values, strict=True))}
+            totals[value] += joint_ok(parents, cpts, world)
+    return totals / totals.sum()
+
+
+def query_by_rejection_of_worlds(parents, cpts, target, evidence):  # all 2ⁿ worlds, filtered
+    names = list(cpts)
+    totals = [0.0, 0.0]
+    for values in itertools.product((0, 1), repeat=len(names)):
+        world = dict(zip(names, values, strict=True))
+        if all(world[v] == e for v, e in evidence.items()):
+            totals[world[target]] += joint_with_logs(parents, cpts, world)
+    return [t / sum(totals) for t in totals]
+
+
+def query_unnormalised(parents, cpts, target, evidence):
+    hidden = [v for v in cpts if v != target and v not in evidence]
+    totals = np.zeros(2)
+    for value in (0, 1):
+        for values in itertools.product((0, 1), repeat=len(hidden)):
+            world = {**evidence, target: value, **dict(zip(hidden, values, strict=True))}
+            totals[value] += joint_ok(parents, cpts, world)
+    return totals
+
+
+def query_reads_the_cpt(parents, cpts, target, evidence):  # ignores evidence below the target
+    table = np.asarray(cpts[target])
+    return table if table.ndim == 1 else table.reshape(-1, 2).mean(axis=0)
+
+
+@pytest.mark.parametrize("checker, answer", [
+    (check.map_estimate, map_ok),
+    (check.naive_bayes_prediction, nb_ok),
+    (check.naive_bayes_prediction, nb_with_products),
+    (check.joint_probability, joint_ok),
+    (check.joint_probability, joint_with_logs),
+    (check.query_by_enumeration, query_ok),
+    (check.query_by_enumeration, query_by_rejection_of_worlds),
+])
+def test_correct_answers_pass(checker, answer):
+    run_check(checker(), answer)
+
+
+@pytest.mark.parametrize("checker, answer", [
+    (check.map_estimate, map_forgets_the_minus_ones),
+    (check.map_estimate, map_ignores_the_prior),
+    (check.naive_bayes_prediction, nb_without_prior),
+    (check.naive_bayes_prediction, nb_ignores_absent_words),
+    (check.joint_probability, joint_ignores_parents),
+    (check.query_by_enumeration, query_unnormalised),
+    (check.query_by_enumeration, query_reads_the_cpt),
+])
+def test_typical_slips_fail_with_a_hint(checker, answer):
+    with pytest.raises(ExerciseFailed, match="hidden case"):
+        run_check(checker(), answer)
+
+
+def test_hidden_naive_bayes_cases_have_no_near_ties():
+    for case in check.naive_bayes_prediction().cases:
+        assert check._clear_margin(*case.args)
+
+
+def test_unimplemented_answers_are_reported_by_name():
+    def unimplemented(*args):
+        raise NotImplementedError
+
+    with pytest.raises(ExerciseFailed, match="query is not implemented yet"):
+        run_check(check.query_by_enumeration(), unimplemented)
