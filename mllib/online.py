@@ -293,7 +293,7 @@ def thick_perceptron(X, y, *, margin: float, eta: float = 1.0,
     """
     X, y, eta, max_epochs, _, _ = _prepare(X, y, eta, max_epochs, None, None)
     margin = positive(margin, "margin")
-    return _cycle(X, y, lambda margins, w: margins <= margin, eta=eta, max_epochs=max_epochs,
+    return _cycle(X, y, lambda w: margin, np.less_equal, eta=eta, max_epochs=max_epochs,
                   w0=None, w_star=None)
 
 
