@@ -54,4 +54,4 @@ def test_round_widget_reruns_its_frame(monkeypatch):
     box = explore(demo.show_round, t=ipywidgets.IntSlider(value=1, min=1, max=30),
                   dataset=ipywidgets.Dropdown(options=["toy", "moons"]))
     box.children[0].value = 3
-    assert box.result.axes[0].get_title().startswith("round 3:")
+    assert box.result.figure.axes[0].get_title().startswith("round 3:")

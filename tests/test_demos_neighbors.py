@@ -67,7 +67,7 @@ def test_widgets_rerun_their_frames(monkeypatch):
     box = explore(demo.show_knn, k=ipywidgets.IntSlider(value=1, min=1, max=41, step=2),
                   weights=ipywidgets.Dropdown(options=["uniform", "distance"]))
     box.children[0].value = 9
-    assert "k = 9" in box.result.axes[0].get_title()
+    assert "k = 9" in box.result.figure.axes[0].get_title()
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     frame = explore(demo.show_kernel, sigma=ipywidgets.FloatSlider(value=0.5))
     assert "σ = 0.50" in frame.axes[0].get_legend().get_texts()[0].get_text()

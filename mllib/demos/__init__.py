@@ -33,10 +33,12 @@ def png(fig: Figure) -> bytes:
 
 
 class PNG:
-    """An image that Jupyter displays as ``image/png`` (through ``_repr_png_``)."""
+    """A frame's image, which Jupyter displays as ``image/png`` (through ``_repr_png_``); the
+    ``figure`` it was drawn from stays at hand for tests."""
 
-    def __init__(self, data: bytes) -> None:
-        self.data = data
+    def __init__(self, figure: Figure) -> None:
+        self.figure = figure
+        self.data = png(figure)
 
     def _repr_png_(self) -> bytes:
         return self.data
@@ -67,7 +69,7 @@ def explore(frame: Callable[..., Figure], **controls):
     import ipywidgets
 
     def redraw(**values) -> PNG:
-        return PNG(png(frame(**values)))
+        return PNG(frame(**values))
 
     # auto_display shows the returned PNG in the widget's output area, as interact() does;
     # unlike interact(), interactive() does not also display itself, so the cell shows it once.
