@@ -10,6 +10,7 @@ import numpy as np
 
 from mllib import online as reference
 from mllib.grading import Case, Check, seeded
+from mllib.grading.perceptron import winnow_cases
 
 # Hidden from the kernel while these exercises are graded (grader/sandbox.py).
 REFERENCE = ("mllib.online", "mllib.perceptron")  # online reuses perceptron's Winnow
@@ -19,21 +20,8 @@ _rng = seeded(20261112)
 def elimination_step() -> Check:
     """Check ``elimination_step(w, x, y, theta)``: Winnow's promotion, elimination on a false
     positive, MMDS's convention that w·x = θ is a mistake (CS446; MMDS §12.2.3)."""
-    rng = _rng(1)
-    d = 8
-    x = rng.integers(0, 2, d).astype(float)
-    x[:2] = 1.0
-    w = 2.0 ** rng.integers(-2, 3, d)
-    score = float(w @ x)
-    cases = [
-        Case("a positive example above the threshold (no change)", (w, x, 1.0, score - 1)),
-        Case("a positive example below the threshold (promotion)", (w, x, 1.0, score + 1)),
-        Case("a negative example above the threshold (elimination)", (w, x, -1.0, score - 1)),
-        Case("a negative example below the threshold (no change)", (w, x, -1.0, score + 1)),
-        Case("a positive example exactly at the threshold", (w, x, 1.0, score)),
-        Case("a negative example exactly at the threshold", (w, x, -1.0, score)),
-    ]
-    return Check("elimination_step", cases, reference.elimination_update)
+    return Check("elimination_step", winnow_cases(_rng(1), "elimination"),
+                 reference.elimination_update)
 
 
 def balanced_step() -> Check:

@@ -87,20 +87,24 @@ def bound() -> Check:
     return Check("mistake_bound", cases, run, builds_on=("geometric_margin",))
 
 
-def winnow_update() -> Check:
-    """Check ``winnow_update(w, x, y, theta)`` (MMDS §12.2.3)."""
-    rng = _rng(50)
+def winnow_cases(rng, demotion: str = "demotion") -> list[Case]:
+    """One Winnow step's six situations on binary x and power-of-2 weights (exact scores):
+    promotion, ``demotion`` (or elimination), no change either way, and both ties at θ."""
     d = 8
     x = rng.integers(0, 2, d).astype(float)
     x[:2] = 1.0
     w = 2.0 ** rng.integers(-2, 3, d)
     score = float(w @ x)
-    cases = [
+    return [
         Case("a positive example above the threshold (no change)", (w, x, 1.0, score - 1)),
         Case("a positive example below the threshold (promotion)", (w, x, 1.0, score + 1)),
-        Case("a negative example above the threshold (demotion)", (w, x, -1.0, score - 1)),
+        Case(f"a negative example above the threshold ({demotion})", (w, x, -1.0, score - 1)),
         Case("a negative example below the threshold (no change)", (w, x, -1.0, score + 1)),
         Case("a positive example exactly at the threshold", (w, x, 1.0, score)),
         Case("a negative example exactly at the threshold", (w, x, -1.0, score)),
     ]
-    return Check("winnow_update", cases, reference.winnow_update)
+
+
+def winnow_update() -> Check:
+    """Check ``winnow_update(w, x, y, theta)`` (MMDS §12.2.3)."""
+    return Check("winnow_update", winnow_cases(_rng(50)), reference.winnow_update)
