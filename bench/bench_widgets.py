@@ -104,7 +104,7 @@ def widgets() -> list[Widget]:
         Widget("06", "sample size m / root", chowliu_demo.show_experiment,
                {"m": 30.0, "root": root},
                {"m": _log_values(10, 10_000), "root": list(range(10))}),
-        Widget("07", "data / kernel / degree / γ / C", kernels_demo.show_kernels,
+        Widget("07", "data / kernel / degree / C", kernels_demo.show_kernels,
                {"name": "rings", "kernel": "polynomial", "degree": 2, "gamma": 1.0, "C": 1.0},
                {"degree": list(range(1, 7)), "C": _log_values(0.01, 100.0, 9),
                 "kernel": list(kernels_demo.KERNEL_NAMES), "name": list(kernels_demo.DATASETS)}),
