@@ -23,6 +23,12 @@ from mllib import data
 from mllib import perceptron as P
 from mllib.demos import chowliu as chowliu_demo
 from mllib.demos import em as em_demo
+from mllib.demos import ensemble as ensemble_demo
+from mllib.demos import kernels as kernels_demo
+from mllib.demos import linear as linear_demo
+from mllib.demos import multiclass as multiclass_demo
+from mllib.demos import neighbors as neighbors_demo
+from mllib.demos import online as online_demo
 from mllib.demos import pac as pac_demo
 from mllib.demos import perceptron as perceptron_demo
 from mllib.demos import png
@@ -52,11 +58,15 @@ def _lin_values(lo: float, hi: float, count: int = 10) -> list[float]:
 
 
 def widgets() -> list[Widget]:
-    """Every explore(...) of the walk-throughs, with the notebooks' own control values."""
+    """Every explore(...) of the walk-throughs, with the notebooks' own control values.
+
+    Lectures 13 and 14 have no widgets. Lecture 07's γ slider only matters for the rbf kernel,
+    so it is moved with that kernel selected."""
     X, y, w_star = data.separable(300, 2, margin=0.02, seed=7)
     proof_run = P.perceptron(X, y, w_star=w_star)
     heads_g, m_g = em_demo.three_groups()
     root = chowliu_demo.true_tree()[0].root
+    multiclass_mistakes = multiclass_demo.perceptron_run(True)[2].mistakes
     k_values = [int(k) for k in np.linspace(0, proof_run.mistakes, 10)]
     return [
         Widget("01", "margin γ", perceptron_demo.show_margin_experiment,
@@ -94,6 +104,32 @@ def widgets() -> list[Widget]:
         Widget("06", "sample size m / root", chowliu_demo.show_experiment,
                {"m": 30.0, "root": root},
                {"m": _log_values(10, 10_000), "root": list(range(10))}),
+        Widget("07", "data / kernel / degree / C", kernels_demo.show_kernels,
+               {"name": "rings", "kernel": "polynomial", "degree": 2, "gamma": 1.0, "C": 1.0},
+               {"degree": list(range(1, 7)), "C": _log_values(0.01, 100.0, 9),
+                "kernel": list(kernels_demo.KERNEL_NAMES), "name": list(kernels_demo.DATASETS)}),
+        Widget("07", "γ (rbf kernel)", kernels_demo.show_kernels,
+               {"name": "rings", "kernel": "rbf", "degree": 2, "gamma": 1.0, "C": 1.0},
+               {"gamma": _log_values(0.1, 10**1.5)}),
+        Widget("08", "code / flip column", multiclass_demo.show_ecoc,
+               {"code_name": "exhaustive (7 bits)", "flipped": -1},
+               {"flipped": list(range(-1, 7)), "code_name": list(multiclass_demo.CODES)}),
+        Widget("08", "update / conservative", multiclass_demo.show_update,
+               {"step": 0, "conservative": True},
+               {"step": [int(k) for k in np.linspace(0, multiclass_mistakes, 10)],
+                "conservative": [False, True]}),
+        Widget("09", "σ", neighbors_demo.show_kernel, {"sigma": 1.0},
+               {"sigma": _lin_values(0.1, 4.0)}),
+        Widget("09", "k / weights", neighbors_demo.show_knn, {"k": 1, "weights": "uniform"},
+               {"k": list(range(1, 62, 6)), "weights": ["distance", "uniform"]}),
+        Widget("10", "round t / data", ensemble_demo.show_round, {"t": 1, "dataset": "toy"},
+               {"t": [1, 4, 7, 10, 13, 16, 19, 22, 25, 30], "dataset": ["moons", "toy"]}),
+        Widget("11", "rate η / decay c", linear_demo.show_race, {"eta": 0.05, "decay": 0.01},
+               {"eta": _log_values(10**-2.3, 10**-0.7), "decay": _log_values(1e-4, 1.0)}),
+        Widget("11", "penalty C (logistic)", linear_demo.show_logistic, {"C": 1.0},
+               {"C": _log_values(1e-3, 100.0)}),
+        Widget("12", "β / expert noise", online_demo.show_experts, {"beta": 0.5, "noise": 0.3},
+               {"beta": _lin_values(0.0, 0.95), "noise": _lin_values(0.0, 0.6)}),
     ]
 
 
