@@ -12,10 +12,13 @@ LOCK   := requirements.lock
 # --allow-root there (and only there).
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-# The suite runs on every CPU (pytest-xdist). Modules whose tests share one expensive fixture
-# (a JupyterLab server and browser, a graded class) are kept on one worker each: see
-# tests/conftest.py. `make test PYTEST_ARGS=-n0` runs it serially.
-PYTEST_ARGS ?= -n auto --dist loadgroup
+# The suite runs on every CPU (pytest-xdist). --dist loadfile keeps each test module on one
+# worker: several share one expensive module- or session-scoped fixture (one JupyterLab and
+# Chromium, one graded class, every notebook executed once) that would otherwise be built once
+# per worker, and the browser test writes its screenshots to one folder. (loadgroup with
+# xdist_group marks would be finer, but pytest-xdist 3.8 cannot group under pytest 9: it renames
+# item._nodeid, which pytest 9 no longer reads.) `make test PYTEST_ARGS=-n0` runs it serially.
+PYTEST_ARGS ?= -n auto --dist loadfile
 
 # nbgrader reads grader/nbgrader_config.py from here (lab extension and CLI alike).
 export JUPYTER_CONFIG_PATH := $(CURDIR)/grader
