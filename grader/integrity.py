@@ -13,7 +13,6 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-import grader
 import mllib
 
 # Folders under the course root that grading writes or that are not the course itself.
@@ -27,8 +26,7 @@ SKIPPED_FILES = {"grader/gradebook.db", "grader/gradebook.db-journal", "grader/.
 def protected_roots(course_root: Path) -> list[Path]:
     """The course checkout and the folders of the installed ``mllib`` and ``grader`` source."""
     roots = [course_root.resolve()]
-    for package in (mllib, grader):
-        folder = Path(package.__file__).resolve().parent
+    for folder in (Path(mllib.__file__).resolve().parent, Path(__file__).resolve().parent):
         if not any(folder.is_relative_to(root) for root in roots):
             roots.append(folder)
     return roots

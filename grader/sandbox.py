@@ -35,9 +35,11 @@ from pathlib import Path
 from jupyter_client.manager import AsyncKernelManager
 from traitlets import CaselessStrEnum, Integer, List, Unicode
 
-import grader
 import mllib
 
+# This package's folder, from this file: run from a course root, ``grader`` may resolve to the
+# course's own grader/ folder (config only) as a namespace package without ``__file__``.
+GRADER_DIR = os.path.dirname(os.path.abspath(__file__))
 INSTALL_HINT = ("install bubblewrap (Debian/Ubuntu: `apt-get install bubblewrap`; Fedora: "
                 "`dnf install bubblewrap`)")
 WORK = "/submission"  # the kernel's working directory inside the sandbox
@@ -156,7 +158,7 @@ def sandbox_command(
         mounts.read_only(path)
     mounts.read_only(os.path.dirname(mllib.__file__))
     for name in ("__init__.py", "kernel_guard.py"):  # the grading kernel's start-up code
-        mounts.read_only(os.path.join(os.path.dirname(grader.__file__), name))
+        mounts.read_only(os.path.join(GRADER_DIR, name))
     # As root, no user namespace: the kernel's own user id (setpriv below) must stay the real
     # one for RLIMIT_NPROC to count, and root must still reach the scratch files it chowned.
     unshare = (["--unshare-all"] if uid is None else

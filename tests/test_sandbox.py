@@ -308,3 +308,22 @@ def test_no_sandbox_grades_with_a_warning_that_the_report_keeps(copy_course, cap
     assert "WARNING: grading WITHOUT the sandbox" in capsys.readouterr().err
     report = (root / "grader" / "exports" / "report-01_perceptron.html").read_text()
     assert "WITHOUT the sandbox (--no-sandbox)" in report
+
+
+@needs_sandbox
+def test_plain_nbgrader_autograde_from_the_course_root_uses_the_sandbox(copy_course) -> None:
+    """Run from the course root, ``grader`` can resolve to the course's own config folder;
+    the sandbox must still find its files (a regression: it looked for grader.__file__)."""
+    from nbgrader.api import Gradebook
+
+    root = one_submission(copy_course, "pass")
+    binary = Path(sys.executable).parent
+    env = {**os.environ, "JUPYTER_CONFIG_PATH": str(root / "grader"),
+           "PATH": f"{binary}{os.pathsep}{os.environ['PATH']}"}
+    for step in (["generate_assignment", "01_perceptron", "--force"],
+                 ["autograde", "01_perceptron", "--force"]):
+        done = subprocess.run([str(binary / "nbgrader"), *step], cwd=root, env=env,
+                              capture_output=True, text=True, timeout=300, check=False)
+        assert done.returncode == 0, done.stderr[-2000:]
+    with Gradebook("sqlite:///" + str(root / "grader" / "gradebook.db")) as gb:
+        assert gb.find_submission("01_perceptron", "kit").score == 15.0
