@@ -31,7 +31,7 @@ import numpy as np
 
 from mllib import perceptron as _perceptron
 from mllib import svm as _svm
-from mllib.validation import as_matrix, as_vector, positive, positive_int
+from mllib.validation import as_matrix, as_vector, label_vector, positive, positive_int
 
 Scorer = Callable[[np.ndarray], np.ndarray]
 Learner = Callable[[np.ndarray, np.ndarray], Scorer]
@@ -40,15 +40,7 @@ Learner = Callable[[np.ndarray, np.ndarray], Scorer]
 def as_classes(y, k: int, n: int | None = None) -> np.ndarray:
     """Return class labels as an int array of shape (n,), every entry in 0..k-1 (k >= 2)."""
     k = _classes(k)
-    y = np.asarray(y)
-    if y.ndim != 1:
-        raise ValueError(f"y must be a 1-D vector of class labels; got shape {y.shape}.")
-    if n is not None and y.shape[0] != n:
-        raise ValueError(f"X has {n} rows but y has {y.shape[0]} labels; they must match.")
-    try:
-        as_float = y.astype(float)
-    except (TypeError, ValueError):
-        raise ValueError(f"class labels must be the integers 0..{k - 1}.") from None
+    as_float = label_vector(y, n, f"the integers 0..{k - 1}")
     bad = ~np.isin(as_float, np.arange(k))
     if np.any(bad):
         raise ValueError(f"class labels must be the integers 0..{k - 1} (k = {k}); found "

@@ -32,17 +32,25 @@ def as_vector(v, name: str, length: int | None = None) -> np.ndarray:
     return v
 
 
-def as_labels(y, n: int | None = None) -> np.ndarray:
-    """Return labels as a float array of shape (n,) with every entry in {-1, +1}."""
+def label_vector(y, n: int | None, allowed: str) -> np.ndarray:
+    """Labels as a float vector of shape (n,): one label per row of X, numbers only.
+
+    ``allowed`` names the valid labels in the message, e.g. "the numbers -1 and +1".
+    """
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"y must be a 1-D vector of labels; got shape {y.shape}.")
     if n is not None and y.shape[0] != n:
         raise ValueError(f"X has {n} rows but y has {y.shape[0]} labels; they must match.")
     try:
-        y = y.astype(float)
+        return y.astype(float)
     except (TypeError, ValueError):
-        raise ValueError("labels must be the numbers -1 and +1.") from None
+        raise ValueError(f"labels must be {allowed}.") from None
+
+
+def as_labels(y, n: int | None = None) -> np.ndarray:
+    """Return labels as a float array of shape (n,) with every entry in {-1, +1}."""
+    y = label_vector(y, n, "the numbers -1 and +1")
     bad = ~np.isin(y, (-1.0, 1.0))
     if np.any(bad):
         raise ValueError(
