@@ -95,8 +95,10 @@ class _Mounts:
 
     def __init__(self) -> None:
         self.args: list[str] = []
-        self.bound: list[str] = ["/usr", "/etc", "/proc", "/dev", "/tmp"]
-        self.made: set[str] = {"/"}
+        # /tmp is not here: inside it is a fresh tmpfs, and a course or venv cloned under /tmp
+        # on the host must still be bound into it.
+        self.bound: list[str] = ["/usr", "/etc", "/proc", "/dev"]
+        self.made: set[str] = {"/", "/tmp"}
 
     def _parents(self, path: str) -> None:
         parts = Path(path).parts

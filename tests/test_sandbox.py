@@ -327,3 +327,15 @@ def test_plain_nbgrader_autograde_from_the_course_root_uses_the_sandbox(copy_cou
         assert done.returncode == 0, done.stderr[-2000:]
     with Gradebook("sqlite:///" + str(root / "grader" / "gradebook.db")) as gb:
         assert gb.find_submission("01_perceptron", "kit").score == 15.0
+
+
+def test_a_course_cloned_under_tmp_is_still_bound_into_the_sandbox(tmp_path: Path) -> None:
+    """Inside, /tmp is a fresh tmpfs; a checkout or venv under the host's /tmp (CI clones
+    there) must be bound over it, not taken for part of it (a regression)."""
+    from grader.sandbox import _Mounts
+
+    mounts = _Mounts()
+    mounts.read_only(str(tmp_path))
+    assert mounts.args[-3:] == ["--ro-bind", str(tmp_path.resolve()), str(tmp_path.resolve())]
+    assert ["--perms", "0755", "--dir", "/tmp"] not in [mounts.args[i:i + 4]
+                                                        for i in range(len(mounts.args))]
