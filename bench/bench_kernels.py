@@ -17,12 +17,8 @@ Times are the best of a few runs; BLAS is limited to one thread. Nothing asserts
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-from bench_perceptron import best_of  # the same timing helper (bench/ is on sys.path)
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.linear_model import Perceptron
+from bench_perceptron import best_of, run_sklearn  # the same helpers (bench/ is on sys.path)
 from sklearn.svm import SVC
 from threadpoolctl import threadpool_limits
 
@@ -52,14 +48,6 @@ def python_dual_loop(X, y, gamma, epochs):
     return mistakes
 
 
-def sklearn_perceptron(Phi, y, epochs):
-    clf = Perceptron(fit_intercept=False, shuffle=False, tol=None, eta0=1, max_iter=epochs)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        clf.fit(Phi, y)
-    return clf
-
-
 def perceptron_figures():
     X, y = rings(5_000, SEED)
     gamma = 2.0
@@ -77,7 +65,7 @@ def perceptron_figures():
     t_dual, dual = best_of(3, lambda: kernel_perceptron(Xq, yq, kernel="polynomial", degree=2,
                                                          max_epochs=epochs))
     Phi = quadratic_features(Xq)
-    t_sk, clf = best_of(3, lambda: sklearn_perceptron(Phi, yq, epochs))
+    t_sk, clf = best_of(3, lambda: run_sklearn(Phi, yq, epochs))
     t_map, _ = best_of(3, lambda: quadratic_features(Xq))
     agree = np.mean(np.sign(Phi @ clf.coef_.ravel()) == np.sign(
         (dual.alpha * yq) @ gram(Xq, kernel="polynomial", degree=2)))
