@@ -13,6 +13,20 @@ from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
 CONFIG_FILE = "nbgrader_config.py"
+# SQLAlchemy's driver for a bare postgresql:// URL is psycopg2; the course installs psycopg 3.
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
+def gradebook_url(url: str) -> str:
+    """The SQLAlchemy URL nbgrader should open for a gradebook URL an instructor typed.
+
+    ``postgresql://user@host/db`` (and ``postgres://``) become ``postgresql+psycopg://...``;
+    anything else (``sqlite:///...``, an explicit driver) is returned as given.
+    """
+    for scheme in POSTGRES_SCHEMES:
+        if url.startswith(scheme):
+            return "postgresql+psycopg://" + url.removeprefix(scheme)
+    return url
 
 
 def load_config(course_root: Path) -> Config:
@@ -34,8 +48,11 @@ def load_config(course_root: Path) -> Config:
     return PyFileConfigLoader(CONFIG_FILE, path=str(config_dir)).load_config()
 
 
-def make_api(course_root: Path) -> NbGraderAPI:
-    """Return nbgrader's API object configured for the course at ``course_root``."""
+def make_api(course_root: Path, db_url: str | None = None) -> NbGraderAPI:
+    """Return nbgrader's API object configured for the course at ``course_root``.
+
+    ``db_url`` replaces the configured gradebook (see :func:`gradebook_url`).
+    """
     # nbgrader runs the `alembic` executable when it creates a gradebook; it lives next to the
     # interpreter, which is not on PATH when the venv is not activated (e.g. `.venv/bin/course`).
     bin_dir = str(Path(sys.executable).parent)
@@ -44,4 +61,7 @@ def make_api(course_root: Path) -> NbGraderAPI:
     # SQLAlchemy 2.1 warns "... not in session" on every autograde; nbgrader's own code triggers
     # it and it is harmless, so keep it out of the instructor's terminal.
     warnings.filterwarnings("ignore", message=".*not in session", category=SAWarning)
-    return NbGraderAPI(config=load_config(course_root))
+    api = NbGraderAPI(config=load_config(course_root))
+    if db_url:
+        api.coursedir.db_url = gradebook_url(db_url)
+    return api

@@ -35,6 +35,7 @@ from traitlets.config import Config
 
 from grader import integrity
 from grader.api import load_config, make_api
+from grader.cluster import grade_class_on_cluster
 from grader.parallel import Outcome, grade_class
 from grader.preprocessors import GradingExecute
 from grader.report import (
@@ -186,12 +187,14 @@ def autograde(
     students: Sequence[str] = (),
     jobs: int | None = None,
     sandbox: bool = True,
+    cluster: str | None = None,
 ) -> list[str]:
     """Autograde the submissions in ``grader/submitted/<student>/<assignment>/`` in parallel.
 
     Runs nbgrader's ``autograde --force --create`` once per student in ``jobs`` worker
-    processes (:func:`grader.parallel.grade_class`), with a progress line per student, each
-    kernel in the sandbox (:mod:`grader.sandbox`). A submission that crashes costs only that
+    processes (:func:`grader.parallel.grade_class`), or as one task per student on a Dask
+    cluster (:func:`grader.cluster.grade_class_on_cluster`), with a progress line per student,
+    each kernel in the sandbox (:mod:`grader.sandbox`). A submission that crashes costs only that
     student's run; a regrade gives the same scores. Checksums of the course checkout and the
     library source are taken before and after (:mod:`grader.integrity`); the run's record
     (sandbox, integrity, versions) is written next to the report, which shows it.
@@ -208,6 +211,9 @@ def autograde(
         Worker processes; default one per CPU, plus one.
     sandbox : bool
         False grades without the sandbox (``--no-sandbox``): a warning, and the report says so.
+    cluster : str, optional
+        A Dask scheduler address, or ``local:N`` for a LocalCluster of N workers; ``jobs`` is
+        then ignored. Only this process writes the gradebook.
 
     Returns
     -------
@@ -251,10 +257,17 @@ def autograde(
     protected = integrity.protected_roots(root)
     before = integrity.snapshot(protected)
     start = time.monotonic()
-    outcomes = grade_class(root, assignment, students, jobs, _progress(len(students)), log,
-                           sandbox="required" if sandbox else "off")
+    mode = "required" if sandbox else "off"
+    if cluster:
+        outcomes = grade_class_on_cluster(root, assignment, students, cluster,
+                                          _progress(len(students)), sandbox=mode,
+                                          db_url=api.coursedir.db_url)
+    else:
+        outcomes = grade_class(root, assignment, students, jobs, _progress(len(students)), log,
+                               sandbox=mode, db_url=api.coursedir.db_url)
     changed = integrity.changes(before, integrity.snapshot(protected))
-    record = {"sandbox": sandbox, "integrity": {"checked": len(before), "changed": changed},
+    record = {"sandbox": sandbox, "cluster": cluster,
+              "integrity": {"checked": len(before), "changed": changed},
               "versions": _versions(), "students": len(students),
               "seconds": round(time.monotonic() - start, 1)}
     run_record_path(root, assignment).write_text(json.dumps(record, indent=1))
@@ -270,7 +283,8 @@ def autograde(
         detail = outcome.error or f"graded {outcome.score:g} / {outcome.max_score:g} up to here"
         print("\n".join(["  " + p for p in outcome.problems] + [detail.rstrip()]), file=sys.stderr)
     print(f"autograded {len(outcomes) - len(failed)} of {len(outcomes)} submissions of "
-          f"{assignment} in {time.monotonic() - start:.0f} s with {jobs} workers")
+          f"{assignment} in {time.monotonic() - start:.0f} s "
+          + (f"on the Dask cluster {cluster}" if cluster else f"with {jobs} workers"))
     return [o.student for o in failed] + (["<integrity>"] if changed else [])
 
 
@@ -436,6 +450,11 @@ def build_parser() -> argparse.ArgumentParser:
         "with nbgrader.",
     )
     parser.add_argument(
+        "--db-url",
+        help="the gradebook's database, e.g. postgresql://user@host/dbname (default: the "
+        "COURSE_DB_URL environment variable, else grader/gradebook.db, SQLite)",
+    )
+    parser.add_argument(
         "--course-root",
         type=Path,
         default=REPO_ROOT,
@@ -454,6 +473,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignment", metavar="ASSIGNMENT")
     p.add_argument("--student", action="append", default=[], help="repeatable; default: all")
     p.add_argument("--jobs", "-j", type=int, help="worker processes (default: CPUs + 1)")
+    p.add_argument("--cluster", metavar="ADDRESS",
+                   help="grade on a Dask cluster: a scheduler address (tcp://host:8786) or "
+                   "local:N for N local workers (default: a local process pool)")
     p.add_argument("--no-sandbox", action="store_true",
                    help="grade without the bubblewrap sandbox (not recommended; the report "
                    "records it)")
@@ -487,7 +509,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     exports = root / "grader" / "exports"
     if args.command == "validate":
         return 0 if validate(args.notebook, load_config(root)) else 1
-    api = make_api(root)
+    api = make_api(root, args.db_url)
     if args.command == "release":
         return 1 if release(api, args.assignments) else 0
     if args.command == "collect":
@@ -495,7 +517,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "autograde":
         return 1 if autograde(api, args.assignment, args.student, args.jobs,
-                              sandbox=not args.no_sandbox) else 0
+                              sandbox=not args.no_sandbox, cluster=args.cluster) else 0
     if args.command == "feedback":
         return 0 if feedback(api, args.assignment) else 1
     if args.command == "report":

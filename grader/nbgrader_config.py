@@ -24,6 +24,7 @@ from nbgrader.preprocessors import (
     SaveAutoGrades,
 )
 
+from grader.api import gradebook_url
 from grader.preprocessors import GradingExecute, HideHiddenTestTracebacks, RepairSubmission
 
 c = get_config()  # noqa: F821 -- injected by the traitlets config loader
@@ -54,7 +55,11 @@ c.CourseDirectory.release_directory = "notebooks"
 c.CourseDirectory.submitted_directory = os.path.join("grader", "submitted")
 c.CourseDirectory.autograded_directory = os.path.join("grader", "autograded")
 c.CourseDirectory.feedback_directory = os.path.join("grader", "feedback")
-c.CourseDirectory.db_url = "sqlite:///" + os.path.join(GRADER_DIR, "gradebook.db")
+# The gradebook: SQLite in grader/ unless COURSE_DB_URL names a database server, e.g.
+# postgresql://grader@dbhost/ml_course for a team of graders (`COURSE_DB_URL=... make lab` gives
+# the formgrader that gradebook; `course --db-url` overrides it per command).
+c.CourseDirectory.db_url = gradebook_url(os.environ.get("COURSE_DB_URL", "")) or (
+    "sqlite:///" + os.path.join(GRADER_DIR, "gradebook.db"))
 
 # An infinite loop or a blocking widget in a submission costs one timeout per cell (and the
 # points of that cell), not a hung grading run. Covers autograde and validate alike.

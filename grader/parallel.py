@@ -51,7 +51,7 @@ class Outcome:
     error: str = ""  # nbgrader's log or traceback when it failed
 
 
-def _grade_one(api, assignment: str, student: str) -> Outcome:
+def grade_one(api, assignment: str, student: str) -> Outcome:
     """Run nbgrader's autograde for one student, retrying while the gradebook is locked."""
     for attempt in range(LOCK_RETRIES):
         result = api.autograde(assignment, student, force=True, create=True)
@@ -71,30 +71,33 @@ def _grade_one(api, assignment: str, student: str) -> Outcome:
                    any(stopped for _, stopped in found))
 
 
-def serve(course_root: Path, tasks: Connection, log: Path, sandbox: str) -> None:
+def serve(tasks: Connection, course_root: Path, log: Path, sandbox: str, db_url: str) -> None:
     """Worker loop: receive ``(assignment, student)``, send back an :class:`Outcome`.
 
-    ``sandbox`` is the kernels' :attr:`grader.sandbox.SandboxedKernelManager.sandbox` mode.
+    ``sandbox`` is the kernels' :attr:`grader.sandbox.SandboxedKernelManager.sandbox` mode,
+    ``db_url`` the gradebook's URL.
     """
     output = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
     os.dup2(output, 1)  # nbgrader's and the kernels' messages go to the log
     os.dup2(output, 2)
-    api = make_api(course_root)
-    api.coursedir.db_url += f"?timeout={DB_BUSY_TIMEOUT}"
+    api = make_api(course_root, db_url)
+    if api.coursedir.db_url.startswith("sqlite:"):  # a database server handles its own locks
+        api.coursedir.db_url += f"?timeout={DB_BUSY_TIMEOUT}"
     api.config.SandboxedKernelManager.sandbox = sandbox
     while True:
         try:
             assignment, student = tasks.recv()
         except EOFError:  # the parent closed the pipe: no more students
             return
-        tasks.send(_grade_one(api, assignment, student))
+        tasks.send(grade_one(api, assignment, student))
 
 
 class _Worker:
     """One worker process, started on demand and restarted once after it dies."""
 
-    def __init__(self, course_root: Path, log: Path, sandbox: str) -> None:
-        self.course_root, self.log, self.sandbox = course_root, log, sandbox
+    def __init__(self, course_root: Path, log: Path, sandbox: str, db_url: str) -> None:
+        self.log = log
+        self.settings = (course_root, log, sandbox, db_url)  # serve's arguments after the pipe
         self.proc: multiprocessing.Process | None = None
         self.tasks: Connection | None = None
         self.closed = False
@@ -107,7 +110,7 @@ class _Worker:
             if self.proc is None:
                 self.tasks, theirs = FORKS.Pipe()
                 self.proc = FORKS.Process(target=serve, daemon=True,
-                                          args=(self.course_root, theirs, self.log, self.sandbox))
+                                          args=(theirs, *self.settings))
                 self.proc.start()
                 theirs.close()
             try:
@@ -136,6 +139,7 @@ def grade_class(
     on_done: Callable[[int, Outcome], None],
     log: Path,
     sandbox: str = "required",
+    db_url: str = "",
 ) -> list[Outcome]:
     """Autograde ``students`` with ``jobs`` parallel workers.
 
@@ -156,6 +160,8 @@ def grade_class(
         File the workers' own output (nbgrader and kernel messages) is appended to.
     sandbox : str
         ``"required"`` (every kernel in the sandbox) or ``"off"`` (``--no-sandbox``).
+    db_url : str
+        The gradebook's URL; empty means the course configuration's.
 
     Returns
     -------
@@ -168,7 +174,7 @@ def grade_class(
     done: dict[str, Outcome] = {}
     lock = threading.Lock()
     count = max(1, min(jobs, len(students)))
-    workers = [_Worker(course_root, log, sandbox) for _ in range(count)]
+    workers = [_Worker(course_root, log, sandbox, db_url) for _ in range(count)]
 
     def run(worker: _Worker) -> None:
         try:

@@ -179,7 +179,7 @@ def run_record_path(course_root: Path, assignment: str) -> Path:
 
 
 def _run_section(course_root: Path, assignment: str) -> str:
-    """The report's account of the last grading run: sandbox, integrity, versions."""
+    """The report's account of the last grading run: sandbox, where, integrity, versions."""
     e = html.escape
     path = run_record_path(course_root, assignment)
     if not path.is_file():
@@ -187,13 +187,15 @@ def _run_section(course_root: Path, assignment: str) -> str:
     run = json.loads(path.read_text())
     sandbox = ("in the sandbox" if run["sandbox"] else
                '<strong class="warning">WITHOUT the sandbox (--no-sandbox)</strong>')
+    where = (f' on the Dask cluster <code>{e(run["cluster"])}</code>' if run.get("cluster")
+             else " in a local process pool")
     changed = run["integrity"]["changed"]
     integrity = (f'{run["integrity"]["checked"]} files of the course and the library unchanged'
                  if not changed else
                  '<strong class="warning">files changed during grading:</strong> '
                  + e(", ".join(changed)))
     versions = ", ".join(f"{e(k)} {e(v)}" for k, v in run["versions"].items())
-    return (f'<p id="sandbox">Submissions ran {sandbox}.</p><p id="integrity">Integrity: '
+    return (f'<p id="sandbox">Submissions ran {sandbox}{where}.</p><p id="integrity">Integrity: '
             f"{integrity}.</p><p>Environment: {versions}.</p>")
 
 

@@ -2,14 +2,17 @@
 
 One session-scoped run of the ``course`` CLI on a temporary copy of the course: ``collect``
 (a Canvas-style zip of downloads), ``autograde`` with three parallel workers, ``feedback``,
-``export``, ``report``, then a second ``autograde`` of everyone (the regrade). The students are
+``export``, ``report``, then a second ``autograde`` of everyone (the regrade) on a Dask
+``LocalCluster`` of two workers (``--cluster local:2``), which must give the same score to every
+cell. A third run grades the class into a PostgreSQL gradebook on a real server that the test
+starts; its exported CSV must equal the SQLite run's byte for byte. The students are
 built from the instructor's and the released notebooks: correct, partly right, wrong, empty,
 and one per row of the issue's table of hostile submissions (edited, deleted and forged cells,
 stripped metadata, an infinite loop, a dead and a stuck kernel, builtins and numpy patched, an
 object equal to everything, stderr warnings, answers calling mllib, gigabytes of output).
 
 Every student's expected score is written down per exercise; the tests compare it with
-nbgrader's gradebook, the CSV (cell by cell), the report, and the regrade. This copy of the
+nbgrader's gradebook, the CSV (cell by cell), the report, and the two other runs. This copy of the
 course stops a cell after ``TIMEOUT`` seconds instead of the configured 30, to keep the two
 runs short; the mechanism is the same.
 """
@@ -22,6 +25,7 @@ import csv
 import io
 import re
 import runpy
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -36,9 +40,11 @@ from nbformat import NotebookNode
 from nbgrader.api import Gradebook
 from nbgrader.server_extensions.validate_assignment.handlers import ValidateAssignmentHandler
 from nbgrader.validator import Validator
-from test_grading import html_text  # tests/ is on sys.path under pytest
+from postgres_support import new_database, postgres_server  # tests/ is on sys.path
+from test_grading import html_text
 from traitlets.config import Config
 
+from grader.api import gradebook_url
 from grader.cli import main
 from grader.hostile import scan
 from mllib.grading import load_check
@@ -370,7 +376,7 @@ def graded(copy_course: Callable[..., Path], tmp_path_factory) -> GradedClass:
         ("feedback", ["feedback", ASSIGNMENT]),
         ("export", ["export"]),
         ("report", ["report", ASSIGNMENT]),
-        ("regrade", ["autograde", ASSIGNMENT, "--jobs", "3"]),
+        ("regrade", ["autograde", ASSIGNMENT, "--cluster", "local:2"]),
     ]
     for step, args in steps:
         out, err = io.StringIO(), io.StringIO()
@@ -410,9 +416,36 @@ def test_scores_per_student_and_exercise(graded: GradedClass, student: Student) 
     assert graded.scores["autograde"][student.name] == expected_scores(student)
 
 
-def test_regrade_gives_identical_scores(graded: GradedClass) -> None:
+def test_regrade_on_a_dask_cluster_gives_identical_scores(graded: GradedClass) -> None:
+    # Cell scores are sums of points (integers and halves), exact in floating point: == is safe.
     assert graded.scores["regrade"] == graded.scores["autograde"]
     assert sorted(graded.scores["regrade"]) == sorted(STUDENTS)
+    assert "on the Dask cluster local:2" in graded.out["regrade"]
+
+
+def test_a_postgresql_gradebook_exports_the_same_csv(
+    graded: GradedClass, copy_course: Callable[..., Path], tmp_path: Path
+) -> None:
+    root = copy_course("solutions", "notebooks")
+    shutil.copy2(graded.root / "grader" / "nbgrader_config.py", root / "grader")  # TIMEOUT
+    shutil.copytree(graded.root / "grader" / "submitted", root / "grader" / "submitted")
+    with postgres_server() as server:
+        url = new_database(server, "gradebook")
+        codes = {}
+        for step, args in [("autograde", ["autograde", ASSIGNMENT, "--jobs", "3"]),
+                           ("export", ["export", "--out", str(tmp_path / "grades.csv")])]:
+            with contextlib.redirect_stdout(io.StringIO()), \
+                    contextlib.redirect_stderr(io.StringIO()):
+                codes[step] = main(["--db-url", url, "--course-root", str(root), *args])
+        with Gradebook(gradebook_url(url)) as gb:
+            in_postgres = {s.student.id: {g.name: g.score for nb in s.notebooks
+                                          for g in nb.grades}
+                           for s in gb.find_assignment(ASSIGNMENT).submissions}
+    assert codes == {"autograde": 1, "export": 0}  # 1: hugo's and zed's kernels stopped
+    assert not (root / "grader" / "gradebook.db").exists(), "SQLite was used after all"
+    assert in_postgres == graded.scores["autograde"]
+    sqlite_csv = (graded.root / "grader" / "exports" / "grades.csv").read_bytes()
+    assert (tmp_path / "grades.csv").read_bytes() == sqlite_csv
 
 
 def test_export_has_a_column_per_exercise_checked_cell_by_cell(graded: GradedClass) -> None:

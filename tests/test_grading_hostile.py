@@ -313,7 +313,7 @@ def test_the_run_completes_in_the_sandbox_with_the_course_intact(hostile: Hostil
                      hostile.out["autograde"])
     assert hostile.codes["feedback"] == 0, hostile.err["feedback"]
     report = (hostile.root / "grader" / "exports" / f"report-{ASSIGNMENT}.html").read_text()
-    assert "Submissions ran in the sandbox." in html_text(report)
+    assert "Submissions ran in the sandbox in a local process pool." in html_text(report)
     assert sorted(hostile.scores) == sorted([*(h.name for h in HONEST), EMPTY, *ATTACKS])
 
 
