@@ -1,5 +1,5 @@
 """Benchmark: plain sequential ``nbgrader autograde`` against ``course autograde`` in parallel,
-and the cost of the grading sandbox.
+on a Dask cluster, and the cost of the grading sandbox.
 
 Builds a temporary copy of the course with N synthetic submissions of the perceptron exercises
 (the instructor's solution, the untouched release, and three partly wrong versions, in turn),
@@ -10,14 +10,19 @@ then grades them twice on the same machine with the same configuration:
 2. ``course autograde 01_perceptron --jobs J``: the parallel workers of ``grader/parallel.py``
    (default J: the number of CPUs plus one, as ``course``);
 3. the same with ``--no-sandbox``: the difference from 2 is what the sandbox costs
-   (bubblewrap, the scratch copy, the checksums of the course before and after).
+   (bubblewrap, the scratch copy, the checksums of the course before and after);
+4. ``course autograde 01_perceptron --cluster local:N``: one Dask task per submission on a
+   ``LocalCluster`` of N workers (default N = J); the difference from 2 is what Dask adds
+   (starting the cluster, shipping each submission and the assignment, a release per host,
+   and the client recording each result through nbgrader).
 
-Both 1 and 2 run every kernel in the sandbox. It prints the wall times, the parallel ratio (the
-target is at least 1.8 on 2 cores), the sandbox's cost per submission, and whether the runs gave
-every student the same score on every graded cell. Timings are noisy on a shared machine:
-``--repeat`` runs each several times and keeps each one's best.
+1, 2 and 4 run every kernel in the sandbox. It prints the wall times, the parallel ratio (the
+target is at least 1.8 on 2 cores), the sandbox's and Dask's cost per submission, and whether
+the runs gave every student the same score on every graded cell. Timings are noisy on a shared
+machine: ``--repeat`` runs each several times and keeps each one's best.
 
-Run: ``.venv/bin/python bench/bench_grading.py [--students 100] [--jobs J] [--repeat 1]``.
+Run: ``.venv/bin/python bench/bench_grading.py [--students 100] [--jobs J] [--cluster N]
+[--repeat 1]``.
 """
 
 from __future__ import annotations
@@ -96,14 +101,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=100)
     parser.add_argument("--jobs", type=int, default=(os.cpu_count() or 1) + 1)
+    parser.add_argument("--cluster", type=int, help="LocalCluster workers (default: --jobs)")
     parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
+    args.cluster = args.cluster or args.jobs
     with tempfile.TemporaryDirectory() as tmp:
         root = make_course(Path(tmp), args.students)
         sequential = [str(BIN / "nbgrader"), "autograde", ASSIGNMENT, "--force"]
         parallel = [str(BIN / "course"), "--course-root", str(root), "autograde", ASSIGNMENT,
                     "--jobs", str(args.jobs)]
-        times: dict[str, list[float]] = {"sequential": [], "parallel": [], "unsandboxed": []}
+        on_cluster = [*parallel[:-2], "--cluster", f"local:{args.cluster}"]
+        times: dict[str, list[float]] = {"sequential": [], "parallel": [], "unsandboxed": [],
+                                         "cluster": []}
         same = True
         for _ in range(args.repeat):
             times["sequential"].append(timed(sequential, root))
@@ -111,6 +120,8 @@ def main() -> None:
             times["parallel"].append(timed(parallel, root))
             same &= grades(root) == by_nbgrader and len(by_nbgrader) == args.students
             times["unsandboxed"].append(timed([*parallel, "--no-sandbox"], root))
+            same &= grades(root) == by_nbgrader
+            times["cluster"].append(timed(on_cluster, root))
             same &= grades(root) == by_nbgrader
     best = {name: min(values) for name, values in times.items()}
     print(f"{args.students} submissions of {ASSIGNMENT}, {os.cpu_count()} CPUs, "
@@ -124,6 +135,10 @@ def main() -> None:
     cost = (best["parallel"] - best["unsandboxed"]) / args.students
     print(f"  the sandbox costs {cost:+.3f} s per submission of wall time with {args.jobs} "
           f"workers ({best['parallel'] / best['unsandboxed']:.2f}x the unsandboxed run)")
+    dask = (best["cluster"] - best["parallel"]) / args.students
+    print(f"  Dask (local:{args.cluster}) adds {dask:+.3f} s per submission of wall time to the "
+          f"local pool ({best['cluster'] / best['parallel']:.2f}x; "
+          f"{best['sequential'] / best['cluster']:.2f}x faster than sequential nbgrader)")
     print(f"  identical grades for every student and graded cell: {'yes' if same else 'NO'}")
 
 
