@@ -47,6 +47,7 @@ from grader.api import make_api
 from grader.parallel import Outcome, grade_one
 
 LOCAL = "local:"  # --cluster local:N starts a LocalCluster of N workers in this process
+CONNECT_TIMEOUT = 30  # seconds to reach the scheduler, and then for a first worker to join
 
 # One private course per (worker process, assignment bundle), and one task at a time in it.
 _courses: dict[str, Path] = {}
@@ -242,7 +243,17 @@ def connect(address: str) -> Iterator[object]:
     from distributed import Client, LocalCluster
 
     if not address.startswith(LOCAL):
-        with Client(address) as client:
+        try:
+            client = Client(address, timeout=CONNECT_TIMEOUT)
+        except OSError as error:
+            raise SystemExit(f"course: cannot reach the Dask scheduler at {address}: "
+                             f"{error}") from None
+        with client:
+            try:
+                client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
+            except TimeoutError:
+                raise SystemExit(f"course: no Dask worker has joined the scheduler at {address} "
+                                 f"within {CONNECT_TIMEOUT} s") from None
             yield client
         return
     workers = address.removeprefix(LOCAL)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -157,6 +158,26 @@ def test_replay_refuses_outputs_of_other_cells(tmp_path: Path) -> None:
 @pytest.mark.parametrize("address", ["local:0", "local:two", "local:"])
 def test_a_local_cluster_needs_a_positive_number_of_workers(address: str) -> None:
     with pytest.raises(ValueError, match="expected local:N with N >= 1"), connect(address):
+        pass
+
+
+def test_an_unreachable_scheduler_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("grader.cluster.CONNECT_TIMEOUT", 2)
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        address = f"tcp://127.0.0.1:{probe.getsockname()[1]}"
+    with pytest.raises(SystemExit, match=f"cannot reach the Dask scheduler at {address}"), \
+            connect(address):
+        pass
+
+
+def test_a_scheduler_without_workers_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    from distributed import LocalCluster
+
+    monkeypatch.setattr("grader.cluster.CONNECT_TIMEOUT", 2)
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as empty, \
+            pytest.raises(SystemExit, match="no Dask worker has joined the scheduler at"), \
+            connect(empty.scheduler_address):
         pass
 
 
