@@ -26,12 +26,9 @@ def reduce_sums(outputs):
 """,
     "mapreduce_round": """\
 def mapreduce_round(w, chunks, eta):
-    X = np.vstack([np.asarray(X_p, dtype=float) for X_p, _ in chunks])
-    y = np.concatenate([np.asarray(y_p, dtype=float) for _, y_p in chunks])
-    wrong = y * (X @ np.asarray(w, dtype=float)) <= 0
-    sizes = [len(y_p) for _, y_p in chunks]
-    per_chunk = [int(part.sum()) for part in np.split(wrong, np.cumsum(sizes)[:-1])]
-    return np.asarray(w, dtype=float) + eta * (y[wrong] @ X[wrong]), per_chunk
+    outputs = [map_mistakes(w, X_p, y_p, eta) for X_p, y_p in chunks]
+    total, _ = reduce_sums(outputs)
+    return np.asarray(w, dtype=float) + np.asarray(total), [m for _, m in outputs]
 """,
     "train_mapreduce": """\
 def train_mapreduce(chunks, eta, max_rounds):
