@@ -95,11 +95,16 @@ def bad_pattern(z) -> str:
     return "".join("x" if zi < 1 else "o" for zi in np.asarray(z, dtype=float))
 
 
+def _hinge_gradient(w, b, X, y, C) -> np.ndarray:
+    """The second term of eq. 12.6 on validated arrays: C·Σᵢ (0 if zᵢ >= 1 else -yᵢ[xᵢ, 1]),
+    shape (d + 1,). A sum over examples, so a sum over any partition of them (MMDS §12.3.6)."""
+    bad = y * (X @ w + b) < 1
+    return -C * np.append(y[bad] @ X[bad], y[bad].sum())  # Σ over bad points of yᵢ[xᵢ, 1]
+
+
 def _gradient(w, b, X, y, C, regularize_bias) -> np.ndarray:
     """Eq. 12.6 on validated arrays: [∂f/∂w₁, ..., ∂f/∂w_d, ∂f/∂b], shape (d + 1,)."""
-    bad = y * (X @ w + b) < 1
-    pull = y[bad] @ X[bad]  # Σ over bad points of yᵢxᵢ
-    return np.append(w - C * pull, (b if regularize_bias else 0.0) - C * y[bad].sum())
+    return np.append(w, b if regularize_bias else 0.0) + _hinge_gradient(w, b, X, y, C)
 
 
 def gradient(w, b, X, y, C: float, *, regularize_bias: bool = True) -> np.ndarray:
@@ -226,18 +231,39 @@ def gradient_descent(
     C, eta = positive(C, "C"), positive(eta, "eta")
     iterations = positive_int(iterations, "iterations")
     w = np.zeros(X.shape[1]) if w0 is None else as_vector(w0, "w0", X.shape[1])
-    b = finite(b0, "b0")
-    steps: list[DescentStep] = []
-    for t in range(iterations + 1):
+
+    def hinge_terms(w, b):
         z = y * (X @ w + b)
-        grad = _gradient(w, b, X, y, C, regularize_bias)
-        value = 0.5 * (w @ w + (b * b if regularize_bias else 0.0)) + C * hinge_loss(z).sum()
-        steps.append(DescentStep(t, w, b, bad_pattern(z), grad, float(value)))
+        return _hinge_gradient(w, b, X, y, C), C * hinge_loss(z).sum(), bad_pattern(z)
+
+    def record(t, w, b, grad, value, pattern):
+        return DescentStep(t, w, b, pattern, grad, value)
+
+    w, b, steps = descend(w, finite(b0, "b0"), hinge_terms, record, eta=eta,
+                          iterations=iterations, regularize_bias=regularize_bias, decay=decay)
+    return DescentResult(w, b, steps)
+
+
+def descend(w: np.ndarray, b: float, hinge_terms: Callable, record: Callable, *, eta: float,
+            iterations: int, regularize_bias: bool, decay: bool) -> tuple[np.ndarray, float, tuple]:
+    """The loop of MMDS §12.3.4 on validated inputs, whatever computes the hinge terms.
+
+    ``hinge_terms(w, b)`` returns (the second term of eq. 12.6, shape (d + 1,); C·Σ hinge;
+    a note for the record), from all examples at once (:func:`gradient_descent`) or summed over
+    chunks (``mllib.parallel.mapreduce_svm``). ``record(t, w, b, gradient, objective, note)``
+    makes the history's step. Returns the final (w, b) and the iterations + 1 records.
+    """
+    steps = []
+    for t in range(iterations + 1):
+        hinge_gradient, hinge_sum, note = hinge_terms(w, b)
+        grad = np.append(w, b if regularize_bias else 0.0) + hinge_gradient
+        value = 0.5 * (w @ w + (b * b if regularize_bias else 0.0)) + hinge_sum
+        steps.append(record(t, w, b, grad, float(value), note))
         if t == iterations:
             break
         step = eta / (1 + eta * t) if decay else eta
         w, b = w - step * grad[:-1], float(b - step * grad[-1])
-    return DescentResult(w, b, tuple(steps))
+    return w, b, tuple(steps)
 
 
 # --- Stochastic gradient descent (CS446 "SGD for SVM") -------------------------------------
@@ -333,20 +359,29 @@ def sgd(
     w = np.zeros(d) if w0 is None else as_vector(w0, "w0", d)
     b = finite(b0, "b0")
     rng = None if seed is None else np.random.default_rng(seed)
-    pull = n * C  # the slide's C'
     t = 0
     history: list[Epoch] = []
     for epoch in range(1, epochs + 1):
-        for i in range(n) if rng is None else rng.permutation(n):
-            t += 1
-            gamma = 1.0 / t if eta is None else eta
-            violated = y[i] * (X[i] @ w + b) <= 1
-            w = (1 - gamma) * w + (gamma * pull * y[i] * X[i] if violated else 0.0)
-            b = (1 - gamma) * b if regularize_bias else b
-            b = float(b + gamma * pull * y[i] if violated else b)
+        order = range(n) if rng is None else rng.permutation(n)
+        w, b, t, _ = _sgd_steps(w, b, X[order], y[order], t, n * C, eta, regularize_bias)
         value = objective(w, b, X, y, C, regularize_bias=regularize_bias)
         history.append(Epoch(epoch, w, b, value))
     return SGDResult(w, b, tuple(history))
+
+
+def _sgd_steps(w, b, X, y, t, pull, eta, regularize_bias) -> tuple[np.ndarray, float, int, int]:
+    """The slide's step on each row of X (n, d) in order, counting on from step t; ``pull`` is
+    the slide's C'. Returns (w, b, the new t, how many rows violated their margin)."""
+    violations = 0
+    for x, label in zip(X, y, strict=True):
+        t += 1
+        gamma = 1.0 / t if eta is None else eta
+        violated = label * (x @ w + b) <= 1
+        violations += bool(violated)
+        w = (1 - gamma) * w + (gamma * pull * label * x if violated else 0.0)
+        b = (1 - gamma) * b if regularize_bias else b
+        b = float(b + gamma * pull * label if violated else b)
+    return w, b, t, violations
 
 
 # --- The exact optimum ---------------------------------------------------------------------

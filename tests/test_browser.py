@@ -66,6 +66,7 @@ WIDGETS = [
     ("12_online/online_walkthrough.ipynb", "expert noise"),
     ("13_bayesnet/bayesnet_walkthrough.ipynb", "prior a"),
     ("14_neural/neural_walkthrough.ipynb", "epoch"),
+    ("15_parallel/parallel_walkthrough.ipynb", "partitions P"),
 ]
 ARROW_PRESSES = 5
 

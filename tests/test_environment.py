@@ -263,6 +263,10 @@ ALLOWED_EVERYWHERE = {"numpy", "mllib", "__future__"} | set(sys.stdlib_module_na
 # Only the figure and widget helpers may draw or make widgets.
 ALLOWED_IN_HELPERS = {"matplotlib", "ipywidgets"}
 NEVER = {"sklearn", "scipy", "pgmpy"}
+# The one exception to "numpy only" (issue #15): lecture 15's Dask executor. Only
+# mllib/parallel.py may import Dask, and only inside a function (lazily), so that
+# `import mllib.parallel` and its in-process executor work where Dask is not installed.
+LAZY_IN_PARALLEL = {"dask", "distributed"}
 
 
 def is_helper(path: Path) -> bool:
@@ -287,6 +291,7 @@ def test_mllib_imports_only_numpy_and_the_standard_library():
     problems = []
     for path in files:
         allowed = ALLOWED_EVERYWHERE | (ALLOWED_IN_HELPERS if is_helper(path) else set())
+        allowed |= LAZY_IN_PARALLEL if path == MLLIB / "parallel.py" else set()
         for line, module in imported_modules(path):
             where = f"{path.relative_to(ROOT)}:{line}: import {module}"
             if module in NEVER:
@@ -295,6 +300,26 @@ def test_mllib_imports_only_numpy_and_the_standard_library():
                 extra = sorted(allowed - set(sys.stdlib_module_names))
                 problems.append(f"{where} (here mllib allows the standard library and {extra})")
     assert not problems, "mllib imports outside its allowance:\n" + "\n".join(problems)
+
+
+def module_level_imports(path: Path) -> set[str]:
+    """Top-level packages imported by the module's own body (not inside a function)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = set()
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def test_parallel_imports_dask_only_lazily():
+    path = MLLIB / "parallel.py"
+    assert {module for _, module in imported_modules(path)} & LAZY_IN_PARALLEL, "no Dask at all?"
+    assert not module_level_imports(path) & LAZY_IN_PARALLEL, (
+        "mllib/parallel.py must import Dask inside the Dask executor only"
+    )
 
 
 def test_import_scan_sees_nested_and_from_imports(tmp_path):

@@ -1,0 +1,188 @@
+"""Widgets, figures and tables for the walk-through "Learning at scale" (lecture 15).
+
+Sources: MMDS §12.2.8 (the MapReduce perceptron), §12.3.6 (parallel SVM); McDonald, Hall and
+Mann 2010 (iterative parameter mixing). The cluster itself is started in the notebook: mllib
+imports Dask only in ``mllib.parallel``'s executor.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+from mllib import parallel
+from mllib import perceptron as P
+from mllib.data import separable
+from mllib.plotting import figure, markdown_table
+
+MAX_PARTS = 8
+
+# --- The scheme -----------------------------------------------------------------------------
+
+
+def _box(ax, x, y, text, colour, width=1.6, height=0.8):
+    ax.add_patch(FancyBboxPatch((x - width / 2, y - height / 2), width, height,
+                                boxstyle="round,pad=0.05", facecolor=colour, edgecolor="black",
+                                linewidth=0.8))
+    ax.text(x, y, text, ha="center", va="center", fontsize=8)
+
+
+def _arrow(ax, start, end):
+    ax.add_patch(FancyArrowPatch(start, end, arrowstyle="->", mutation_scale=10, linewidth=0.8))
+
+
+def show_scheme(run: parallel.RoundsResult, round_number: int, words=None) -> Figure:
+    """MMDS §12.2.8 drawn for one round of ``run`` (a :func:`parallel.mapreduce_perceptron`
+    result): each chunk's Map task with its mistakes, the Reduce, and the new w; the w the
+    round started from is broadcast back to every Map task."""
+    step = run.history[round_number - 1]
+    before = run.history[round_number - 2].w if round_number > 1 else np.zeros_like(step.w)
+    parts = len(step.mistakes)
+    fig, (ax,) = figure(1, width=8.0, height=1.2 + 0.9 * parts)
+    ys = np.arange(parts)[::-1] * 1.1
+    middle = ys.mean()
+    for p, (y, mistakes) in enumerate(zip(ys, step.mistakes, strict=True)):
+        _box(ax, 0.0, y, f"chunk {p + 1}", "whitesmoke")
+        _box(ax, 2.3, y, f"Map: {mistakes} mistake{'s' * (mistakes != 1)}\nΣ η·y·x", "tab:blue"
+             if mistakes else "lightsteelblue")
+        _arrow(ax, (0.85, y), (1.45, y))
+        _arrow(ax, (3.15, y), (4.25, middle))
+    _box(ax, 5.0, middle, f"Reduce: add\n{step.total} increments", "tab:orange")
+    names = words if words is not None else [f"w{j + 1}" for j in range(len(step.w))]
+    shown = "\n".join(f"{name}: {value:g}" for name, value in zip(names, step.w, strict=True))
+    _box(ax, 7.4, middle, "new w\n" + shown, "wheat", width=2.2,
+         height=max(0.8, 0.2 * (len(names) + 1)))
+    _arrow(ax, (5.85, middle), (6.25, middle))
+    ax.set_xlim(-1.0, 8.7)
+    ax.set_ylim(ys.min() - 0.7, ys.max() + 0.7)
+    ax.axis("off")
+    ax.set_title(f"MapReduce round {round_number}: every Map task judges with the same w = "
+                 f"[{', '.join(f'{v:g}' for v in before)}]", fontsize=9)
+    return fig
+
+
+# --- Rounds against partitions --------------------------------------------------------------
+
+
+def shifted_sample(n: int = 400, d: int = 5, seed: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """A separable sample whose separator does not pass through the origin: ``separable``
+    shifted by ½ in every coordinate, with MMDS §12.2.4's constant feature -1 appended so that
+    a separator through the origin of the augmented space exists. Shape (n, d + 1)."""
+    X, y, _ = separable(n, d, margin=0.02, seed=seed)
+    return P.add_threshold_feature(X + 0.5), y
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The three perceptrons on one sample with P chunks.
+
+    Attributes
+    ----------
+    parts : int
+    sequential : PerceptronResult
+        ``mllib.perceptron.perceptron`` on the whole sample (no chunks).
+    mapreduce, mixing : RoundsResult
+    """
+
+    parts: int
+    sequential: P.PerceptronResult
+    mapreduce: parallel.RoundsResult
+    mixing: parallel.RoundsResult
+
+
+@lru_cache(maxsize=MAX_PARTS)
+def compare(parts: int) -> Comparison:
+    """Run the sequential perceptron, the MapReduce perceptron and parameter mixing on
+    :func:`shifted_sample` cut into ``parts`` chunks (cached: a slider move only draws)."""
+    X, y = shifted_sample()
+    chunks = parallel.split(X, y, parts)
+    return Comparison(parts, P.perceptron(X, y, max_epochs=2000),
+                      parallel.mapreduce_perceptron(chunks, max_rounds=2000),
+                      parallel.parameter_mixing(chunks, max_rounds=2000))
+
+
+def _epoch_mistakes(run: P.PerceptronResult) -> np.ndarray:
+    """The sequential perceptron's mistakes in each epoch (1..epochs), from its history."""
+    return np.bincount([u.epoch for u in run.history], minlength=run.epochs + 1)[1:]
+
+
+def show_partitions(parts: int) -> Figure:
+    """Mistakes per round (stacked by chunk) of the MapReduce perceptron and of parameter
+    mixing with ``parts`` chunks, against the sequential perceptron's mistakes per epoch."""
+    result = compare(parts)
+    fig, axes = figure(2, width=4.6, height=3.6)
+    epochs = _epoch_mistakes(result.sequential)
+    for ax, run, name in zip(axes, (result.mapreduce, result.mixing),
+                             ("MapReduce (MMDS §12.2.8)", "parameter mixing"), strict=True):
+        counts = np.array([r.mistakes for r in run.history], dtype=float)  # (rounds, parts)
+        rounds = np.arange(1, len(counts) + 1)
+        tops = np.cumsum(counts, axis=1)  # chunk p's mistakes stacked on chunks 1..p-1
+        for p in range(parts):
+            ax.fill_between(rounds, tops[:, p] - counts[:, p], tops[:, p], step="mid",
+                            linewidth=0, color=f"C{p % 10}")
+        ax.plot(np.arange(1, len(epochs) + 1), epochs, "k-", linewidth=1,
+                label=f"sequential: {result.sequential.epochs} epochs")
+        ax.set(xlabel="round (epoch for the sequential line)", ylabel="mistakes",
+               title=f"{name}: {run.rounds} rounds", xlim=(0.5, max(len(counts),
+                                                                     len(epochs)) + 0.5))
+        ax.legend(fontsize=8)
+    return fig
+
+
+def comparison_table(parts_list=(1, 2, 4, 8)) -> str:
+    """Rounds (epochs) and total mistakes of the three perceptrons, per number of chunks."""
+    rows = []
+    for parts in parts_list:
+        result = compare(parts)
+        rows.append([parts, f"{result.sequential.epochs} / {result.sequential.mistakes}",
+                     f"{result.mapreduce.rounds} / {result.mapreduce.rounds - 1}",
+                     f"{result.mixing.rounds} / {sum(r.total for r in result.mixing.history)}"])
+    return markdown_table(["chunks P", "sequential: epochs / updates",
+                           "MapReduce: rounds / updates", "mixing: rounds / chunk mistakes"],
+                          rows)
+
+
+# --- Wall time against workers --------------------------------------------------------------
+
+
+def wall_time(work: Callable[[], object], repeats: int = 1) -> float:
+    """The best of ``repeats`` wall-clock timings of ``work()``, in seconds."""
+    best = np.inf
+    for _ in range(repeats):
+        start = time.perf_counter()
+        work()
+        best = min(best, time.perf_counter() - start)
+    return float(best)
+
+
+def show_wall_times(times: dict[str, float], cores: int) -> Figure:
+    """Bars of measured wall time per setting (e.g. "in process", "1 worker", "2 workers"),
+    with the ideal time (in-process time / workers) marked for the worker settings."""
+    fig, (ax,) = figure(1, width=6.0, height=3.6)
+    names = list(times)
+    ax.bar(names, [times[n] for n in names], color=["grey"] + ["tab:blue"] * (len(names) - 1))
+    base = times[names[0]]
+    for i, name in enumerate(names[1:], start=1):
+        workers = int(name.split()[0])
+        ax.plot([i - 0.4, i + 0.4], [base / workers] * 2, "k--", linewidth=1,
+                label="in-process time / workers" if i == 1 else None)
+    ax.set(ylabel="wall time (s)",
+           title=f"the same rounds on a LocalCluster ({cores} cores on this machine)")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def dashboard_note(link: str) -> str:
+    """Where the Dask dashboard of a running cluster is, and whether it can be shown."""
+    if importlib.util.find_spec("bokeh") is None:
+        return (f"The scheduler serves its dashboard at {link} while the cluster runs, but the "
+                "dashboard's pages need bokeh, which the course does not install "
+                "(`pip install bokeh`).")
+    return f"Dashboard (task stream, workers' memory) while the cluster runs: {link}"

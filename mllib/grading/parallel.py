@@ -1,0 +1,106 @@
+"""Hidden checks for the exercises of lecture 15 (learning at scale: the MapReduce perceptron).
+
+Each checker returns a :class:`~mllib.grading.Check`: fresh inputs drawn from a fixed seed (so a
+regrade gives the same score) and the mllib function that computes the expected answers. The
+exercises need Python and numpy only; the executors (and Dask) stay out of them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mllib import data
+from mllib import parallel as reference
+from mllib.grading import Case, Check, seeded
+
+# Hidden from the kernel while these exercises are graded (grader/sandbox.py).
+REFERENCE = ("mllib.parallel",)
+_rng = seeded(20261115)
+
+
+def _sample(rng, n, d):
+    """A small sample with integer features, so that some scores are exactly 0."""
+    X = rng.integers(-2, 3, (n, d)).astype(float)
+    return X, rng.choice([-1.0, 1.0], n)
+
+
+def _chunks(X, y, sizes):
+    edges = np.cumsum(sizes)[:-1]
+    return list(zip(np.split(X, edges), np.split(y, edges), strict=True))
+
+
+def map_mistakes() -> Check:
+    """Check ``map_mistakes(w, X, y, eta)`` returns (Σ η·y·x over the mistakes, mistakes);
+    y·(w·x) <= 0 is a mistake (MMDS §12.2.1, §12.2.8)."""
+    rng = _rng(1)
+    w = rng.choice([-2.0, -1.0, 1.0, 2.0], 4)
+    X, y = _sample(rng, 40, 4)
+    X = X[X @ w != 0][:9]  # no score of 0 but the one made below
+    y = y[: len(X)]
+    X[0] = [w[1], -w[0], 0.0, 0.0]  # w·x = 0 exactly: a mistake whatever the label
+    right = np.where(X @ w > 0, 1.0, -1.0)
+    cases = [
+        Case("a chunk with some mistakes", (w, X[1:], y[1:], 1.0)),
+        Case("the same chunk with η = 0.25", (w, X[1:], y[1:], 0.25)),
+        Case("a chunk that w classifies correctly except for one score of exactly 0",
+             (w, X, right, 1.0)),
+        Case("w = 0: every example is a mistake", (np.zeros(4), X, y, 0.5)),
+        Case("a chunk of one example", (w, X[3:4], y[3:4], 2.0)),
+    ]
+    return Check("map_mistakes", cases, reference.map_mistakes)
+
+
+def reduce_sums() -> Check:
+    """Check ``reduce_sums(outputs)`` adds the Map outputs (increment, mistakes) key by key."""
+    rng = _rng(2)
+    parts = [(rng.integers(-3, 4, 5) * 0.5, int(rng.integers(0, 6))) for _ in range(4)]
+    cases = [
+        Case("four Map outputs", (parts,)),
+        Case("a single Map output", (parts[:1],)),
+        Case("outputs of chunks without mistakes", ([(np.zeros(5), 0), (np.zeros(5), 0)],)),
+    ]
+    return Check("reduce_sums", cases, reference.reduce_sums)
+
+
+def _round(w, chunks, eta):
+    new_w, mistakes = reference.mapreduce_round(w, chunks, eta)
+    return new_w, np.array(mistakes, dtype=float)
+
+
+def mapreduce_round() -> Check:
+    """Check ``mapreduce_round(w, chunks, eta)`` returns (new w, mistakes of each chunk), every
+    chunk judged with the round's starting w (MMDS §12.2.8)."""
+    rng = _rng(3)
+    X, y = _sample(rng, 12, 3)
+    w = rng.integers(-2, 3, 3).astype(float)
+    cases = [
+        Case("three chunks of different sizes", (w, _chunks(X, y, [5, 4, 3]), 1.0)),
+        Case("a single chunk", (w, _chunks(X, y, [12]), 0.5)),
+        Case("w = 0 (every score is 0)", (np.zeros(3), _chunks(X, y, [6, 6]), 1.0)),
+        Case("many chunks of one example (one w for all of them, not updated in between)",
+             (w, _chunks(X, y, [1] * 12), 1.0)),
+    ]
+    return Check("mapreduce_round", cases, _round, builds_on=("map_mistakes", "reduce_sums"))
+
+
+def _train(chunks, eta, max_rounds):
+    run = reference.mapreduce_perceptron(chunks, eta=eta, max_rounds=max_rounds)
+    return run.w, run.rounds
+
+
+def train_mapreduce() -> Check:
+    """Check ``train_mapreduce(chunks, eta, max_rounds)`` returns (w, rounds run), stopping
+    after the first round without mistakes (counted) or after ``max_rounds`` rounds."""
+    cases = []
+    for offset, (n, d, parts) in enumerate([(40, 3, 4), (60, 5, 3), (24, 2, 1)]):
+        X, y, _ = data.separable(n, d, margin=0.1, seed=_rng(10 + offset))
+        chunks = reference.split(X, y, parts)
+        cases.append(Case(f"{n} separable examples in {d} dimensions, {parts} chunk(s)",
+                          (chunks, 1.0, 500)))
+    X, y, _ = data.noisy(30, 2, flip=0.2, seed=_rng(20))
+    cases.append(Case("a sample that is not separable, stopped after max_rounds = 4",
+                      (reference.split(X, y, 2), 0.5, 4)))
+    X, y, _ = data.mmds_spam()
+    cases.append(Case("a training set that w = 0 plus one round already separates",
+                      (reference.split(X[::-1], y[::-1], 3), 2.0, 10)))
+    return Check("train_mapreduce", cases, _train, builds_on=("mapreduce_round",))

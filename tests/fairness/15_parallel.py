@@ -1,0 +1,42 @@
+"""Second correct answers for 15_parallel: written unlike the instructor's solution (see
+tests/test_fairness.py)."""
+
+ANSWERS = {
+    "map_mistakes": """\
+def map_mistakes(w, X, y, eta):
+    increment = [0.0] * len(w)
+    mistakes = 0
+    for x, label in zip(X.tolist(), y.tolist()):
+        score = sum(w_j * x_j for w_j, x_j in zip(w, x))
+        if label * score <= 0:  # a score of 0 is a mistake (MMDS)
+            mistakes += 1
+            increment = [s + eta * label * x_j for s, x_j in zip(increment, x)]
+    return increment, mistakes
+""",
+    "reduce_sums": """\
+def reduce_sums(outputs):
+    total, mistakes = None, 0
+    for increment, count in outputs:
+        if total is None:
+            total = list(increment)
+        else:
+            total = [a + b for a, b in zip(total, increment)]
+        mistakes += count
+    return total, mistakes
+""",
+    "mapreduce_round": """\
+def mapreduce_round(w, chunks, eta):
+    outputs = [map_mistakes(w, X_p, y_p, eta) for X_p, y_p in chunks]
+    total, _ = reduce_sums(outputs)
+    return np.asarray(w, dtype=float) + np.asarray(total), [m for _, m in outputs]
+""",
+    "train_mapreduce": """\
+def train_mapreduce(chunks, eta, max_rounds):
+    w = np.zeros(len(chunks[0][0][0]))
+    rounds, mistakes = 0, None
+    while mistakes != 0 and rounds < max_rounds:
+        w, per_chunk = mapreduce_round(w, chunks, eta)
+        mistakes, rounds = sum(per_chunk), rounds + 1
+    return w, rounds
+""",
+}
