@@ -308,6 +308,7 @@ def grade_class_on_cluster(
     mine = library_fingerprint()
     done: dict[str, Outcome] = {}
     with connect(address) as client, tempfile.TemporaryDirectory() as scratch:
+        print(f"grading on {address}; Dask dashboard: {client.dashboard_link}", flush=True)
         futures = {client.submit(grade_submission, bundle, student,
                                  submission_files(recorder, assignment, student), sandbox,
                                  key=f"autograde-{assignment}-{student}-{os.getpid()}",

@@ -7,7 +7,6 @@ imports Dask only in ``mllib.parallel``'s executor.
 
 from __future__ import annotations
 
-import importlib.util
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -180,9 +179,6 @@ def show_wall_times(times: dict[str, float], cores: int) -> Figure:
 
 
 def dashboard_note(link: str) -> str:
-    """Where the Dask dashboard of a running cluster is, and whether it can be shown."""
-    if importlib.util.find_spec("bokeh") is None:
-        return (f"The scheduler serves its dashboard at {link} while the cluster runs, but the "
-                "dashboard's pages need bokeh, which the course does not install "
-                "(`pip install bokeh`).")
-    return f"Dashboard (task stream, workers' memory) while the cluster runs: {link}"
+    """Where the Dask dashboard of a running cluster is (bokeh, a course dependency, serves it)."""
+    return (f"Dask dashboard while the cluster runs (task stream, progress, workers' memory): "
+            f"{link}")
