@@ -278,27 +278,10 @@ def grade_class_on_cluster(
 ) -> list[Outcome]:
     """Autograde ``students`` on the Dask cluster at ``address``; record grades here.
 
-    Parameters
-    ----------
-    course_root : Path
-        Course folder; its gradebook is the only one written.
-    assignment : str
-        Assignment id; it must already be in the gradebook.
-    students : sequence of str
-        Student ids with a submission.
-    address : str
-        A scheduler address (``tcp://host:8786``) or ``local:N``.
-    on_done : callable
-        Called as ``on_done(number_done, outcome)`` after each student is recorded.
-    sandbox : str
-        ``"required"`` or ``"off"`` (``--no-sandbox``), applied on the workers.
-    db_url : str
-        The gradebook's URL; empty means the course configuration's.
-
-    Returns
-    -------
-    list of Outcome
-        One per student, in the order of ``students``.
+    The parameters and the result are those of :func:`grader.parallel.grade_class`, with
+    ``address`` (a scheduler address such as ``tcp://host:8786``, or ``local:N``) in place of
+    ``jobs`` and ``log``: the workers' messages stay in their own logs. ``on_done`` is called
+    after each student is recorded in this course's gradebook, the only one written.
     """
     from distributed import as_completed
     from distributed.scheduler import KilledWorker
