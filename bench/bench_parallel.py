@@ -9,8 +9,10 @@ partitions, on a large synthetic set.
 
 The Dask runs use one LocalCluster of as many single-threaded worker processes as partitions
 (capped at the machine's cores), started before timing; the chunks are scattered once per run,
-inside the timing. Both executors return the same weights (printed as a check). Times are the
-best of a few runs; ratios are Dask / in-process. Nothing here asserts on timing.
+inside the timing. Both executors return the same weights up to rounding, printed as a check:
+parameter mixing exactly; the SVM's matrix-vector products may sum in another order, because
+Dask's workers run their BLAS single-threaded and this process may not. Times are the best of a
+few runs; ratios are Dask / in-process. Nothing here asserts on timing.
 
     .venv/bin/python bench/bench_parallel.py            # or: make bench
 """
@@ -54,10 +56,10 @@ def main() -> None:
                 chunks = parallel.split(X, y, parts)
                 here, w_here = best_of(REPEATS, lambda: work(chunks))  # noqa: B023 -- run now
                 there, w_there = best_of(REPEATS, lambda: work(chunks, dask))  # noqa: B023
-                same = np.array_equal(w_here, w_there)
+                gap = np.max(np.abs(w_here - w_there)) / max(1.0, np.max(np.abs(w_here)))
                 print(f"{parts} partition(s), {workers} worker(s), {name}: in process "
                       f"{here:6.2f} s, Dask {there:6.2f} s, ratio {there / here:4.2f}, "
-                      f"identical weights: {same}")
+                      f"weights differ by {gap:.1e} (relative)")
 
 
 if __name__ == "__main__":
