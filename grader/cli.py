@@ -516,8 +516,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         collect(api, args.assignment, args.source, args.regexp)
         return 0
     if args.command == "autograde":
-        return 1 if autograde(api, args.assignment, args.student, args.jobs,
-                              sandbox=not args.no_sandbox, cluster=args.cluster) else 0
+        try:
+            failed = autograde(api, args.assignment, args.student, args.jobs,
+                               sandbox=not args.no_sandbox, cluster=args.cluster)
+        except ValueError as error:  # e.g. --cluster local:0
+            raise SystemExit(f"course: {error}") from None
+        return 1 if failed else 0
     if args.command == "feedback":
         return 0 if feedback(api, args.assignment) else 1
     if args.command == "report":

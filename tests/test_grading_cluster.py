@@ -13,6 +13,8 @@ CSV as SQLite.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import signal
 import socket
@@ -30,6 +32,7 @@ from nbgrader.api import Gradebook
 from test_grading_class import ASSIGNMENT, NOTEBOOK, RELEASE, SOLUTION, answer_text, solved
 
 from grader.api import gradebook_url, load_config
+from grader.cli import main
 from grader.cluster import Graded, ReplayExecution, _record, connect, library_fingerprint
 from grader.parallel import Outcome
 
@@ -159,6 +162,16 @@ def test_replay_refuses_outputs_of_other_cells(tmp_path: Path) -> None:
 def test_a_local_cluster_needs_a_positive_number_of_workers(address: str) -> None:
     with pytest.raises(ValueError, match="expected local:N with N >= 1"), connect(address):
         pass
+
+
+def test_the_command_names_a_bad_cluster_address(copy_course: Callable[..., Path]) -> None:
+    root = copy_course("solutions", "notebooks")
+    (root / "grader" / "submitted" / "ada" / ASSIGNMENT).mkdir(parents=True)
+    nbformat.write(solved(), root / "grader" / "submitted" / "ada" / ASSIGNMENT /
+                   f"{NOTEBOOK}.ipynb")
+    with pytest.raises(SystemExit, match="--cluster local:0: expected local:N with N >= 1"), \
+            contextlib.redirect_stdout(io.StringIO()):
+        main(["--course-root", str(root), "autograde", ASSIGNMENT, "--cluster", "local:0"])
 
 
 def test_an_unreachable_scheduler_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
