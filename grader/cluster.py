@@ -139,8 +139,10 @@ def _released(bundle: Bundle) -> Path:
     owner = cache.stat()
     if owner.st_uid != os.getuid() or owner.st_mode & 0o077:
         raise RuntimeError(f"{cache} must belong to this user alone (mode 700)")
-    released = cache / bundle.digest
-    with (cache / f"{bundle.digest}.lock").open("w") as lock:
+    # Keyed by the library too: a release made by older grader or mllib code is not reused.
+    key = hashlib.sha256((bundle.digest + library_fingerprint()).encode()).hexdigest()
+    released = cache / key
+    with (cache / f"{key}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not released.is_dir():
             building = Path(tempfile.mkdtemp(dir=cache))
