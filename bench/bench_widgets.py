@@ -30,6 +30,7 @@ from mllib.demos import multiclass as multiclass_demo
 from mllib.demos import neighbors as neighbors_demo
 from mllib.demos import online as online_demo
 from mllib.demos import pac as pac_demo
+from mllib.demos import parallel as parallel_demo
 from mllib.demos import perceptron as perceptron_demo
 from mllib.demos import png
 from mllib.demos import svm as svm_demo
@@ -130,6 +131,8 @@ def widgets() -> list[Widget]:
                {"C": _log_values(1e-3, 100.0)}),
         Widget("12", "β / expert noise", online_demo.show_experts, {"beta": 0.5, "noise": 0.3},
                {"beta": _lin_values(0.0, 0.95), "noise": _lin_values(0.0, 0.6)}),
+        Widget("15", "partitions P", parallel_demo.show_partitions, {"parts": 4},
+               {"parts": list(range(1, parallel_demo.MAX_PARTS + 1))}),
     ]
 
 
