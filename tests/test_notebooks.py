@@ -61,13 +61,18 @@ def code(path: Path) -> list[str]:
 
 
 WALKTHROUGHS = [p for p in SOLUTIONS if is_walkthrough(p)]
-# A released walk-through whose code is its source's runs exactly as the source does: one run
-# serves both (test_student_notebook_fails_only_where_unanswered checks the code is the same).
+# A walk-through runs here once, with NBGRADER_EXECUTION set: every cell runs, and each widget
+# draws its first frame as a static figure (mllib.demos.explore) instead of waiting for a
+# browser. The live widgets run in JupyterLab in tests/test_browser.py, which runs every cell
+# of every walk-through and moves a slider. A released walk-through whose code is its source's
+# is not run again (test_student_notebook_fails_only_where_unanswered checks the code is the
+# same).
 SAME_AS_SOURCE = {p for p in RELEASED
                   if source_of(p) in WALKTHROUGHS and code(p) == code(source_of(p))}
+EXERCISE_NOTEBOOKS = [p for p in SOLUTIONS + RELEASED
+                      if p not in WALKTHROUGHS and p not in SAME_AS_SOURCE]
 # (notebook, value of NBGRADER_EXECUTION or None for unset)
-RUNS = ([(p, None) for p in SOLUTIONS + RELEASED if p not in SAME_AS_SOURCE]
-        + [(p, "autograde") for p in WALKTHROUGHS])
+RUNS = [(p, None) for p in EXERCISE_NOTEBOOKS] + [(p, "autograde") for p in WALKTHROUGHS]
 
 
 async def execute(
@@ -125,7 +130,7 @@ def result_of(executed: dict, path: Path, mode: str | None) -> NotebookNode:
     return result
 
 
-@pytest.mark.parametrize("path", SOLUTIONS, ids=label)
+@pytest.mark.parametrize("path", [p for p in SOLUTIONS if p not in WALKTHROUGHS], ids=label)
 def test_solution_notebook_runs_without_error(executed: dict, path: Path) -> None:
     failures = [describe(*e) for e in errors(result_of(executed, path, None))]
     assert not failures, f"{label(path)} raised:\n" + "\n".join(failures)
@@ -198,8 +203,8 @@ def test_student_notebook_fails_only_where_unanswered(executed: dict, path: Path
     assert source.exists(), f"{label(path)} has no source in solutions/: run `make notebooks`"
     if source in WALKTHROUGHS:
         assert code(path) == code(source), f"{label(path)}: run `make notebooks`"
-    ran = source if path in SAME_AS_SOURCE else path
-    problems = unexplained_errors(result_of(executed, ran, None), read(source))
+    run = (source, "autograde") if path in SAME_AS_SOURCE else (path, None)
+    problems = unexplained_errors(result_of(executed, *run), read(source))
     assert not problems, (
         f"{label(path)} has errors that an unanswered exercise does not explain:\n"
         + "\n".join(problems)
