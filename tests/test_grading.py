@@ -176,7 +176,9 @@ def graded(copy_course: Callable[..., Path]) -> GradedRun:
             "alice": REPO / "solutions" / ex.assignment / f"{ex.notebook}.ipynb",
             "bob": REPO / "notebooks" / ex.assignment / f"{ex.notebook}.ipynb",
         }
-        for student in (*STUDENTS, CRASHER):
+        # The crash is handled by the grader, not the lecture: one assignment is enough.
+        crasher = (CRASHER,) if ex.assignment == ASSIGNMENTS[0] else ()
+        for student in (*STUDENTS, *crasher):
             folder = root / "grader" / "submitted" / student / ex.assignment
             folder.mkdir(parents=True, exist_ok=True)
             if student in BREAK:
@@ -199,10 +201,10 @@ def label(ex: Exercises) -> str:
 
 
 def test_only_the_crashing_submission_fails(graded: GradedRun) -> None:
-    expected = {step: int(step.startswith("autograde")) for step in graded.exit_codes}
+    expected = dict.fromkeys(graded.exit_codes, 0) | {f"autograde {ASSIGNMENTS[0]}": 1}
     assert graded.exit_codes == expected, graded.stderr
     failed = [ln for ln in graded.stderr.splitlines() if ln.startswith("FAILED")]
-    assert failed == [f"FAILED autograde {a} for {CRASHER}" for a in ASSIGNMENTS]
+    assert failed == [f"FAILED autograde {ASSIGNMENTS[0]} for {CRASHER}"]
 
 
 @pytest.mark.parametrize("ex", EXERCISES, ids=label)
@@ -277,9 +279,10 @@ def test_export_has_one_row_per_student_with_totals(graded: GradedRun) -> None:
 
 
 # `course validate` is the same code for every lecture, and every lecture's solution and release
-# are already run by tests/test_notebooks.py and graded above: two lectures (the template and
-# the newest) check the command's exit status without running 30 more notebooks.
-VALIDATED = [ex for ex in EXERCISES if ex.assignment in ("01_perceptron", ASSIGNMENTS[-1])]
+# are already run by tests/test_notebooks.py and graded above: the template lecture checks the
+# command's exit status without running 28 more notebooks (tests/test_grading_class.py
+# validates five more versions of it).
+VALIDATED = [ex for ex in EXERCISES if ex.assignment == "01_perceptron"]
 
 
 @pytest.mark.parametrize("ex", VALIDATED, ids=label)
