@@ -24,6 +24,7 @@ differs from the client's is refused: its hidden checks could differ.
 
 from __future__ import annotations
 
+import atexit
 import fcntl
 import functools
 import hashlib
@@ -162,6 +163,7 @@ def _worker_course(bundle: Bundle) -> Path:
     key = bundle.digest
     if key not in _courses:
         root = Path(tempfile.mkdtemp(prefix="course-worker-"))
+        atexit.register(shutil.rmtree, root, ignore_errors=True)  # when the worker stops
         shutil.copytree(_released(bundle), root, dirs_exist_ok=True)
         _courses[key] = root
     return _courses[key]
