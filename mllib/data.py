@@ -121,6 +121,22 @@ def separable(
     return X, np.where(X @ w_star > 0, 1.0, -1.0), w_star
 
 
+def chunk_stream(chunks: int, rows: int, d: int, *, margin: float = 0.3, seed=0):
+    """Labelled chunks made one at a time, for learning from a stream (MMDS §12.3.5).
+
+    Each chunk holds up to ``rows`` standard-normal points in d dimensions, those at distance
+    more than ``margin`` from the hyperplane w*·x = 0 with w* = (1, …, 1)/√d, labelled
+    sign(w*·x). Nothing is kept between chunks, so the stream's total size does not count
+    against memory. Yields (X (n_c, d), y (n_c,)) ``chunks`` times.
+    """
+    rng = np.random.default_rng(seed)
+    w_star = np.ones(d) / np.sqrt(d)
+    for _ in range(chunks):
+        X = rng.standard_normal((rows, d))
+        X = X[np.abs(X @ w_star) > margin]
+        yield X, np.where(X @ w_star > 0, 1.0, -1.0)
+
+
 def noisy(
     n: int, d: int = 2, *, margin: float = 0.1, radius: float = 1.0, flip: float = 0.1, seed=0
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -460,8 +460,8 @@ def stream_perceptron(chunks: Iterable, *, eta: float = 1.0, w0=None) -> StreamR
     eta = positive(eta, "eta")
 
     def learn(w, b, X, y):
-        run = perceptron(X, y, eta=eta, max_epochs=1, w0=w)
-        return run.w, b, run.mistakes
+        w, mistakes = _epoch(w, X, y, eta)
+        return w, b, mistakes
 
     return _stream(chunks, learn, w0)
 

@@ -21,7 +21,7 @@ from sklearn.svm import LinearSVC
 from mllib import parallel as par
 from mllib import perceptron as P
 from mllib import svm
-from mllib.data import mmds_spam, noisy, separable
+from mllib.data import chunk_stream, mmds_spam, noisy, separable
 
 FAST = settings(max_examples=30, deadline=None)
 
@@ -219,16 +219,6 @@ def test_streaming_sgd_is_pegasos():
     run = par.stream_sgd(iter(par.split(X, y, 9)), lam=0.01)
     v = pegasos(X, y, 0.01)
     np.testing.assert_allclose(np.append(run.w, run.b), v, rtol=1e-9, atol=1e-12)
-
-
-def chunk_stream(chunks: int, rows: int, d: int, seed: int = 0):
-    """Chunks made on the fly, labelled by a fixed separator with margin: none is kept."""
-    rng = np.random.default_rng(seed)
-    w_star = np.ones(d) / np.sqrt(d)
-    for _ in range(chunks):
-        X = rng.standard_normal((rows, d))
-        X = X[np.abs(X @ w_star) > 0.3]
-        yield X, np.where(X @ w_star > 0, 1.0, -1.0)
 
 
 @pytest.mark.parametrize("learner", [par.stream_perceptron,
