@@ -27,7 +27,7 @@ export JUPYTER_PATH := $(CURDIR)/grader/jupyter
 # nbgrader runs `alembic` (and other venv tools) by name when it creates a gradebook.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: lab test lint lock notebooks bench clean
+.PHONY: lab test test-explore lint lock notebooks bench clean
 
 # Everything `.[dev]` needs at the locked versions, then the course itself without resolving
 # again (--no-deps), so pip cannot pick other versions than the lock's.
@@ -44,6 +44,12 @@ lab: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The property tests with fresh random examples, ten times as many (`make test` replays the same
+# ones every run). Run before a change lands; a failure it finds is a wrong claim or tolerance.
+test-explore: $(STAMP)
+	HYPOTHESIS_PROFILE=explore $(BIN)/python -m pytest $(PYTEST_ARGS) \
+		$$(grep -l "from hypothesis import" tests/test_*.py)
 
 # Re-resolve requirements.lock from pyproject.toml after a dependency changed there (and in
 # environment.yml), for Python 3.11 and later on every platform. Pins that still fit are kept;

@@ -10,8 +10,9 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from property_support import examples
 from sklearn.naive_bayes import BernoulliNB
 
 from mllib.bayes import (
@@ -29,7 +30,7 @@ from mllib.bayes import (
     tree_distribution,
 )
 
-FAST = settings(max_examples=40, deadline=None)
+FAST = examples(40)
 
 # CS446 "Example: Learning Distributions", variables x1..x4 in the order of the strings "1011".
 SLIDES_DATA = [[1, 0, 1, 1], [1, 0, 0, 1], [0, 1, 0, 0]]

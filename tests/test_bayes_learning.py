@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from property_support import examples
 from scipy import stats
 from sklearn.naive_bayes import MultinomialNB
 
@@ -27,7 +28,7 @@ from mllib.bayes import (
 )
 from mllib.data import mmds_spam
 
-FAST = settings(max_examples=40, deadline=None)
+FAST = examples(40)
 
 
 def test_hhth_gives_the_slides_ml_estimate_three_quarters():

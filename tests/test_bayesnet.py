@@ -10,13 +10,14 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from pgmpy_support import VariableElimination, pgmpy_query, to_pgmpy
+from property_support import examples
 
 from mllib.bayesnet import alarm_network, bayes_net, random_network
 
-FAST = settings(max_examples=15, deadline=None)
+FAST = examples(15)
 
 
 def test_alarm_parameter_counts_match_the_slide():

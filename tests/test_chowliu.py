@@ -15,8 +15,9 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from property_support import examples
 from scipy.sparse.csgraph import minimum_spanning_tree
 from sklearn.metrics import mutual_info_score
 
@@ -38,7 +39,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", FutureWarning)  # pgmpy 1.1 announces a renamed module
     from pgmpy.estimators import TreeSearch
 
-FAST = settings(max_examples=30, deadline=None)
+FAST = examples(30)
 SLIDES_DATA = [[1, 0, 1, 1], [1, 0, 0, 1], [0, 1, 0, 0]]  # CS446: 1011, 1001, 0100
 
 

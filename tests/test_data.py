@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from property_support import examples
 
 from mllib.data import SPAM_WORDS, mmds_spam, noisy, separable
 
@@ -33,7 +34,7 @@ def test_mmds_spam_returns_fresh_arrays():
     assert X2[0, 0] == 1 and y2[0] == 1
 
 
-@settings(max_examples=80, deadline=None)
+@examples(80)
 @given(
     n=st.integers(1, 200),
     d=st.integers(1, 8),

@@ -5,8 +5,9 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from property_support import examples
 from sklearn.ensemble import AdaBoostClassifier
 from sklearn.tree import DecisionTreeClassifier
 
@@ -28,7 +29,7 @@ def all_stumps(X, y, w):
     return out
 
 
-@settings(max_examples=80, deadline=None)
+@examples(80)
 @given(st.integers(2, 25), st.integers(1, 4), st.integers(0, 2**32 - 1))
 def test_stump_has_minimum_weighted_error_over_all_candidates(m, d, seed):
     rng = np.random.default_rng(seed)
@@ -149,7 +150,7 @@ def test_adaboost_predictions_equal_scikit_learns_samme():
     np.testing.assert_array_equal(run.predict(grid), theirs.predict(grid))
 
 
-@settings(max_examples=40, deadline=None)
+@examples(40)
 @given(st.integers(5, 40), st.integers(1, 30), st.integers(0, 2**32 - 1))
 def test_training_error_never_exceeds_the_product_of_z(m, rounds, seed):
     rng = np.random.default_rng(seed)

@@ -11,9 +11,10 @@ import doctest
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from property_support import examples
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.svm import SVC
 
@@ -38,7 +39,7 @@ from mllib.kernels import (
 from mllib.perceptron import perceptron
 from mllib.svm import dual_decision, predict_dual, solve_dual
 
-FAST = settings(max_examples=60, deadline=None)
+FAST = examples(60)
 finite_points = arrays(float, st.tuples(st.integers(1, 6), st.integers(1, 5)),
                        elements=st.floats(-10, 10, allow_subnormal=False))
 

@@ -11,8 +11,9 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from property_support import examples
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Lasso, LinearRegression, LogisticRegression, Ridge
 
@@ -46,7 +47,7 @@ EXACT = 1e-12
 # Two different solvers of the same convex problem, each stopped at a tight tolerance.
 SOLVERS = 1e-6
 
-FAST = settings(max_examples=25, deadline=None)
+FAST = examples(25)
 
 
 def book_objective(a, b):

@@ -4,8 +4,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from property_support import examples
 from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor, NearestNeighbors
 
 from mllib import data
@@ -53,7 +54,7 @@ def test_example_12_12_rules_on_the_books_data(rule):
     np.testing.assert_allclose(N.one_d_rule(x, y, QUERIES, rule), BY_HAND[rule], rtol=1e-12)
 
 
-@settings(max_examples=60, deadline=None)
+@examples(60)
 @given(st.lists(st.integers(-50, 50), min_size=2, max_size=12, unique=True),
        st.floats(0.01, 0.99), st.data())
 def test_weighted_two_nn_is_linear_interpolation_between_its_neighbours(xs, t, draw):
@@ -135,7 +136,7 @@ def test_distance_ties_go_to_training_order_and_vote_ties_to_the_smallest_label(
     assert N.knn_predict(X, y, [[0.0]], k=2)[0] == 3  # one vote each for 5 and 3
 
 
-@settings(max_examples=60, deadline=None)
+@examples(60)
 @given(st.integers(1, 30), st.integers(1, 3), st.integers(0, 2**32 - 1), st.data())
 def test_neighbours_equal_a_stable_sort_even_with_many_ties(n, d, seed, draw):
     """Integer points: many exactly tied distances, which must go to the earlier row."""

@@ -10,8 +10,9 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from property_support import examples
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.neural_network import MLPClassifier
 
@@ -31,7 +32,7 @@ from mllib.neural import (
     sigmoid_derivative,
 )
 
-FAST = settings(max_examples=30, deadline=None)
+FAST = examples(30)
 
 
 def test_sigmoid_values_and_derivative():

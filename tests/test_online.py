@@ -11,8 +11,9 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from property_support import examples
 from scipy.optimize import linprog
 
 from mllib import perceptron as P
@@ -48,7 +49,7 @@ from mllib.online import (
     winnow_stream,
 )
 
-FAST = settings(max_examples=40, deadline=None)
+FAST = examples(40)
 TOL = 1e-9  # the bounds hold in exact arithmetic; allow rounding in the sums
 
 XOR = [0, 1, 1, 0]

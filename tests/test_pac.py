@@ -16,15 +16,16 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from property_support import examples
 
 from mllib import data, pac
 from mllib.grading import ExerciseFailed, run_check
 from mllib.grading import pac as check_pac
 from mllib.perceptron import geometric_margin, mistake_bound, predict, radius
 
-FAST = settings(max_examples=60, deadline=None)
+FAST = examples(60)
 
 # --- The bounds, worked by hand -------------------------------------------------------------
 

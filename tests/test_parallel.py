@@ -14,8 +14,9 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from property_support import examples
 from sklearn.svm import LinearSVC
 
 from mllib import parallel as par
@@ -23,7 +24,7 @@ from mllib import perceptron as P
 from mllib import svm
 from mllib.data import chunk_stream, mmds_spam, noisy, separable
 
-FAST = settings(max_examples=30, deadline=None)
+FAST = examples(30)
 
 
 def spam():

@@ -15,9 +15,10 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings, target
+from hypothesis import assume, given, target
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from property_support import examples
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Perceptron
 
@@ -57,7 +58,7 @@ ROW = {letter: i for i, letter in enumerate("abcdef")}
 # Floating-point slack for the proof inequalities: they hold in exact arithmetic.
 TOL = 1e-9
 
-FAST = settings(max_examples=80, deadline=None)
+FAST = examples(80)
 
 
 # --- Independent oracles --------------------------------------------------------------------

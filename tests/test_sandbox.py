@@ -160,8 +160,10 @@ plain = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow
 
 def same(a, b) -> bool:
     if isinstance(a, np.ndarray):
+        # NaN stands for itself across the boundary, so it must compare equal here (drawn
+        # float arrays may hold it).
         return isinstance(b, np.ndarray) and a.dtype.kind == b.dtype.kind and \
-            a.shape == b.shape and bool(np.all(a == b))
+            np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
     if isinstance(a, list | tuple):
         return type(a) is type(b) and len(a) == len(b) and all(map(same, a, b))
     if isinstance(a, dict):

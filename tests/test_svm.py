@@ -12,8 +12,9 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from property_support import examples
 from scipy.optimize import minimize
 from sklearn.svm import SVC
 
@@ -39,7 +40,7 @@ FIG_12_20 = [
 ]
 PRINTED = 0.0005 + 1e-9  # a value printed to 3 decimals is within half a unit of the last digit
 
-FAST = settings(max_examples=25, deadline=None)
+FAST = examples(25)
 
 
 def book_run(iterations=5):

@@ -14,16 +14,17 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from property_support import examples
 from scipy.optimize import linprog
 
 from mllib import pac, vc
 from mllib.grading import ExerciseFailed, run_check
 from mllib.grading import vc as check_vc
 
-FAST = settings(max_examples=60, deadline=None)
+FAST = examples(60)
 
 # --- The VC dimensions by brute force ------------------------------------------------------
 
@@ -215,7 +216,7 @@ def check_every_labelling(hclass, points, expected: set[tuple[float, ...]]):
     assert vc.count_labelings(hclass, points) == len(expected)
 
 
-@settings(max_examples=30, deadline=None)
+@examples(30)
 @given(points=point_sets(2, max_n=5))
 def test_half_plane_check_agrees_with_scipy_linprog(points):
     expected = {tuple(labels.tolist()) for labels in vc.all_labelings(len(points))
