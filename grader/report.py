@@ -224,7 +224,8 @@ def write_report(api: NbGraderAPI, assignment: str, out: Path) -> Findings:
 
     Sections: scores per exercise (mean, full marks, zeros, and a histogram each, embedded as
     PNG), the submissions that did not run to completion, the flagged submissions with their
-    reasons, and every student's score per exercise.
+    reasons, and every student's score per exercise. Before them, the grading run's record and
+    what ``course collect`` skipped and mapped (its record, see :mod:`grader.collect`).
 
     Returns
     -------

@@ -313,6 +313,22 @@ def test_a_clean_download_exits_0_and_the_report_lists_skips(
     assert "declares 200 MB" in section
 
 
+def test_the_cap_is_set_in_the_course_config_or_on_the_command_line(
+    copy_course: Callable[..., Path], tmp_path: Path
+) -> None:
+    root = copy_course("notebooks")
+    with (root / "grader" / "nbgrader_config.py").open("a") as config:
+        config.write("\nc.CollectLimits.max_mb = 0.001\n")  # 1 kB: less than a notebook
+    download = tmp_path / "submissions.zip"
+    download.write_bytes(zip_bytes({f"amy_1_2_{NB}": notebook("amy")}))
+    args = ["--course-root", str(root), "collect", ASSIGNMENT, str(download)]
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert main(args) == 2
+        assert not (root / "grader" / "submitted").exists()
+        assert main([*args, "--max-mb", "1"]) == 0
+    assert owner(root / "grader" / "submitted" / "amy" / ASSIGNMENT / NB) == "amy"
+
+
 def test_autograde_skips_unsafe_folder_names(
     copy_course: Callable[..., Path]
 ) -> None:
