@@ -356,8 +356,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignment", metavar="ASSIGNMENT")
     p.add_argument("source", type=Path, metavar="SOURCE", help="folder of downloads or archive")
     p.add_argument("--regexp", help="file-name pattern with (?P<student_id>...) and "
-                   "(?P<file_id>...) groups (default: <student>_..._<notebook>.ipynb or "
-                   "<student>/<notebook>.ipynb)")
+                   "(?P<file_id>...) groups, matched against '/' + the path in the download "
+                   "(default: <student>_..._<notebook>.ipynb or <student>/<notebook>.ipynb)")
     p.add_argument("--max-mb", type=float, help="most megabytes extracted per student and per "
                    "upload archive (default: c.CollectLimits.max_mb in the course config, 50)")
     p = sub.add_parser("autograde", help="autograde grader/submitted/*/ASSIGNMENT in parallel")

@@ -276,6 +276,8 @@ def test_folder_source_skips_links_and_special_files(
         info.size = 20 * MB
         bomb.addfile(info, io.BytesIO(bytes(info.size)))
     (source / "eve" / NB).write_bytes(notebook("eve"))
+    (source / "eve" / "bob").mkdir()
+    (source / "eve" / "bob" / NB).write_bytes(notebook("eve as bob"))
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         code = main(["--course-root", str(root), "collect", ASSIGNMENT, str(source)])
     assert code == 2
@@ -285,6 +287,7 @@ def test_folder_source_skips_links_and_special_files(
     record = json.loads((root / "grader" / "exports" / f"collect-{ASSIGNMENT}.json").read_text())
     reasons = {s["entry"]: s["reason"] for s in record["skipped"]}
     assert reasons.pop(f"bob/{NB}") == "symbolic link"
+    assert reasons.pop(f"eve/bob/{NB}").startswith("in a folder inside an upload")
     assert reasons.pop("dan") == "symbolic link"
     assert reasons.pop(f"hal_1_2_{NB}") == "hard link (2 names for one file)"
     assert reasons.pop(f"fay_1_2_{NB}") == "not a regular file (device, FIFO or socket)"
