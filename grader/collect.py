@@ -182,6 +182,11 @@ def _path_problem(path: str) -> str | None:
     return None
 
 
+def _relative(path: str) -> str:
+    """An archive's entry path without ``.`` and empty components (tar writes ``./name``)."""
+    return "/".join(part for part in path.split("/") if part not in ("", "."))
+
+
 def _kind_problem(mode: int, links: int = 1) -> str | None:
     """Why a file of this ``st_mode`` is not read (links, devices), or None."""
     if stat.S_ISLNK(mode):
@@ -233,7 +238,8 @@ def _zip_entries(archive: IO[bytes], label: str) -> Iterator[_Entry]:
                 mtime = time.mktime((*info.date_time, 0, 0, -1))
             except (OverflowError, ValueError):
                 mtime = 0.0
-            yield _Entry(name=f"{label}: {info.filename}", path=info.filename, problem=problem,
+            yield _Entry(name=f"{label}: {info.filename}", path=_relative(info.filename),
+                         problem=problem,
                          mtime=mtime, size=info.file_size,
                          packed=info.compress_size,
                          open=lambda info=info: zf.open(info))
@@ -271,7 +277,8 @@ def _tar_entries(archive: IO[bytes], label: str, ratio: float) -> Iterator[_Entr
                 None if member.isreg() else "symbolic link" if member.issym()
                 else "hard link" if member.islnk()
                 else "not a regular file (device, FIFO or socket)")
-            yield _Entry(name=f"{label}: {member.name}", path=member.name, problem=problem,
+            yield _Entry(name=f"{label}: {member.name}", path=_relative(member.name),
+                         problem=problem,
                          mtime=float(member.mtime), size=member.size,
                          open=lambda member=member: tar.extractfile(member))
 

@@ -316,6 +316,20 @@ def test_a_clean_download_exits_0_and_the_report_lists_skips(
     assert "declares 200 MB" in section
 
 
+def test_a_tar_gz_download_is_read_like_a_zip(
+    copy_course: Callable[..., Path], tmp_path: Path
+) -> None:
+    root = copy_course("notebooks")
+    tar_gz(tmp_path / "class_download.tar.gz", {f"./amy_1_2_{NB}": notebook("amy"),
+                                                f"./bob/{NB}": notebook("bob")})
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["--course-root", str(root), "collect", ASSIGNMENT,
+                     str(tmp_path / "class_download.tar.gz")]) == 0
+    submitted = root / "grader" / "submitted"
+    assert {p.name: owner(p / ASSIGNMENT / NB) for p in submitted.iterdir()} == {
+        "amy": "amy", "bob": "bob"}
+
+
 def test_the_cap_is_set_in_the_course_config_or_on_the_command_line(
     copy_course: Callable[..., Path], tmp_path: Path
 ) -> None:
