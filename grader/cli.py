@@ -1,7 +1,7 @@
 """``course``: the instructor's single entry point to nbgrader for this course.
 
 Every subcommand runs nbgrader's own Python API (``NbGraderAPI``, ``Gradebook``,
-``Validator``, ``ZipCollectApp``) with the configuration in
+``Validator``, ``ZipCollectApp`` in :mod:`grader.collect`) with the configuration in
 ``<course-root>/grader/nbgrader_config.py``, so it behaves the same from any working directory
 and ignores stray nbgrader configs elsewhere. ``autograde`` runs nbgrader in parallel worker
 processes (:mod:`grader.parallel`).
@@ -10,14 +10,10 @@ processes (:mod:`grader.parallel`).
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import platform
-import re
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -26,9 +22,7 @@ import nbformat
 from nbconvert.filters import strip_ansi
 from nbgrader.api import MissingEntry
 from nbgrader.apps import NbGraderAPI
-from nbgrader.apps.zipcollectapp import ZipCollectApp
 from nbgrader.preprocessors import CheckCellMetadata, ClearOutput
-from nbgrader.utils import capture_log, temp_attrs
 from nbgrader.validator import Validator
 from traitlets import List
 from traitlets.config import Config
@@ -36,23 +30,18 @@ from traitlets.config import Config
 from grader import integrity
 from grader.api import load_config, make_api
 from grader.cluster import grade_class_on_cluster
+from grader.collect import EXIT_SKIPPED, collect, is_safe_id, printable
+from grader.export import export_grades
 from grader.parallel import Outcome, grade_class
 from grader.preprocessors import GradingExecute
 from grader.report import (
-    assignment_exercises,
     exercise_cells,
-    exercise_scores,
     run_record_path,
     write_report,
 )
 from grader.sandbox import unavailable_reason
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-# LMS download names: "<student>_<anything>_<notebook>.ipynb" (Canvas: "<student>_<ids>_<file>",
-# a resubmission adds "-1"), or "<student>/<notebook>.ipynb"; {notebooks} is filled with the
-# release's notebook names. nbgrader matches it against the extracted file's full path.
-LMS_NAMES = (r".*/(?P<student_id>[^/_]+)(?:_[^/]*_|_|/(?:[^/]*_)?)"
-             r"(?P<file_id>{notebooks})(?:-\d+)?\.ipynb$")
 
 
 def _report_failure(what: str, result: dict[str, object]) -> None:
@@ -93,65 +82,6 @@ def release(api: NbGraderAPI, assignments: Sequence[str] = ()) -> list[str]:
             _report_failure(f"release {assignment}", result)
             failed.append(assignment)
     return failed
-
-
-def collect(api: NbGraderAPI, assignment: str, source: Path, regexp: str | None = None) -> int:
-    """Copy LMS downloads into ``grader/submitted/<student>/<assignment>/`` with nbgrader.
-
-    Runs nbgrader's ``zip_collect`` (``ZipCollectApp`` with its extractor and file-name collector
-    plugins) on a temporary copy of ``source``: archives (.zip, .tar.gz) anywhere in it are
-    extracted, each notebook's file name gives the student id, and files whose name is not a
-    notebook of the release are skipped. A student collected again replaces the earlier files.
-
-    Parameters
-    ----------
-    api : NbGraderAPI
-        From :func:`make_api`.
-    assignment : str
-        Assignment id; its release in ``notebooks/`` gives the valid notebook names.
-    source : Path
-        A folder of downloads or an archive.
-    regexp : str, optional
-        nbgrader's ``FileNameCollectorPlugin.named_regexp`` (groups ``student_id`` and
-        ``file_id``, matched against the full path); default :data:`LMS_NAMES`.
-
-    Returns
-    -------
-    int
-        Number of students with a submission of ``assignment`` afterwards.
-    """
-    if not source.exists():
-        raise SystemExit(f"course: no {source}")
-    release = Path(api.coursedir.format_path(api.coursedir.release_directory, ".", assignment))
-    notebooks = "|".join(re.escape(p.stem) for p in sorted(release.glob("*.ipynb")))
-    if not notebooks:
-        raise SystemExit(f"course: no released notebooks in {release}")
-    with tempfile.TemporaryDirectory() as tmp:
-        archive = Path(tmp, assignment, "archive")
-        if source.is_dir():
-            shutil.copytree(source, archive)
-        else:
-            archive.mkdir(parents=True)
-            shutil.copy2(source, archive)
-        config = Config(api.config)
-        # nbgrader joins this to the course root, so it must be relative
-        config.ZipCollectApp.downloaded_directory = os.path.relpath(tmp, api.coursedir.root)
-        config.ZipCollectApp.force = config.ExtractorPlugin.force = True
-        config.ZipCollectApp.strict = True
-        config.FileNameCollectorPlugin.named_regexp = regexp or LMS_NAMES.format(
-            notebooks=notebooks)
-        with temp_attrs(api.coursedir, assignment_id=assignment):
-            app = ZipCollectApp(coursedir=api.coursedir, config=config, log=api.log)
-            result = capture_log(app)
-    for line in str(result.get("log", "")).splitlines():
-        if "Skipped" in line or "files collected" in line or line.startswith("[ERROR]"):
-            print(re.sub(r"/\S*/", "", line), file=sys.stderr)  # file names without folders
-    if not result["success"]:
-        _report_failure(f"collect {assignment}", result)
-        raise SystemExit(1)
-    count = len(api.get_submitted_students(assignment))
-    print(f"{count} students have a submission in {api.coursedir.submitted_directory}/")
-    return count
 
 
 def _progress(total: int) -> Callable[[int, Outcome], None]:
@@ -220,7 +150,9 @@ def autograde(
     list of str
         The students whose submission failed to run: nbgrader could not grade it, or the
         kernel died or hung (tests after that point score 0; the others keep their score); and
-        ``"<integrity>"`` when a protected file changed during the run.
+        ``"<integrity>"`` when a protected file changed during the run; and the submitted
+        folders not graded because their name is not a safe id
+        (:func:`grader.collect.is_safe_id`).
     """
     reason = unavailable_reason()
     if sandbox and reason:
@@ -244,9 +176,18 @@ def autograde(
         if release(api, [assignment]):
             raise SystemExit(f"course: cannot autograde {assignment}: its release failed")
     students = sorted(students or api.get_submitted_students(assignment))
+    # A folder name is a path, a shell word, a spreadsheet cell and HTML downstream: grade only
+    # safe ids (`course collect` maps the others); the rest count as failed.
+    unsafe = [s for s in students if not is_safe_id(s)]
+    for student in unsafe:
+        print(f"FAILED autograde {assignment}: skipped the folder {printable(student)!r} in "
+              f"{api.coursedir.submitted_directory}/: not a safe student id (only letters, "
+              "digits, '.', '_', '-', not starting with '.'); `course collect` maps such ids",
+              file=sys.stderr)
+    students = [s for s in students if is_safe_id(s)]
     if not students:
         print(f"no submissions for {assignment} in {api.coursedir.submitted_directory}/")
-        return []
+        return unsafe
     root = Path(api.coursedir.root)
     log = root / "grader" / "exports" / f"autograde-{assignment}.log"
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -285,7 +226,7 @@ def autograde(
     print(f"autograded {len(outcomes) - len(failed)} of {len(outcomes)} submissions of "
           f"{assignment} in {time.monotonic() - start:.0f} s "
           + (f"on the Dask cluster {cluster}" if cluster else f"with {jobs} workers"))
-    return [o.student for o in failed] + (["<integrity>"] if changed else [])
+    return [o.student for o in failed] + unsafe + (["<integrity>"] if changed else [])
 
 
 def feedback(api: NbGraderAPI, assignment: str) -> bool:
@@ -305,58 +246,6 @@ def feedback(api: NbGraderAPI, assignment: str) -> bool:
         return False
     print(f"feedback written under {api.coursedir.feedback_directory}/")
     return True
-
-
-def export_grades(api: NbGraderAPI, out: Path) -> int:
-    """Write one CSV row per student: every exercise's score, each assignment's, and totals.
-
-    Columns: ``student_id, last_name, first_name``; for each assignment, one column per
-    exercise (``<assignment>/<exercise>``, see :mod:`grader.report`) followed by
-    ``<assignment>_score`` and ``<assignment>_max``; then ``total_score, total_max``. A missing
-    submission counts as score 0, as in ``nbgrader export``. Scores include manual grades once
-    they are entered in the formgrader.
-
-    Parameters
-    ----------
-    api : NbGraderAPI
-        From :func:`make_api`.
-    out : Path
-        CSV file to write (parent folders are created).
-
-    Returns
-    -------
-    int
-        Number of student rows written.
-    """
-    with api.gradebook as gb:
-        assignments = sorted(gb.assignments, key=lambda a: a.name)
-        exercises = {a.name: assignment_exercises(api, gb, a.name) for a in assignments}
-        header = ["student_id", "last_name", "first_name"]
-        for a in assignments:
-            header += [ex.label for ex in exercises[a.name]] + [f"{a.name}_score", f"{a.name}_max"]
-        header += ["total_score", "total_max"]
-        rows = []
-        for student in sorted(gb.students, key=lambda s: s.id):
-            row: list[object] = [student.id, student.last_name or "", student.first_name or ""]
-            total = total_max = 0.0
-            for a in assignments:
-                by_exercise = exercise_scores(gb, a.name, exercises[a.name], student.id)
-                try:
-                    score = gb.find_submission(a.name, student.id).score
-                except MissingEntry:
-                    score = 0.0
-                row += [f"{by_exercise[ex.label]:g}" for ex in exercises[a.name]]
-                row += [f"{score:g}", f"{a.max_score:g}"]
-                total += score
-                total_max += a.max_score
-            rows.append([*row, f"{total:g}", f"{total_max:g}"])
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(header)
-        writer.writerows(rows)
-    print(f"wrote {len(rows)} students to {out}")
-    return len(rows)
 
 
 def report(api: NbGraderAPI, assignment: str, out: Path) -> None:
@@ -467,8 +356,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignment", metavar="ASSIGNMENT")
     p.add_argument("source", type=Path, metavar="SOURCE", help="folder of downloads or archive")
     p.add_argument("--regexp", help="file-name pattern with (?P<student_id>...) and "
-                   "(?P<file_id>...) groups (default: <student>_..._<notebook>.ipynb or "
-                   "<student>/<notebook>.ipynb)")
+                   "(?P<file_id>...) groups, matched against '/' + the path in the download "
+                   "(default: <student>_..._<notebook>.ipynb or <student>/<notebook>.ipynb)")
+    p.add_argument("--max-mb", type=float, help="most megabytes extracted per student and per "
+                   "upload archive (default: c.CollectLimits.max_mb in the course config, 50)")
     p = sub.add_parser("autograde", help="autograde grader/submitted/*/ASSIGNMENT in parallel")
     p.add_argument("assignment", metavar="ASSIGNMENT")
     p.add_argument("--student", action="append", default=[], help="repeatable; default: all")
@@ -502,7 +393,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        Exit status: 0 on success, 1 if any step failed.
+        Exit status: 0 on success, 1 if any step failed; ``collect``: 2 when it skipped an
+        entry (everyone else is collected; the reasons are printed and recorded).
     """
     args = build_parser().parse_args(argv)
     root: Path = args.course_root.resolve()
@@ -513,8 +405,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "release":
         return 1 if release(api, args.assignments) else 0
     if args.command == "collect":
-        collect(api, args.assignment, args.source, args.regexp)
-        return 0
+        record = collect(api, args.assignment, args.source, args.regexp, args.max_mb)
+        return EXIT_SKIPPED if record.skipped else 0
     if args.command == "autograde":
         try:
             failed = autograde(api, args.assignment, args.student, args.jobs,

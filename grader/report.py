@@ -21,6 +21,7 @@ from nbformat import NotebookNode
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.apps import NbGraderAPI
 
+from grader.collect import record_path as collect_record_path
 from grader.hostile import Flag, grade_id, nbgrader_meta, scan
 from grader.preprocessors import run_problems
 from mllib.plotting import figure
@@ -199,12 +200,32 @@ def _run_section(course_root: Path, assignment: str) -> str:
             f"{integrity}.</p><p>Environment: {versions}.</p>")
 
 
+def _collect_section(course_root: Path, assignment: str) -> str:
+    """The report's account of the last ``course collect``: skipped entries and mapped ids."""
+    e = html.escape
+    path = collect_record_path(course_root, assignment)
+    if not path.is_file():
+        return "<p>No record of a <code>course collect</code> run.</p>"
+    run = json.loads(path.read_text())
+    skipped = [[e(s["student"] or "(no id)"), e(s["entry"]), e(s["reason"])]
+               for s in sorted(run["skipped"], key=lambda s: (s["student"] or "", s["entry"]))]
+    mapped = [[e(raw), e(safe)] for raw, safe in sorted(run["mapped"].items())]
+    return (f"<p>{len(run['collected'])} students collected from <code>{e(run['source'])}</code> "
+            f"(caps: {run['max_mb']:g} MB per student, compression ratio "
+            f"{run['max_ratio']:g}:1); {len(run['ignored'])} files that are not notebooks of the "
+            f"release ignored.</p><h3>Entries skipped ({len(skipped)})</h3>"
+            + _table(["student", "entry", "reason"], skipped)
+            + f"<h3>Student ids mapped to safe names ({len(mapped)})</h3>"
+            + _table(["id in the download", "collected as"], mapped))
+
+
 def write_report(api: NbGraderAPI, assignment: str, out: Path) -> Findings:
     """Write the HTML report of ``assignment`` to ``out``.
 
     Sections: scores per exercise (mean, full marks, zeros, and a histogram each, embedded as
     PNG), the submissions that did not run to completion, the flagged submissions with their
-    reasons, and every student's score per exercise.
+    reasons, and every student's score per exercise. Before them, the grading run's record and
+    what ``course collect`` skipped and mapped (its record, see :mod:`grader.collect`).
 
     Returns
     -------
@@ -245,6 +266,8 @@ def write_report(api: NbGraderAPI, assignment: str, out: Path) -> Findings:
 the formgrader.</p>
 <section id="run"><h2>Grading run</h2>
 {_run_section(Path(api.coursedir.root), assignment)}</section>
+<section id="collect"><h2>Collect</h2>
+{_collect_section(Path(api.coursedir.root), assignment)}</section>
 <section id="exercises"><h2>Scores per exercise</h2>
 {_table(["exercise", "points", "mean", "full marks", "zero"], rows)}
 <div class="plots">{"".join(plots)}</div></section>

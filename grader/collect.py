@@ -1,0 +1,512 @@
+"""``course collect``: LMS downloads into ``grader/submitted/``, one hostile upload at a time.
+
+Everything in a download is a student's: file names, folders inside an upload, zip entries and
+their headers. So the download is read here, entry by entry, in constant memory, and only
+notebooks of the release are written, under names this module chooses; nbgrader's
+``ZipCollectApp`` then places that clean tree into ``grader/submitted/<student>/<assignment>/``.
+
+Rules, applied to the *download* (a folder SOURCE, an archive SOURCE, or an archive at the top of
+a folder SOURCE whose name gives no student id, such as ``submissions.zip``):
+
+- a notebook's student id comes from its LMS name (``<student>_<ids>_<notebook>.ipynb``, or
+  ``<student>/<notebook>.ipynb``), and only from the first component of its path: a notebook in a
+  folder deeper than that (``carl/bob/<notebook>.ipynb``) is an *impostor folder* and skipped;
+- an archive named for a student (``<student>_<ids>_<file>.zip`` or ``<student>/<file>.zip``,
+  also ``.tar.gz``/``.tgz``) is that student's *upload*: its notebooks at its top belong to that
+  student whatever they are called inside; notebooks in folders inside it are impostors, archives
+  inside it are not opened;
+- a traversal (``..``), an absolute path, a link (symbolic or hard), a device, FIFO or socket, an
+  encrypted entry, an unreadable archive, and anything over the caps is skipped with its reason;
+- a student id that is not a safe name (:func:`is_safe_id`) is mapped to one (:func:`safe_id`);
+- two notebooks of one name for one student: the newest is kept, by the LMS's resubmission
+  suffix (``-N``, higher is newer, none is 0), then the modification time recorded in the
+  download, then the order in the download (later wins); the others are skipped as duplicates;
+- caps (:class:`CollectLimits`): at most ``max_mb`` extracted per student and per upload
+  archive, counted while reading (a header's declared size is only used to refuse early), and
+  at most ``max_ratio`` times the compressed size once past 1 MB, so a zip bomb is refused after
+  reading about 1 MB of it.
+
+Files that are not notebooks of the release (``readme.txt``, ``scratch.ipynb``) are ignored,
+not skipped. What was collected, skipped, ignored and mapped is printed and recorded in
+``grader/exports/collect-<assignment>.json`` (:func:`record_path`), which the report shows.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import os
+import re
+import stat
+import sys
+import tarfile
+import tempfile
+import time
+import zipfile
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import IO
+
+from nbgrader.apps import NbGraderAPI
+from nbgrader.apps.zipcollectapp import ZipCollectApp
+from nbgrader.utils import capture_log, temp_attrs
+from traitlets import Float
+from traitlets.config import Config, Configurable
+
+# LMS download names: "<student>_<anything>_<notebook>.ipynb" (Canvas: "<student>_<ids>_<file>",
+# a resubmission adds "-1"), or "<student>/<notebook>.ipynb"; {notebooks} is filled with the
+# release's notebook names. Matched against "/" + the path inside the download.
+LMS_NAMES = (r".*/(?P<student_id>[^/_]+)(?:_[^/]*_|_|/(?:[^/]*_)?)"
+             r"(?P<file_id>{notebooks})(?:-\d+)?\.ipynb$")
+# A student's upload that is an archive: "<student>_<anything>.zip" or "<student>/<file>.zip".
+UPLOAD_NAMES = re.compile(r".*/(?P<student_id>[^/_]+)[_/][^/]*\.(?:zip|tar\.gz|tgz)$")
+ARCHIVES = (".zip", ".tar.gz", ".tgz")
+# Safe ids: the characters of a portable file name, not starting with a dot (which also rules
+# out "." and "..", and a hidden folder that nbgrader's listing of submissions would never see).
+SAFE_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
+RESUBMISSION = re.compile(r"-(\d+)\.ipynb$")
+CHUNK = 1 << 16
+RATIO_FLOOR = 1 << 20  # small entries compress as they like; the ratio cap applies past 1 MB
+MB = 1 << 20
+EXIT_SKIPPED = 2  # `course collect`'s exit status when something was skipped
+
+
+class CollectLimits(Configurable):
+    """Caps of ``course collect``; set them in ``grader/nbgrader_config.py``, e.g.
+    ``c.CollectLimits.max_mb = 100``, or with ``course collect --max-mb``."""
+
+    max_mb = Float(50.0, help="Most megabytes extracted per student, and per upload archive."
+                   ).tag(config=True)
+    max_ratio = Float(100.0, help="Most bytes extracted per compressed byte of an entry, once "
+                      "past 1 MB (a zip bomb is refused after reading about 1 MB)."
+                      ).tag(config=True)
+
+
+def is_safe_id(student: str) -> bool:
+    """Whether ``student`` is a safe student id: ``[A-Za-z0-9._-]+``, not starting with a dot.
+
+    That rules out ``""``, ``"."``, ``".."``, path separators and anything a shell, a spreadsheet
+    or a browser would interpret.
+    """
+    return SAFE_ID.fullmatch(student) is not None
+
+
+def safe_id(student: str) -> str:
+    """The safe id of ``student``: itself if :func:`is_safe_id`, else a deterministic mapping.
+
+    Disallowed characters become ``_``, leading dots go, and ``-`` plus 10 hex digits of the
+    SHA-256 of the original id are appended, so that two ids that differ only in disallowed
+    characters do not collide, e.g. ``"=HYPERLINK(x)"`` -> ``"_HYPERLINK_x_-6c1e...``.
+    """
+    if is_safe_id(student):
+        return student
+    readable = re.sub(r"[^A-Za-z0-9._-]+", "_", student).lstrip(".")[:40] or "student"
+    digest = hashlib.sha256(student.encode("utf-8", "surrogateescape")).hexdigest()[:10]
+    return f"{readable}-{digest}"
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters and undecodable bytes escaped, for terminals and JSON."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+
+
+def record_path(course_root: Path, assignment: str) -> Path:
+    """Where ``course collect`` records its last run for ``assignment`` (JSON)."""
+    return Path(course_root) / "grader" / "exports" / f"collect-{assignment}.json"
+
+
+class _TooMuch(Exception):
+    """Reading went past a cap; the message says which."""
+
+
+@dataclass
+class _Entry:
+    """One file of a download or an upload, not read yet."""
+
+    name: str  # where it is, for people: "submissions.zip: carl_1_2_hw.zip: bob/nb.ipynb"
+    path: str  # its path inside its folder or archive
+    problem: str | None  # why it is not read at all
+    mtime: float = 0.0
+    size: int | None = None  # declared by the archive's header: refuse early, never trust
+    packed: int | None = None  # compressed size (zip), for the ratio cap
+    open: Callable[[], AbstractContextManager[IO[bytes]]] | None = None
+    file: Path | None = None  # a regular file on disk (a folder SOURCE's), read in place
+
+
+@dataclass
+class _Candidate:
+    """A notebook read into the staging folder, for one student."""
+
+    student: str
+    notebook: str
+    staged: Path
+    name: str
+    newness: tuple[int, float, int]  # (resubmission -N, mtime, order in the download)
+
+
+@dataclass
+class CollectRecord:
+    """What ``course collect`` did: written to :func:`record_path` as JSON."""
+
+    assignment: str
+    source: str
+    max_mb: float
+    max_ratio: float
+    collected: dict[str, list[str]] = field(default_factory=dict)  # safe id -> notebooks
+    mapped: dict[str, str] = field(default_factory=dict)  # raw id -> safe id
+    skipped: list[dict[str, str | None]] = field(default_factory=list)  # entry, student, reason
+    ignored: list[str] = field(default_factory=list)
+
+    def skip(self, name: str, student: str | None, reason: str) -> None:
+        """Record (and print) that ``name``, from ``student`` if known, is skipped."""
+        shown = None if student is None else printable(student)
+        self.skipped.append({"entry": printable(name), "student": shown, "reason": reason})
+        who = f" ({shown})" if shown is not None else ""
+        print(f"skipped {printable(name)}{who}: {reason}", file=sys.stderr)
+
+
+def _path_problem(path: str) -> str | None:
+    """Why a path from an archive cannot be used as one, or None."""
+    parts = re.split(r"[/\\]", path)
+    if path.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", path):
+        return "absolute path"
+    if ".." in parts:
+        return "path goes up a folder (..)"
+    if "\0" in path:
+        return "NUL in its name"
+    return None
+
+
+def _relative(path: str) -> str:
+    """An archive's entry path without ``.`` and empty components (tar writes ``./name``)."""
+    return "/".join(part for part in path.split("/") if part not in ("", "."))
+
+
+def _kind_problem(mode: int, links: int = 1) -> str | None:
+    """Why a file of this ``st_mode`` is not read (links, devices), or None."""
+    if stat.S_ISLNK(mode):
+        return "symbolic link"
+    if stat.S_IFMT(mode) not in (0, stat.S_IFREG):  # 0: made where there are no modes
+        return "not a regular file (device, FIFO or socket)"
+    if links > 1:
+        return f"hard link ({links} names for one file)"
+    return None
+
+
+def _open_regular(path: Path) -> IO[bytes]:
+    """Open ``path`` for reading without following a link, and only if it is a regular file."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced since it was listed
+        os.close(fd)
+        raise OSError(f"{path} is no longer a regular file")
+    return os.fdopen(fd, "rb")
+
+
+def _folder_entries(root: Path) -> Iterator[_Entry]:
+    """The files under ``root``, sorted, without following links (links are entries with a
+    problem)."""
+    for folder, dirs, files in os.walk(root):
+        dirs.sort()
+        for name in [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
+            dirs.remove(name)
+            files.append(name)
+        for name in sorted(files):
+            path = Path(folder, name)
+            info = path.lstat()
+            yield _Entry(name=path.relative_to(root).as_posix(),
+                         path=path.relative_to(root).as_posix(),
+                         problem=_kind_problem(info.st_mode, info.st_nlink),
+                         mtime=info.st_mtime, open=lambda path=path: _open_regular(path),
+                         file=path)
+
+
+def _zip_entries(archive: IO[bytes], label: str) -> Iterator[_Entry]:
+    """The file entries of a zip, with their problems; directories are left out."""
+    with zipfile.ZipFile(archive) as zf:
+        for info in zf.infolist():
+            if info.is_dir():
+                continue
+            mode = info.external_attr >> 16 if info.create_system == 3 else 0  # 3: Unix
+            problem = (_path_problem(info.filename) or _kind_problem(mode)
+                       or ("encrypted" if info.flag_bits & 1 else None))
+            try:
+                mtime = time.mktime((*info.date_time, 0, 0, -1))
+            except (OverflowError, ValueError):
+                mtime = 0.0
+            yield _Entry(name=f"{label}: {info.filename}", path=_relative(info.filename),
+                         problem=problem,
+                         mtime=mtime, size=info.file_size,
+                         packed=info.compress_size,
+                         open=lambda info=info: zf.open(info))
+
+
+class _Bounded(io.RawIOBase):
+    """A reader that raises :class:`_TooMuch` once more than ``limit`` bytes came through it."""
+
+    def __init__(self, inner: IO[bytes], limit: int) -> None:
+        self.inner, self.limit, self.count = inner, limit, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray) -> int:
+        data = self.inner.read(len(buffer))
+        self.count += len(data)
+        if self.count > self.limit:
+            raise _TooMuch(f"expands to more than {self.limit // MB} MB "
+                           "(the ratio cap times its size): not read further")
+        buffer[:len(data)] = data
+        return len(data)
+
+
+def _tar_entries(archive: IO[bytes], label: str, ratio: float) -> Iterator[_Entry]:
+    """The file entries of a .tar.gz, read as a stream whose expansion is bounded by ``ratio``
+    times the archive's size (skipping an entry still decompresses it)."""
+    limit = max(int(ratio * os.fstat(archive.fileno()).st_size), RATIO_FLOOR)
+    with gzip.open(archive) as unzipped, tarfile.open(
+            fileobj=io.BufferedReader(_Bounded(unzipped, limit), CHUNK), mode="r|") as tar:
+        for member in tar:
+            if member.isdir():
+                continue
+            problem = _path_problem(member.name) or (
+                None if member.isreg() else "symbolic link" if member.issym()
+                else "hard link" if member.islnk()
+                else "not a regular file (device, FIFO or socket)")
+            yield _Entry(name=f"{label}: {member.name}", path=_relative(member.name),
+                         problem=problem,
+                         mtime=float(member.mtime), size=member.size,
+                         open=lambda member=member: tar.extractfile(member))
+
+
+def _copy(entry: _Entry, dest: Path, budget: int, ratio: float) -> int:
+    """Copy ``entry`` to ``dest`` in chunks, at most ``budget`` bytes; return the bytes copied.
+
+    Raises :class:`_TooMuch` (and removes ``dest``) past the budget or the ratio cap.
+    """
+    if entry.size is not None and entry.size > budget:
+        raise _TooMuch(f"declares {entry.size / MB:.0f} MB, over the {budget / MB:.0f} MB "
+                       "left in the cap")
+    if entry.packed and entry.size is not None and entry.size > max(
+            RATIO_FLOOR, ratio * entry.packed):
+        raise _TooMuch(f"declares a compression ratio over {ratio:g}:1")
+    assert entry.open is not None
+    count = 0
+    try:
+        with entry.open() as src, dest.open("wb") as out:
+            while chunk := src.read(CHUNK):
+                count += len(chunk)
+                if count > budget:
+                    raise _TooMuch(f"over the {budget / MB:.0f} MB cap per submission")
+                if entry.packed is not None and count > max(RATIO_FLOOR, ratio * entry.packed):
+                    raise _TooMuch(f"compression ratio over {ratio:g}:1 (a zip bomb?)")
+                out.write(chunk)
+    except BaseException:
+        dest.unlink(missing_ok=True)
+        raise
+    return count
+
+
+class _Collector:
+    """Reads a download into a staging folder, one entry at a time, and records every skip."""
+
+    def __init__(self, record: CollectRecord, notebooks: list[str], names: re.Pattern[str],
+                 staging: Path) -> None:
+        self.record, self.names, self.staging = record, names, staging
+        self.notebook_name = re.compile(
+            rf"(?P<file_id>{'|'.join(map(re.escape, notebooks))})(?:-\d+)?\.ipynb")
+        self.cap, self.ratio = int(record.max_mb * MB), record.max_ratio
+        self.used: dict[str, int] = {}  # raw student id -> bytes extracted
+        self.candidates: list[_Candidate] = []
+
+    def download(self, entries: Iterator[_Entry], top: bool) -> None:
+        """Read a download's entries; ``top``: archives without a student's name are downloads
+        too (a folder SOURCE holding ``submissions.zip``)."""
+        for entry in entries:
+            if entry.problem:
+                self.record.skip(entry.name, None, entry.problem)
+                continue
+            path = "/" + entry.path
+            upload = UPLOAD_NAMES.match(path) if path.endswith(ARCHIVES) else None
+            found = upload or (self.names.match(path) if path.endswith(".ipynb") else None)
+            if path.endswith(ARCHIVES) and not upload:
+                if top and path.count("/") == 1:
+                    self.archive(entry, None, partial(self.download, top=False))
+                else:
+                    self.record.skip(entry.name, None, "archive whose name gives no student id")
+            elif found is None:
+                self.record.ignored.append(printable(entry.name))
+            elif path.count("/") > 2 or found.end("student_id") > path.find("/", 1) > 0:
+                self.record.skip(entry.name, None, "in a folder inside an upload: ids come "
+                                 "only from the LMS's file name")
+            elif upload:
+                student = upload["student_id"]
+                self.archive(entry, student, partial(self.upload, student=student))
+            else:
+                self.notebook(entry, found["student_id"], found["file_id"])
+
+    def upload(self, entries: Iterator[_Entry], student: str) -> None:
+        """Read a student's upload: notebooks at its top are the student's, whatever else."""
+        for entry in entries:
+            base = entry.path.rsplit("/", 1)[-1]
+            found = self.notebook_name.fullmatch(base)
+            if entry.problem:
+                self.record.skip(entry.name, student, entry.problem)
+            elif entry.path.endswith(ARCHIVES):
+                self.record.skip(entry.name, student, "archive inside an upload: not opened")
+            elif found is None:
+                self.record.ignored.append(printable(entry.name))
+            elif "/" in entry.path:
+                self.record.skip(entry.name, student, "in a folder inside an upload: ids come "
+                                 "only from the LMS's file name")
+            else:
+                self.notebook(entry, student, found["file_id"])
+
+    def archive(self, entry: _Entry, student: str | None,
+                read: Callable[[Iterator[_Entry]], None]) -> None:
+        """Read an archive's entries with ``read``: in place if it is a file on disk, else
+        from a copy in the staging folder (within the cap)."""
+        copy = Path(tempfile.mkstemp(dir=self.staging, suffix=".archive")[1])
+        try:
+            if entry.file is None:
+                _copy(entry, copy, self.cap, self.ratio)
+            with _open_regular(entry.file or copy) as handle:
+                if entry.path.endswith(".zip"):
+                    read(_zip_entries(handle, entry.name))
+                else:
+                    read(_tar_entries(handle, entry.name, self.ratio))
+        except (_TooMuch, OSError, EOFError, zipfile.BadZipFile, tarfile.TarError) as error:
+            self.record.skip(entry.name, student, f"archive not read further: {error}")
+        finally:
+            copy.unlink(missing_ok=True)
+
+    def notebook(self, entry: _Entry, student: str, notebook: str) -> None:
+        """Copy a student's notebook to the staging folder, within the student's cap."""
+        used = self.used.get(student, 0)
+        staged = self.staging / f"{len(self.candidates)}.ipynb"
+        try:
+            self.used[student] = used + _copy(entry, staged, self.cap - used, self.ratio)
+        except (_TooMuch, OSError, EOFError, zipfile.BadZipFile, tarfile.TarError) as error:
+            self.record.skip(entry.name, student, str(error))
+            return
+        resubmission = RESUBMISSION.search(entry.path)
+        newness = (int(resubmission[1]) if resubmission else 0, entry.mtime, len(self.candidates))
+        self.candidates.append(_Candidate(student, notebook, staged, entry.name, newness))
+
+    def place(self, tree: Path) -> None:
+        """Move the newest notebook of each student and notebook to ``tree/<safe id>/``."""
+        owner: dict[str, str] = {}  # safe id -> raw id
+        newest: dict[tuple[str, str], _Candidate] = {}
+        for c in sorted(self.candidates, key=lambda c: c.newness, reverse=True):
+            safe = safe_id(c.student)
+            if owner.setdefault(safe, c.student) != c.student:
+                self.record.skip(c.name, c.student, f"its safe id {safe} is already "
+                                 f"{printable(owner[safe])}'s")
+            elif (safe, c.notebook) in newest:
+                self.record.skip(c.name, c.student, "older duplicate: kept "
+                                 + printable(newest[safe, c.notebook].name))
+            else:
+                newest[safe, c.notebook] = c
+        for (safe, notebook), c in sorted(newest.items()):
+            (tree / safe).mkdir(parents=True, exist_ok=True)
+            c.staged.rename(tree / safe / f"{notebook}.ipynb")
+            self.record.collected.setdefault(safe, []).append(notebook)
+            if safe != c.student:
+                self.record.mapped[printable(c.student)] = safe
+
+
+def _place_with_nbgrader(api: NbGraderAPI, assignment: str, tmp: Path,
+                         notebooks: list[str]) -> dict[str, object]:
+    """Run nbgrader's ``ZipCollectApp`` on the clean tree ``tmp/<assignment>/archive/``."""
+    config = Config(api.config)
+    # nbgrader joins this to the course root, so it must be relative
+    config.ZipCollectApp.downloaded_directory = os.path.relpath(tmp, api.coursedir.root)
+    config.ZipCollectApp.force = config.ExtractorPlugin.force = True
+    config.ZipCollectApp.strict = True
+    config.FileNameCollectorPlugin.named_regexp = (
+        r".*/(?P<student_id>[^/]+)/(?P<file_id>" + "|".join(map(re.escape, notebooks))
+        + r")\.ipynb$")
+    with temp_attrs(api.coursedir, assignment_id=assignment):
+        app = ZipCollectApp(coursedir=api.coursedir, config=config, log=api.log)
+        return capture_log(app)
+
+
+def collect(api: NbGraderAPI, assignment: str, source: Path, regexp: str | None = None,
+            max_mb: float | None = None) -> CollectRecord:
+    """Copy the notebooks of LMS downloads into ``grader/submitted/<student>/<assignment>/``.
+
+    Reads ``source`` entry by entry by the rules of :mod:`grader.collect` (skipping what is
+    unsafe, over the caps, an impostor or an older duplicate, with its reason), then places
+    each student's newest notebooks with nbgrader's ``ZipCollectApp``. A student collected again
+    replaces the earlier files. Prints what it skipped and mapped, and records it in
+    :func:`record_path`.
+
+    Parameters
+    ----------
+    api : NbGraderAPI
+        From :func:`grader.api.make_api`.
+    assignment : str
+        Assignment id; its release in ``notebooks/`` gives the valid notebook names.
+    source : Path
+        A folder of downloads or an archive (.zip, .tar.gz, .tgz).
+    regexp : str, optional
+        Pattern of an LMS name, with groups ``student_id`` and ``file_id``, matched against
+        ``"/" + path`` inside the download; default :data:`LMS_NAMES`.
+    max_mb : float, optional
+        Cap per student and per upload archive; default ``CollectLimits.max_mb`` (50).
+
+    Returns
+    -------
+    CollectRecord
+        What was collected, skipped, ignored and mapped.
+    """
+    if not source.exists():
+        raise SystemExit(f"course: no {source}")
+    if source.is_file() and not source.name.endswith(ARCHIVES):
+        raise SystemExit(f"course: {source} is neither a folder nor a .zip/.tar.gz/.tgz")
+    limits = CollectLimits(config=api.config)
+    if max_mb is not None:
+        limits.max_mb = max_mb
+    if limits.max_mb <= 0 or limits.max_ratio <= 1:
+        raise SystemExit(f"course: collect caps must be positive (max_mb {limits.max_mb:g}) "
+                         f"and over 1 (max_ratio {limits.max_ratio:g})")
+    release = Path(api.coursedir.format_path(api.coursedir.release_directory, ".", assignment))
+    notebooks = sorted(p.stem for p in release.glob("*.ipynb"))
+    if not notebooks:
+        raise SystemExit(f"course: no released notebooks in {release}")
+    names = re.compile(regexp or LMS_NAMES.format(notebooks="|".join(map(re.escape, notebooks))))
+    if not {"student_id", "file_id"} <= set(names.groupindex):
+        raise SystemExit("course: --regexp needs the groups (?P<student_id>...) and "
+                         "(?P<file_id>...)")
+    record = CollectRecord(assignment, str(source), limits.max_mb, limits.max_ratio)
+    with tempfile.TemporaryDirectory() as tmp:
+        staging, tree = Path(tmp, "staging"), Path(tmp, assignment, "archive")
+        staging.mkdir()
+        tree.mkdir(parents=True)
+        collector = _Collector(record, notebooks, names, staging)
+        if source.is_dir():
+            collector.download(_folder_entries(source), top=True)
+        else:  # the download itself, whatever its name
+            collector.archive(_Entry(source.name, source.name, None, file=source.resolve()),
+                              None, partial(collector.download, top=False))
+        collector.place(tree)
+        result = _place_with_nbgrader(api, assignment, Path(tmp), notebooks)
+    if not result["success"]:
+        print("FAILED collect: nbgrader could not place the notebooks", file=sys.stderr)
+        print(str(result.get("log") or result.get("error", "")).rstrip(), file=sys.stderr)
+        raise SystemExit(1)
+    for raw, safe in sorted(record.mapped.items()):
+        print(f"student id {raw!r} is not a safe name: collected as {safe}")
+    out = record_path(Path(api.coursedir.root), assignment)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(record.__dict__, indent=1))
+    count = len(api.get_submitted_students(assignment))
+    print(f"collected {len(record.collected)} students ({len(record.skipped)} entries skipped, "
+          f"{len(record.ignored)} ignored, {len(record.mapped)} ids mapped; see {out}); "
+          f"{count} students have a submission in {api.coursedir.submitted_directory}/")
+    return record
+
