@@ -25,10 +25,9 @@ from nbgrader.preprocessors import (
     SaveAutoGrades,
 )
 
-import grader
 from grader.api import gradebook_url
 from grader.preprocessors import GradingExecute, HideHiddenTestTracebacks, RepairSubmission
-from grader.sanitize import SanitizeSubmission
+from grader.sanitize import TEMPLATES, SanitizeSubmission
 
 c = get_config()  # noqa: F821 -- injected by the traitlets config loader
 
@@ -136,10 +135,10 @@ c.HTMLExporter.preprocessors = [SanitizeSubmission]
 c.HTMLExporter.filters = {"markdown2html": "grader.sanitize.SafeMarkdown"}
 # The feedback template gets a Content-Security-Policy and a pinned MathJax from
 # grader/jupyter/nbconvert/templates/feedback/mathjax.html.j2, found through the installed
-# package (a course copy need not hold grader/jupyter); nbgrader's templates come after it. The
+# package (grader.sanitize.TEMPLATES); nbgrader's templates come after it. The
 # formgrader sets its own template folder and finds its override through JUPYTER_PATH.
 c.HTMLExporter.extra_template_basedirs = [
-    os.path.join(os.path.dirname(grader.__file__), "jupyter", "nbconvert", "templates"),
+    TEMPLATES,
     os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader",
                  "templates"),
 ]

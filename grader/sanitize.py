@@ -23,13 +23,20 @@ both the formgrader's submission view and ``nbgrader generate_feedback``:
 from __future__ import annotations
 
 import html
+import os
 from typing import Any
 
 import bleach
 import jinja2
 from bleach.css_sanitizer import CSSSanitizer
-from nbconvert.preprocessors import SanitizeHTML
+from nbconvert.preprocessors.sanitize import SanitizeHTML
 from traitlets.config import LoggingConfigurable
+
+# The course's nbconvert templates (the feedback page's policy and MathJax), found from this
+# module: a course copy need not hold grader/jupyter, and `grader` may resolve to the course's
+# own folder (a namespace package without __file__) where Jupyter runs.
+TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jupyter", "nbconvert",
+                         "templates")
 
 # What nbconvert's markdown renderer (mistune with pygments highlighting) emits for an honest
 # answer, and what a student's HTML output (a pandas table, say) needs.
