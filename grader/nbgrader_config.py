@@ -9,6 +9,7 @@ or JupyterLab runs.
 
 import os
 
+import nbgrader
 from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import (
     AssignLatePenalties,
@@ -26,6 +27,7 @@ from nbgrader.preprocessors import (
 
 from grader.api import gradebook_url
 from grader.preprocessors import GradingExecute, HideHiddenTestTracebacks, RepairSubmission
+from grader.sanitize import TEMPLATES, SanitizeSubmission
 
 c = get_config()  # noqa: F821 -- injected by the traitlets config loader
 
@@ -123,4 +125,20 @@ c.GenerateFeedback.preprocessors = [
     HideHiddenTestTracebacks,
     ClearHiddenTests,
     CSSHTMLHeaderPreprocessor,
+]
+
+# No script from a submission runs where its HTML is opened (grader/sanitize.py). HTMLExporter
+# renders both the formgrader's submission view and the feedback files, so configuring it covers
+# both (and runs the sanitizer before GenerateFeedback.preprocessors): outputs are cleaned by
+# SanitizeSubmission, markdown by the markdown2html filter SafeMarkdown after rendering.
+c.HTMLExporter.preprocessors = [SanitizeSubmission]
+c.HTMLExporter.filters = {"markdown2html": "grader.sanitize.SafeMarkdown"}
+# The feedback template gets a Content-Security-Policy and a pinned MathJax from
+# grader/jupyter/nbconvert/templates/feedback/mathjax.html.j2, found through the installed
+# package (grader.sanitize.TEMPLATES); nbgrader's templates come after it. The
+# formgrader sets its own template folder and finds its override through JUPYTER_PATH.
+c.HTMLExporter.extra_template_basedirs = [
+    TEMPLATES,
+    os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader",
+                 "templates"),
 ]
