@@ -24,7 +24,7 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.util import run_sync
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
-from traitlets import Integer, Unicode
+from traitlets import Bool, Integer, Unicode, default
 
 from grader import outside
 from grader.hostile import repair
@@ -35,6 +35,8 @@ KERNEL_DIED = "KernelDied"
 KERNEL_STUCK = "KernelStuck"
 NOT_RUN = "NotRun"
 TIMEOUT = "CellTimeoutError"  # nbgrader's ename for a cell stopped at the time limit
+# Bytes of a message beyond its output text: header, parent header, metadata, signature.
+MESSAGE_HEADROOM = 64 * 1024
 TRUNCATED = "... output truncated by the grader: this cell printed more than {} bytes ..."
 
 
@@ -77,6 +79,24 @@ class GradingExecute(Execute):
         1_000_000, help="Characters of output a cell may keep (-1: no limit)."
     ).tag(config=True)
 
+    max_message_bytes = Integer(
+        help="Bytes of one message read from the kernel; larger ones are refused before they "
+        "are decoded (default: max_output_bytes, plus room for the message's headers)."
+    ).tag(config=True)
+
+    # A message the client refuses (too large) makes ZMQ drop and remake the connection, and
+    # what the kernel sent meanwhile is lost, often the cell's final "idle" status. The
+    # execute reply, on another socket, still says how the cell ended, so a missing "idle"
+    # costs the wait for it (``iopub_timeout``), not the rest of the notebook.
+    raise_on_iopub_timeout = Bool(False, help="Fail the cell when its output does not end "
+                                  "within iopub_timeout of its reply.").tag(config=True)
+
+    @default("max_message_bytes")
+    def _max_message_bytes_default(self) -> int:
+        if self.max_output_bytes < 0:
+            return -1
+        return self.max_output_bytes + MESSAGE_HEADROOM
+
     def __init__(self, **kwargs) -> None:
         kwargs.setdefault("kernel_manager_class", SandboxedKernelManager)
         super().__init__(**kwargs)
@@ -103,6 +123,7 @@ class GradingExecute(Execute):
         if isinstance(km, SandboxedKernelManager):
             km.hidden_modules = getattr(self, "_hidden_modules", [])
             km.submission_dir = getattr(self, "_submission_dir", "")
+            km.max_message_bytes = self.max_message_bytes
         return km
 
     def output(self, outs, msg, display_id, cell_index):

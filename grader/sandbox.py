@@ -33,9 +33,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
-from traitlets import CaselessStrEnum, Integer, List, Unicode
+from traitlets import CaselessStrEnum, Integer, List, Type, Unicode
 
 import mllib
+from grader.kernel_client import BoundedKernelClient
 
 # This package's folder, from this file: run from a course root, ``grader`` may resolve to the
 # course's own grader/ folder (config only) as a namespace package without ``__file__``.
@@ -218,11 +219,19 @@ class SandboxedKernelManager(AsyncKernelManager):
                            ).tag(config=True)
     process_limit = Integer(256, help="Processes and threads per sandboxed kernel."
                             ).tag(config=True)
+    client_factory = Type(BoundedKernelClient, config=True)
+    max_message_bytes = Integer(-1, help="Bytes of one message its client reads from the "
+                                "kernel (-1: any; grader.kernel_client).")
     hidden_modules = List(Unicode(), help="mllib modules replaced by stubs in the sandbox.")
     submission_dir = Unicode("", help="Folder copied into the sandbox as the working directory.")
 
     _scratch: Path | None = None
     _sandboxed = False
+
+    def client(self, **kwargs):
+        """A client whose sockets refuse messages over ``max_message_bytes``, sandbox or not."""
+        kwargs.setdefault("max_message_bytes", self.max_message_bytes)
+        return super().client(**kwargs)
 
     def sandboxed(self) -> bool:
         """Whether this kernel will run in the sandbox (raises when it must but cannot)."""
