@@ -24,8 +24,10 @@ from nbgrader.preprocessors import (
     SaveAutoGrades,
 )
 
+from grader import kernel_guard
 from grader.api import gradebook_url
 from grader.preprocessors import GradingExecute, HideHiddenTestTracebacks, RepairSubmission
+from grader.sandbox import SafePathKernelManager
 
 c = get_config()  # noqa: F821 -- injected by the traitlets config loader
 
@@ -73,10 +75,16 @@ c.ExecutePreprocessor.timeout = 30
 #   shows in the feedback; only the score no longer depends on it;
 # * drops what a cell prints beyond OUTPUT_LIMIT characters before it leaves the kernel, so a
 #   submission that prints gigabytes cannot flood the grader.
+# The guard is run by its absolute path in the installed package, not imported: the kernel's
+# working directory is the submission's folder, where a student's grader/kernel_guard.py would
+# be found first. SafePathKernelManager (SandboxedKernelManager for GradingExecute) starts the
+# kernel with that folder off sys.path (PYTHONSAFEPATH); the guard puts it back.
 OUTPUT_LIMIT = 1_000_000
+KERNEL_GUARD = os.path.abspath(kernel_guard.__file__)
+c.Execute.kernel_manager_class = SafePathKernelManager
 c.Execute.extra_arguments = [
     "--IPKernelApp.exec_lines="
-    f"__import__('grader.kernel_guard').kernel_guard.install({OUTPUT_LIMIT})",
+    f"__import__('runpy').run_path({KERNEL_GUARD!r})['install']({OUTPUT_LIMIT})",
 ]
 
 # Autograde, step 1 (sanitize): nbgrader's defaults, with RepairSubmission first. It gives a

@@ -204,7 +204,22 @@ def _own_tasks() -> int:
     return count
 
 
-class SandboxedKernelManager(AsyncKernelManager):
+class SafePathKernelManager(AsyncKernelManager):
+    """A kernel whose start-up imports nothing from the submission's folder.
+
+    ``python -m ipykernel_launcher`` would put its working directory first on ``sys.path``, so
+    a submission's ``ipykernel_launcher.py``, ``IPython/`` or ``zmq/`` (or ``grader/``) would
+    run before the guard. ``PYTHONSAFEPATH`` keeps it off; the guard
+    (``grader/kernel_guard.py``, run by its absolute path) then puts it back where plain
+    Jupyter has it, so a student's own helper modules import as usual.
+    """
+
+    async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
+        kw["env"] = {**(kw.get("env") or os.environ), "PYTHONSAFEPATH": "1"}
+        return await super()._async_launch_kernel(kernel_cmd, **kw)
+
+
+class SandboxedKernelManager(SafePathKernelManager):
     """A kernel manager that starts the kernel inside the sandbox described above.
 
     ``sandbox``: ``"required"`` refuses to start a kernel without bubblewrap; ``"auto"``
