@@ -106,9 +106,15 @@ c.Autograde.sanitize_preprocessors = [
 # Execute. A dead or stuck kernel (os._exit, a loop that ignores interrupts) scores 0 for the
 # tests it could not run instead of failing the submission. GradingExecute also keeps at most
 # 2 * OUTPUT_LIMIT characters per cell whatever the kernel sends (the grader's memory must not
-# depend on code running in the student's kernel), and LimitOutput then keeps 1000 lines and
+# depend on code running in the student's kernel; its client refuses any one message larger
+# than that, plus headers, before decoding it), and LimitOutput then keeps 1000 lines and
 # 100 traceback lines of it.
 c.GradingExecute.max_output_bytes = 2 * OUTPUT_LIMIT
+# Per notebook, on top of the per-cell limits (a submission can add cells): 5 MB of output
+# kept and 10 minutes of running cells in all. Past either, the rest of the notebook is not
+# run, its tests score 0, and the report lists it as not run to completion.
+c.GradingExecute.notebook_output_bytes = 5 * OUTPUT_LIMIT
+c.GradingExecute.notebook_timeout = 600
 c.LimitOutput.max_lines = 1000
 c.LimitOutput.max_traceback = 100
 c.Autograde.autograde_preprocessors = [
