@@ -57,7 +57,7 @@ def well_formed(msg: object) -> bool:
     header, parent, content = msg.get("header"), msg.get("parent_header"), msg.get("content")
     if not (isinstance(header, dict) and isinstance(parent, dict) and isinstance(content, dict)
             and isinstance(msg.get("msg_type"), str) and isinstance(msg.get("metadata"), dict)
-            and isinstance(header.get("msg_id"), str)
+            and isinstance(header.get("msg_id"), str) and header.get("msg_type") == msg["msg_type"]
             and isinstance(parent.get("msg_id", ""), str)):
         return False
     check = _CONTENT_CHECKS.get(msg["msg_type"])
