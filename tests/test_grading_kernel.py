@@ -24,8 +24,8 @@ from test_grading_class import (
     ASSIGNMENT,
     NOTEBOOK,
     RETURN_W,
-    UPDATE_ALWAYS,
     WRITTEN,
+    answer_text,
     cell,
     points,
     report_rows,
@@ -122,7 +122,7 @@ SHADOW_FILES = {
     "ipykernel_launcher.py": f"print({SHADOW!r})\nraise SystemExit(1)\n",
     "ipython_kernel_config.py": f"c.IPKernelApp.exec_lines = ['print({SHADOW!r})']\n",
     "ipython_config.py": f"c.InteractiveShellApp.exec_lines = ['print({SHADOW!r})']\n",
-    "helper.py": UPDATE_ALWAYS,  # a student's own module still imports
+    "helper.py": answer_text("update_rule"),  # a student's own module still imports
 }
 PRINTS = "print('a' * 950_000)"
 SLEEPS = "import time\ntime.sleep(2)"
