@@ -4,11 +4,12 @@ The kernel runs the student's code, which can reach the kernel's own session and
 (``get_ipython().kernel.session.send(...)``, or zmq directly with the key from the connection
 file) and so send the grader any message it likes, skipping the in-kernel output cap. So:
 
-* **size**: every socket of :class:`BoundedKernelClient` refuses a message larger than
-  ``max_message_bytes`` (ZMQ's ``MAXMSGSIZE``, set on the context before the sockets
-  connect), so an oversized message is never read into the grader's memory. ZMQ then drops the
-  connection to the kernel and reconnects by itself (the sockets connect to the kernel, which
-  binds); what the kernel sends in between is lost, which costs at most that cell's output;
+* **size**: a message larger than ``max_message_bytes`` (its raw frames, counted before
+  anything is decoded) is dropped, as if it had never been sent; the connection stays up, so
+  nothing after it is lost. A single frame larger than :data:`BACKSTOP` times that is not even
+  received (ZMQ's ``MAXMSGSIZE``, set on the context before the sockets connect): ZMQ then
+  drops the connection, which :class:`WaryChannel` remakes, and what the kernel sent in between
+  is lost, which costs at most that student's later output;
 * **form**: a message that does not decode (bad JSON, nesting deep enough to raise
   ``RecursionError``, a bad signature) or whose fields have the wrong types is dropped, as if
   it had never been sent, instead of raising inside nbclient and failing the submission.
@@ -24,6 +25,10 @@ import zmq.asyncio
 from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.channels import AsyncZMQSocketChannel
 from traitlets import Integer, Type, default
+
+# A frame this many times max_message_bytes is refused by ZMQ itself, before it is buffered: the
+# grader's memory stays bounded even when a kernel sends a gigabyte in one frame.
+BACKSTOP = 32
 
 # Mime types whose value is JSON (a dict or a list) rather than text.
 _JSON_MIME_SUFFIX = "json"
@@ -70,10 +75,20 @@ class WaryChannel(AsyncZMQSocketChannel):
     by itself after such a protocol error: the channel would stay silent for the rest of the
     notebook)."""
 
+    max_message_bytes = -1  # set by BoundedKernelClient: larger messages are dropped
+
     def __init__(self, socket: zmq.asyncio.Socket, session, loop=None) -> None:
         super().__init__(socket, session, loop)
         self._endpoint = socket.getsockopt(zmq.LAST_ENDPOINT).decode()
         self._monitor = socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+
+    async def _recv(self, **kwargs) -> dict:
+        """The next message, decoded only when its raw frames are within the size limit."""
+        frames = await self.socket.recv_multipart(**kwargs)
+        if 0 <= self.max_message_bytes < sum(map(len, frames)):
+            raise ValueError("message over the size limit")  # dropped by get_msg
+        _, signed = self.session.feed_identities(frames)
+        return self.session.deserialize(signed)
 
     async def get_msg(self, timeout: float | None = None) -> dict:
         """The next well-formed message; ``queue.Empty`` after ``timeout`` seconds."""
@@ -120,10 +135,18 @@ class BoundedKernelClient(AsyncKernelClient):
     stdin_channel_class = Type(WaryChannel)
     control_channel_class = Type(WaryChannel)
 
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        # Every channel of this client drops messages over this client's limit.
+        channel = type("WaryChannel", (WaryChannel,), {"max_message_bytes":
+                                                       self.max_message_bytes})
+        self.shell_channel_class = self.iopub_channel_class = channel
+        self.stdin_channel_class = self.control_channel_class = channel
+
     @default("context")
     def _context_default(self) -> zmq.asyncio.Context:
         context = super()._context_default()
         if self.max_message_bytes >= 0:
             # Options set on the context apply to every socket it makes, before it connects.
-            context.setsockopt(zmq.MAXMSGSIZE, self.max_message_bytes)
+            context.setsockopt(zmq.MAXMSGSIZE, BACKSTOP * self.max_message_bytes)
         return context

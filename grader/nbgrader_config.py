@@ -27,7 +27,6 @@ from nbgrader.preprocessors import (
 from grader import kernel_guard
 from grader.api import gradebook_url
 from grader.preprocessors import GradingExecute, HideHiddenTestTracebacks, RepairSubmission
-from grader.sandbox import SafePathKernelManager
 
 c = get_config()  # noqa: F821 -- injected by the traitlets config loader
 
@@ -77,11 +76,12 @@ c.ExecutePreprocessor.timeout = 30
 #   submission that prints gigabytes cannot flood the grader.
 # The guard is run by its absolute path in the installed package, not imported: the kernel's
 # working directory is the submission's folder, where a student's grader/kernel_guard.py would
-# be found first. SafePathKernelManager (SandboxedKernelManager for GradingExecute) starts the
-# kernel with that folder off sys.path (PYTHONSAFEPATH); the guard puts it back.
+# be found first. GradingExecute's kernel (SandboxedKernelManager, a SafePathKernelManager) also
+# starts with that folder off sys.path (PYTHONSAFEPATH), so nothing there runs at start-up; the
+# guard puts it back. (Not set as Execute.kernel_manager_class: that would apply to
+# GradingExecute too, a subclass, and replace its sandboxed kernel.)
 OUTPUT_LIMIT = 1_000_000
 KERNEL_GUARD = os.path.abspath(kernel_guard.__file__)
-c.Execute.kernel_manager_class = SafePathKernelManager
 c.Execute.extra_arguments = [
     "--IPKernelApp.exec_lines="
     f"__import__('runpy').run_path({KERNEL_GUARD!r})['install']({OUTPUT_LIMIT})",

@@ -93,10 +93,10 @@ class GradingExecute(Execute):
         "are decoded (default: max_output_bytes, plus room for the message's headers)."
     ).tag(config=True)
 
-    # A message the client refuses (too large) makes ZMQ drop and remake the connection, and
-    # what the kernel sent meanwhile is lost, often the cell's final "idle" status. The
-    # execute reply, on another socket, still says how the cell ended, so a missing "idle"
-    # costs the wait for it (``iopub_timeout``), not the rest of the notebook.
+    # A frame beyond the client's backstop (grader.kernel_client) makes ZMQ drop and remake the
+    # connection, and what the kernel sent meanwhile is lost, often the cell's final "idle"
+    # status. The execute reply, on another socket, still says how the cell ended, so a missing
+    # "idle" costs the wait for it (``iopub_timeout``), not the rest of the notebook.
     raise_on_iopub_timeout = Bool(False, help="Fail the cell when its output does not end "
                                   "within iopub_timeout of its reply.").tag(config=True)
 

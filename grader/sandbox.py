@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
-from traitlets import CaselessStrEnum, Integer, List, Type, Unicode
+from traitlets import CaselessStrEnum, Integer, List, Unicode
 
 import mllib
 from grader.kernel_client import BoundedKernelClient
@@ -234,7 +234,6 @@ class SandboxedKernelManager(SafePathKernelManager):
                            ).tag(config=True)
     process_limit = Integer(256, help="Processes and threads per sandboxed kernel."
                             ).tag(config=True)
-    client_factory = Type(BoundedKernelClient, config=True)
     max_message_bytes = Integer(-1, help="Bytes of one message its client reads from the "
                                 "kernel (-1: any; grader.kernel_client).")
     hidden_modules = List(Unicode(), help="mllib modules replaced by stubs in the sandbox.")
@@ -244,9 +243,15 @@ class SandboxedKernelManager(SafePathKernelManager):
     _sandboxed = False
 
     def client(self, **kwargs):
-        """A client whose sockets refuse messages over ``max_message_bytes``, sandbox or not."""
-        kwargs.setdefault("max_message_bytes", self.max_message_bytes)
-        return super().client(**kwargs)
+        """A client whose sockets refuse messages over ``max_message_bytes``, sandbox or not.
+
+        Built here rather than through ``client_factory``: jupyter_client resets that factory
+        whenever ``client_class`` is set (nbclient and configuration do), which would quietly
+        give the grader an unbounded client.
+        """
+        kw = {**self.get_connection_info(session=True), "connection_file": self.connection_file,
+              "parent": self, "max_message_bytes": self.max_message_bytes, **kwargs}
+        return BoundedKernelClient(**kw)
 
     def sandboxed(self) -> bool:
         """Whether this kernel will run in the sandbox (raises when it must but cannot)."""
