@@ -1,11 +1,17 @@
 """Set up the kernel in which nbgrader runs a submission (autograde and validate alike).
 
-``grader/nbgrader_config.py`` has the kernel call :func:`install` at start-up (through
-``IPKernelApp.exec_lines``), before any cell; it adds no name to the notebook's namespace.
+``grader/nbgrader_config.py`` has the kernel run this file by its absolute path and call
+:func:`install` at start-up (through ``IPKernelApp.exec_lines``), before any cell; it adds no
+name to the notebook's namespace. It is run by path, not imported, so that nothing in the
+submission's folder (the kernel's working directory: a ``grader/kernel_guard.py`` of the
+student's) can stand in for it; the kernel starts with that folder off ``sys.path``
+(``PYTHONSAFEPATH``, :class:`grader.sandbox.SafePathKernelManager`) and :func:`install` puts
+it back.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 
@@ -40,8 +46,22 @@ class _Budget:
         return write_within_budget
 
 
+def _working_directory_on_path() -> None:
+    """Put the working directory on ``sys.path`` where IPython does without ``PYTHONSAFEPATH``
+    (before the first site-packages, after the standard library), and let the kernel's own
+    child processes start as usual."""
+    os.environ.pop("PYTHONSAFEPATH", None)
+    if "" in sys.path:
+        return
+    folders = [os.path.basename(path) for path in sys.path]
+    where = next((number for number, name in enumerate(folders)
+                  if name in ("site-packages", "dist-packages")), 0)
+    sys.path.insert(where, "")
+
+
 def install(limit: int) -> None:
-    """Send stderr to stdout and cap what each cell prints at ``limit`` characters.
+    """Put the working directory back on ``sys.path``; send stderr to stdout and cap what each
+    cell prints at ``limit`` characters.
 
     * stderr: nbgrader scores a test cell 0 when it writes anything to stderr (nbgrader #1904),
       so a harmless warning would cost points. Our tests fail only by raising, so the kernel's
@@ -54,6 +74,7 @@ def install(limit: int) -> None:
     The streams' ``write`` becomes a read-only property: IPython 9 otherwise wraps it around
     every cell to keep a copy of all output in memory (its output history).
     """
+    _working_directory_on_path()
     out, err = sys.stdout, sys.stderr
 
     class GuardedStream(type(out)):

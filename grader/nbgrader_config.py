@@ -25,6 +25,7 @@ from nbgrader.preprocessors import (
     SaveAutoGrades,
 )
 
+from grader import kernel_guard
 from grader.api import gradebook_url
 from grader.preprocessors import GradingExecute, HideHiddenTestTracebacks, RepairSubmission
 from grader.sanitize import TEMPLATES, SanitizeSubmission
@@ -75,10 +76,17 @@ c.ExecutePreprocessor.timeout = 30
 #   shows in the feedback; only the score no longer depends on it;
 # * drops what a cell prints beyond OUTPUT_LIMIT characters before it leaves the kernel, so a
 #   submission that prints gigabytes cannot flood the grader.
+# The guard is run by its absolute path in the installed package, not imported: the kernel's
+# working directory is the submission's folder, where a student's grader/kernel_guard.py would
+# be found first. GradingExecute's kernel (SandboxedKernelManager, a SafePathKernelManager) also
+# starts with that folder off sys.path (PYTHONSAFEPATH), so nothing there runs at start-up; the
+# guard puts it back. (Not set as Execute.kernel_manager_class: that would apply to
+# GradingExecute too, a subclass, and replace its sandboxed kernel.)
 OUTPUT_LIMIT = 1_000_000
+KERNEL_GUARD = os.path.abspath(kernel_guard.__file__)
 c.Execute.extra_arguments = [
     "--IPKernelApp.exec_lines="
-    f"__import__('grader.kernel_guard').kernel_guard.install({OUTPUT_LIMIT})",
+    f"__import__('runpy').run_path({KERNEL_GUARD!r})['install']({OUTPUT_LIMIT})",
 ]
 
 # Autograde, step 1 (sanitize): nbgrader's defaults, with RepairSubmission first. It gives a
@@ -100,9 +108,15 @@ c.Autograde.sanitize_preprocessors = [
 # Execute. A dead or stuck kernel (os._exit, a loop that ignores interrupts) scores 0 for the
 # tests it could not run instead of failing the submission. GradingExecute also keeps at most
 # 2 * OUTPUT_LIMIT characters per cell whatever the kernel sends (the grader's memory must not
-# depend on code running in the student's kernel), and LimitOutput then keeps 1000 lines and
+# depend on code running in the student's kernel; its client refuses any one message larger
+# than that, plus headers, before decoding it), and LimitOutput then keeps 1000 lines and
 # 100 traceback lines of it.
 c.GradingExecute.max_output_bytes = 2 * OUTPUT_LIMIT
+# Per notebook, on top of the per-cell limits (a submission can add cells): 5 MB of output
+# kept and 10 minutes of running cells in all. Past either, the rest of the notebook is not
+# run, its tests score 0, and the report lists it as not run to completion.
+c.GradingExecute.notebook_output_bytes = 5 * OUTPUT_LIMIT
+c.GradingExecute.notebook_timeout = 600
 c.LimitOutput.max_lines = 1000
 c.LimitOutput.max_traceback = 100
 c.Autograde.autograde_preprocessors = [

@@ -16,7 +16,9 @@
 from __future__ import annotations
 
 import copy
+import math
 import re
+import time
 from pathlib import Path
 
 import nbformat
@@ -24,7 +26,7 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.util import run_sync
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
-from traitlets import Integer, Unicode
+from traitlets import Bool, Integer, Unicode, default
 
 from grader import outside
 from grader.hostile import repair
@@ -34,7 +36,11 @@ from mllib.grading.wire import MIME
 KERNEL_DIED = "KernelDied"
 KERNEL_STUCK = "KernelStuck"
 NOT_RUN = "NotRun"
+OVER_BUDGET = "OverBudget"  # the notebook used up its output or time budget
+STOPPING = (KERNEL_DIED, KERNEL_STUCK, OVER_BUDGET)  # errors after which later cells do not run
 TIMEOUT = "CellTimeoutError"  # nbgrader's ename for a cell stopped at the time limit
+# Bytes of a message beyond its output text: header, parent header, metadata, signature.
+MESSAGE_HEADROOM = 64 * 1024
 TRUNCATED = "... output truncated by the grader: this cell printed more than {} bytes ..."
 
 
@@ -66,6 +72,11 @@ class GradingExecute(Execute):
       displays, results); the rest is dropped while it arrives, so a cell that prints gigabytes
       costs neither memory nor a crash. Errors are always kept: they decide the score.
       nbgrader's ``LimitOutput`` then trims what is kept to ``max_lines`` lines.
+    * **Notebook budgets.** On top of the per-cell limits, a notebook keeps at most
+      ``notebook_output_bytes`` characters of output and runs for at most ``notebook_timeout``
+      seconds (each cell's timeout is the time left, when that is shorter): adding cells
+      cannot multiply the limits. The cell that crosses a budget gets an ``OverBudget`` error
+      and every later code cell a ``NotRun`` error, as for a dead kernel.
     * **Dead kernel.** When the kernel dies (``os._exit``, a segfault) or does not come back
       after the per-cell timeout (a loop that swallows ``KeyboardInterrupt``), the cell gets a
       ``KernelDied``/``KernelStuck`` error and every later code cell a ``NotRun`` error. Tests
@@ -77,6 +88,31 @@ class GradingExecute(Execute):
         1_000_000, help="Characters of output a cell may keep (-1: no limit)."
     ).tag(config=True)
 
+    max_message_bytes = Integer(
+        help="Bytes of one message read from the kernel; larger ones are refused before they "
+        "are decoded (default: max_output_bytes, plus room for the message's headers)."
+    ).tag(config=True)
+
+    # A frame beyond the client's backstop (grader.kernel_client) makes ZMQ drop and remake the
+    # connection, and what the kernel sent meanwhile is lost, often the cell's final "idle"
+    # status. The execute reply, on another socket, still says how the cell ended, so a missing
+    # "idle" costs the wait for it (``iopub_timeout``), not the rest of the notebook.
+    raise_on_iopub_timeout = Bool(False, help="Fail the cell when its output does not end "
+                                  "within iopub_timeout of its reply.").tag(config=True)
+
+    @default("max_message_bytes")
+    def _max_message_bytes_default(self) -> int:
+        if self.max_output_bytes < 0:
+            return -1
+        return self.max_output_bytes + MESSAGE_HEADROOM
+
+    notebook_output_bytes = Integer(
+        5_000_000, help="Characters of output a whole notebook may keep (-1: no limit)."
+    ).tag(config=True)
+    notebook_timeout = Integer(
+        600, help="Seconds a whole notebook's cells may run in total (-1: no limit)."
+    ).tag(config=True)
+
     def __init__(self, **kwargs) -> None:
         kwargs.setdefault("kernel_manager_class", SandboxedKernelManager)
         super().__init__(**kwargs)
@@ -85,6 +121,9 @@ class GradingExecute(Execute):
         """Start a notebook: no output counted yet, kernel alive, no hidden test failed."""
         super().reset_execution_trackers()
         self._output_size: dict[int, int] = {}
+        self._notebook_output = 0
+        self._seconds = 0.0  # spent running cells
+        self._over_budget: str | None = None
         self._stopped: str | None = None
         self._failing: set[str] = set()
 
@@ -103,11 +142,39 @@ class GradingExecute(Execute):
         if isinstance(km, SandboxedKernelManager):
             km.hidden_modules = getattr(self, "_hidden_modules", [])
             km.submission_dir = getattr(self, "_submission_dir", "")
+            km.max_message_bytes = self.max_message_bytes
         return km
 
+    def _time_left(self) -> float | None:
+        """Seconds left of the notebook's time budget (None: no budget)."""
+        return None if self.notebook_timeout < 0 else self.notebook_timeout - self._seconds
+
+    def _get_timeout(self, cell):
+        """The per-cell timeout, or the time left of the notebook's budget when shorter."""
+        timeout, left = super()._get_timeout(cell), self._time_left()
+        if left is None:
+            return timeout
+        return max(1, math.ceil(min(left, timeout or left)))
+
+    def _within_notebook_budget(self, content: dict) -> bool:
+        """Count an output against the notebook's budget; False (and note it) once past."""
+        self._notebook_output += _size(content)
+        if 0 <= self.notebook_output_bytes < self._notebook_output and not self._over_budget:
+            self._over_budget = (f"the notebook printed more than {self.notebook_output_bytes} "
+                                 "characters in all")
+        return not self._over_budget
+
     def output(self, outs, msg, display_id, cell_index):
-        """Keep an output unless the cell has already used its share."""
-        if msg["msg_type"] == "error" or self.max_output_bytes < 0:
+        """Keep an output unless the cell or the notebook has already used its share."""
+        if msg["msg_type"] == "error":
+            if not self._within_notebook_budget(msg["content"]):
+                content = msg["content"]  # the error decides the score: keep its first line
+                outs.append(_error(content["ename"][:100], content["evalue"][:1000]))
+                return None
+            return super().output(outs, msg, display_id, cell_index)
+        if not self._within_notebook_budget(msg["content"]):
+            return None
+        if self.max_output_bytes < 0:
             return super().output(outs, msg, display_id, cell_index)
         used = self._output_size.get(cell_index, 0)
         size = used + _size(msg["content"])
@@ -141,7 +208,7 @@ class GradingExecute(Execute):
         if isinstance(test, outside.HiddenTest):
             # Only the verdict: what the function printed would show the hidden inputs.
             failure = outside.verdict_hidden(test, message, self._failing)
-            cell.outputs = [o for o in errors if o.ename in (KERNEL_DIED, KERNEL_STUCK, TIMEOUT)]
+            cell.outputs = [o for o in errors if o.ename in (*STOPPING, TIMEOUT)]
             if failure:
                 self._failing.add(test.check.function)
                 cell.outputs.append(_error("ExerciseFailed", failure))
@@ -156,9 +223,11 @@ class GradingExecute(Execute):
         return cell, resources
 
     def _run(self, cell, resources, index):
-        """Run a cell in the kernel, noting when the kernel dies or hangs."""
+        """Run a cell in the kernel, noting when the kernel dies or hangs, or the notebook
+        passes a budget."""
+        started = time.monotonic()
         try:
-            return super().preprocess_cell(cell, resources, index)
+            cell, resources = super().preprocess_cell(cell, resources, index)
         except DeadKernelError:
             ename, what = KERNEL_DIED, "the kernel died while running this cell"
             why = "os._exit, a crash, or running out of memory"
@@ -166,6 +235,16 @@ class GradingExecute(Execute):
             ename, what = KERNEL_STUCK, "the kernel did not stop after the time limit"
             why = "a loop that ignores KeyboardInterrupt"
             run_sync(self.km.shutdown_kernel)(now=True)
+        else:
+            self._seconds += time.monotonic() - started
+            left = self._time_left()
+            if left is not None and left <= 0 and not self._over_budget:
+                self._over_budget = (f"the notebook ran for more than {self.notebook_timeout} "
+                                     "s in all")
+            if not self._over_budget:
+                return cell, resources
+            ename, what = OVER_BUDGET, self._over_budget
+            why = "a budget for the whole notebook, on top of each cell's limit"
         self.log.warning("%s in cell %d; the cells after it are not run", what, index)
         cell.outputs.append(_error(ename, f"{what} ({why})"))
         self._stopped = f"{what} (cell {index + 1})"
@@ -235,7 +314,7 @@ def run_problems(nb: NotebookNode) -> list[tuple[str, bool]]:
     for number, cell in enumerate(nb.cells, start=1):
         label = cell.metadata.get("nbgrader", {}).get("grade_id", f"cell {number}")
         for output in cell.get("outputs", []):
-            if output.output_type == "error" and output.ename in (KERNEL_DIED, KERNEL_STUCK):
+            if output.output_type == "error" and output.ename in STOPPING:
                 problems.append((f"{label}: {output.evalue}", True))
             elif output.output_type == "error" and output.ename == TIMEOUT:
                 problems.append((f"{label}: stopped at the per-cell time limit", False))

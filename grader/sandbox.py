@@ -36,6 +36,7 @@ from jupyter_client.manager import AsyncKernelManager
 from traitlets import CaselessStrEnum, Integer, List, Unicode
 
 import mllib
+from grader.kernel_client import BoundedKernelClient
 
 # This package's folder, from this file: run from a course root, ``grader`` may resolve to the
 # course's own grader/ folder (config only) as a namespace package without ``__file__``.
@@ -203,7 +204,22 @@ def _own_tasks() -> int:
     return count
 
 
-class SandboxedKernelManager(AsyncKernelManager):
+class SafePathKernelManager(AsyncKernelManager):
+    """A kernel whose start-up imports nothing from the submission's folder.
+
+    ``python -m ipykernel_launcher`` would put its working directory first on ``sys.path``, so
+    a submission's ``ipykernel_launcher.py``, ``IPython/`` or ``zmq/`` (or ``grader/``) would
+    run before the guard. ``PYTHONSAFEPATH`` keeps it off; the guard
+    (``grader/kernel_guard.py``, run by its absolute path) then puts it back where plain
+    Jupyter has it, so a student's own helper modules import as usual.
+    """
+
+    async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
+        kw["env"] = {**(kw.get("env") or os.environ), "PYTHONSAFEPATH": "1"}
+        return await super()._async_launch_kernel(kernel_cmd, **kw)
+
+
+class SandboxedKernelManager(SafePathKernelManager):
     """A kernel manager that starts the kernel inside the sandbox described above.
 
     ``sandbox``: ``"required"`` refuses to start a kernel without bubblewrap; ``"auto"``
@@ -218,11 +234,24 @@ class SandboxedKernelManager(AsyncKernelManager):
                            ).tag(config=True)
     process_limit = Integer(256, help="Processes and threads per sandboxed kernel."
                             ).tag(config=True)
+    max_message_bytes = Integer(-1, help="Bytes of one message its client reads from the "
+                                "kernel (-1: any; grader.kernel_client).")
     hidden_modules = List(Unicode(), help="mllib modules replaced by stubs in the sandbox.")
     submission_dir = Unicode("", help="Folder copied into the sandbox as the working directory.")
 
     _scratch: Path | None = None
     _sandboxed = False
+
+    def client(self, **kwargs):
+        """A client whose sockets refuse messages over ``max_message_bytes``, sandbox or not.
+
+        Built here rather than through ``client_factory``: jupyter_client resets that factory
+        whenever ``client_class`` is set (nbclient and configuration do), which would quietly
+        give the grader an unbounded client.
+        """
+        kw = {**self.get_connection_info(session=True), "connection_file": self.connection_file,
+              "parent": self, "max_message_bytes": self.max_message_bytes, **kwargs}
+        return BoundedKernelClient(**kw)
 
     def sandboxed(self) -> bool:
         """Whether this kernel will run in the sandbox (raises when it must but cannot)."""

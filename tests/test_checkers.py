@@ -110,6 +110,31 @@ def test_unimplemented_and_crashing_answers_are_reported_by_name():
         run_check(check.margin(), None)
 
 
+def test_a_verdict_quotes_no_text_of_the_students():
+    """An exception's message and a class's name are the student's text, which could spell out
+    the hidden inputs: the verdict names only Python's and numpy's own types."""
+
+    def leaky(w, X, y):
+        raise ValueError(f"inputs {np.asarray(X).tolist()} LEAK")
+
+    def named_after_inputs(w, X, y):
+        raise type(f"Leak_{int(abs(np.asarray(X)).sum())}", (Exception,), {})()
+
+    def odd_object(w, X, y):
+        return type("Leak_object", (), {})()
+
+    with pytest.raises(ExerciseFailed) as failure:
+        run_check(check.margin(), leaky)
+    assert "raised ValueError on hidden case 1" in str(failure.value)
+    assert "LEAK" not in str(failure.value) and "[" not in str(failure.value)
+    with pytest.raises(ExerciseFailed, match="raised an exception on hidden case 1") as failure:
+        run_check(check.margin(), named_after_inputs)
+    assert "Leak" not in str(failure.value)
+    with pytest.raises(ExerciseFailed, match="got an object of another type") as failure:
+        run_check(check.margin(), odd_object)
+    assert "Leak" not in str(failure.value)
+
+
 def test_assert_close_compares_values_as_plain_numbers():
     assert_close([0.5, 1], np.array([0.5, 1.0]), "w")
     with pytest.raises(ExerciseFailed, match=r"w is \[0.5, 2.0\]; expected \[0.5, 1.0\]"):

@@ -192,7 +192,7 @@ def judge(check: Check, reply: dict, expected: list, failing: Sequence[str] = ()
         The hidden test.
     reply : dict
         What the kernel sent (:func:`wire.answers`): ``{"missing": name}`` or
-        ``{"results": [{"value": tree} | {"error": type, "message": text}, ...]}``.
+        ``{"results": [{"value": tree} | {"error": type name}, ...]}``.
     expected : list
         ``check.expected()``.
     failing : sequence of str
@@ -214,8 +214,10 @@ def judge(check: Check, reply: dict, expected: list, failing: Sequence[str] = ()
         if "error" in result:
             if result["error"] == "NotImplementedError":
                 return f"{name} is not implemented yet."
-            return (f"{name} raised {result['error']} ({result.get('message', '')}) on "
-                    f"{where}.{note}")
+            # Only the type, and only a known one: the message and a class's name are the
+            # student's text, which could spell out the hidden inputs.
+            raised = wire.known_type(result["error"], "an exception")
+            return f"{name} raised {raised} on {where}.{note}"
         try:
             answer = wire.decode(result["value"])
         except Exception:  # noqa: BLE001 -- a malformed reply is a wrong answer
