@@ -19,12 +19,15 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import json
 import re
 import socket
 import subprocess
 import threading
+import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
 from pathlib import Path
 
 import nbformat
@@ -41,12 +44,15 @@ from test_grading_class import (
     cell,
     checks_of,
     points,
+    report_rows,
     snapshot,
     solved,
 )
 
 from grader.cli import main
+from grader.preprocessors import run_problems
 from grader.sandbox import unavailable_reason
+from mllib.grading import load_check
 
 REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(bool(unavailable_reason()), reason=unavailable_reason())
@@ -175,6 +181,105 @@ def perceptron_update(w, x, y, eta):
     return _real_update(w, x, y, eta)
 """,
 }
+
+PAYLOAD = "pwned-7f3a"  # what a script would leave behind, were one to run
+SHADOW = "shadowed-7f3a"  # printed by start-up files next to the notebook, were they run
+
+
+@dataclass(frozen=True)
+class Attack:
+    """What an attacker adds to bas's submission besides code after the answer."""
+
+    written: str = ""  # the written answer (markdown)
+    files: dict[str, str] = field(default_factory=dict)  # path -> text, or "-> target" (a link)
+    cells: tuple[str, ...] = ()  # code cells added at the end of the notebook
+
+
+RAW = """
+kernel = get_ipython().kernel
+session, parent = kernel.session, kernel.get_parent("shell")
+
+
+def raw(content: bytes) -> None:  # past the encoder and the in-kernel cap
+    session.send(kernel.iopub_socket, "display_data", content, parent=parent)
+"""
+ATTACKS |= {
+    "raw_big": RAW + """
+raw(b'{{"data": {{"text/plain": "' + b"x" * 100_000_000 + b'"}}, "metadata": {{}}}}')
+""",
+    "raw_deep": RAW + """
+raw(b'{{"data": {{"text/plain": ' + b"[" * 100_000 + b"]" * 100_000 + b'}}, "metadata": {{}}}}')
+""",
+    "raw_malformed": RAW + """
+raw(b'{{"data": 5, "metadata": []}}')
+raw(b'{{"data": {{"text/plain": {{"not": "text"}}}}}}')
+raw(b'not json at all')
+""",
+    "xss_output": """
+from IPython.display import HTML, SVG, Javascript, display
+display(HTML('<script>document.title = "PAYLOAD"</script>'
+             '<img src=x onerror="fetch(\\'/PAYLOAD\\')">'))
+display(SVG('<svg xmlns="http://www.w3.org/2000/svg" onload="localStorage.PAYLOAD = 1"></svg>'))
+display(Javascript('document.title = "PAYLOAD"'))
+""".replace("PAYLOAD", PAYLOAD),
+    "xss_written": "",
+    "many_cells": "",
+    "slow_cells": "",
+    "shadow_guard": """
+import mine  # a student's own module next to the notebook still imports
+print(mine.MINE, "x" * 3_000_000)  # the guard caps it in the kernel, unless it was shadowed
+""",
+    "link_solutions": """
+import json
+try:
+    for c in json.load(open("notes.txt"))["cells"]:
+        if c["cell_type"] == "code" and c["metadata"].get("nbgrader", {{}}).get("solution"):
+            exec("".join(c["source"]))
+except Exception as error:
+    print("link_solutions:", type(error).__name__)
+""",
+    "link_secrets": """
+import os
+for name in ["shadow", "gradebook.db", "classmate.ipynb", "course/solutions"]:
+    try:
+        print(name, open(name, errors="replace").read() if not os.path.isdir(name)
+              else os.listdir(name))
+    except OSError as error:
+        print("link_secrets:", name, type(error).__name__)
+""",
+    "exception_args": "",
+}
+EXTRAS = {
+    "xss_written": Attack(written=(
+        f"<script>document.title = '{PAYLOAD}'</script>"
+        f"<svg onload=\"localStorage.setItem('{PAYLOAD}', 1)\"></svg>"
+        f"<img src=x onerror=\"fetch('/{PAYLOAD}')\">"
+        f"<a href=\"javascript:fetch('/{PAYLOAD}')\">a link</a>"
+        f"<iframe srcdoc=\"<script>parent.document.title='{PAYLOAD}'</script>\"></iframe>")),
+    "many_cells": Attack(cells=tuple('print("y" * 950_000)' for _ in range(100))),
+    "slow_cells": Attack(cells=tuple("import time\ntime.sleep(2)" for _ in range(30))),
+    "shadow_guard": Attack(files={
+        "grader/__init__.py": f"print({SHADOW!r})\n",
+        "grader/kernel_guard.py": f"def install(limit):\n    print({SHADOW!r})\n",
+        "ipykernel_launcher.py": f"print({SHADOW!r})\nraise SystemExit(1)\n",
+        "ipython_kernel_config.py": f"c.IPKernelApp.exec_lines = ['print({SHADOW!r})']\n",
+        "ipython_config.py": f"c.InteractiveShellApp.exec_lines = ['print({SHADOW!r})']\n",
+        "mine.py": "MINE = 'imported-7f3a'\n"}),
+    "link_solutions": Attack(files={
+        "notes.txt": f"-> {{root}}/solutions/{ASSIGNMENT}/{NOTEBOOK}.ipynb"}),
+    "link_secrets": Attack(files={
+        "shadow": "-> /etc/shadow",
+        "gradebook.db": "-> {root}/grader/gradebook.db",
+        "classmate.ipynb": f"-> {{root}}/grader/submitted/ada/{ASSIGNMENT}/{NOTEBOOK}.ipynb",
+        "course": "-> {root}"}),
+}
+TIME_BUDGET = 40  # seconds per notebook in the course copy: slow_cells' 30 × 2 s exceed it
+UNSAFE_ID = "<img src=x onerror=alert(1)>"  # a folder that arrived outside collect
+LEAK = "LEAK-5c1e"
+ATTACKS["exception_args"] = f"""
+def perceptron_update(w, x, y, eta):
+    raise ValueError("{LEAK}" + repr((w, x, y, eta)))
+"""
 BASE = "bas"  # the attackers' submission without the attack
 
 
@@ -200,12 +305,50 @@ def submission(student: str, answers: dict[str, str]) -> NotebookNode:
     return solved(**answers, **{WRITTEN: f"My own answer. {marker(student)}"})
 
 
-OWN_ANSWER = {"frames"}  # attacks that are the answer; the others follow bas's answer
+OWN_ANSWER = {"frames", "exception_args"}  # the answer itself; the others follow bas's answer
 
 
 def attacker(name: str, attack: str, fill: Callable[[str], str]) -> NotebookNode:
     code = fill(attack)
-    return submission(name, {"update_rule": code if name in OWN_ANSWER else RETURN_W + code})
+    nb = submission(name, {"update_rule": code if name in OWN_ANSWER else RETURN_W + code})
+    extra = EXTRAS.get(name, Attack())
+    if extra.written:
+        cell(nb, WRITTEN).source += "\n\n" + extra.written
+    nb.cells += [nbformat.v4.new_code_cell(source) for source in extra.cells]
+    return nb
+
+
+HONEST_NAMES = [*(h.name for h in HONEST), EMPTY]
+BOMBER = "zed"
+
+
+def honest_download(path: Path, notebooks: dict[str, NotebookNode]) -> None:
+    """The LMS's download of the honest students, with the uploads collect must skip: an
+    impostor claiming ada's notebook inside zed's zip, a ``../`` entry, and a zip bomb."""
+    name = f"{NOTEBOOK}.ipynb"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as download:
+        for number, (student, nb) in enumerate(notebooks.items()):
+            download.writestr(f"{student}_{100 + number}_{500 + number}_{name}",
+                              nbformat.writes(nb))
+        upload = io.BytesIO()
+        with zipfile.ZipFile(upload, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr(f"ada/{name}", nbformat.writes(submission(BOMBER, {})))
+            archive.writestr(f"../../{name}", nbformat.writes(submission(BOMBER, {})))
+            with archive.open(name, "w") as bomb:  # 200 MB of zeros, about 200 kB zipped
+                for _ in range(200):
+                    bomb.write(bytes(2**20))
+        download.writestr(f"{BOMBER}_199_599_upload.zip", upload.getvalue())
+
+
+def write_files(folder: Path, files: dict[str, str], fill: Callable[[str], str]) -> None:
+    """The attack's files beside the notebook; ``-> target`` makes a symbolic link."""
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if text.startswith("-> "):
+            path.symlink_to(fill(text[3:]))
+        else:
+            path.write_text(text)
 
 
 def tracked_files() -> dict[str, str]:
@@ -266,7 +409,8 @@ class HostileRun:
 def hostile(copy_course: Callable[..., Path]) -> HostileRun:
     root = copy_course("solutions", "notebooks")
     with (root / "grader" / "nbgrader_config.py").open("a") as config:
-        config.write("\nc.ExecutePreprocessor.timeout = 10\n")
+        config.write("\nc.ExecutePreprocessor.timeout = 10\n"
+                     f"c.GradingExecute.notebook_timeout = {TIME_BUDGET}\n")
     listener = Listener()
     values = {"root": root, "repo": REPO, "port": listener.port, "assignment": ASSIGNMENT,
               "notebook": NOTEBOOK}
@@ -276,14 +420,20 @@ def hostile(copy_course: Callable[..., Path]) -> HostileRun:
     cell(notebooks[EMPTY], WRITTEN).source = marker(EMPTY)
     notebooks |= {name: attacker(name, code, lambda text: text.format(**values))
                   for name, code in ATTACKS.items()}
-    for name, nb in notebooks.items():
+    notebooks[UNSAFE_ID] = submission(UNSAFE_ID, {})
+    download = root.parent / f"{root.name}-download.zip"
+    honest_download(download, {name: notebooks.pop(name) for name in HONEST_NAMES})
+    for name, nb in notebooks.items():  # the attackers' folders arrive as git or rsync leave them
         folder = root / "grader" / "submitted" / name / ASSIGNMENT
         folder.mkdir(parents=True)
         nbformat.write(nb, folder / f"{NOTEBOOK}.ipynb")
+        write_files(folder, EXTRAS.get(name, Attack()).files,
+                    lambda text: text.format(**values))
     repo_before, course_before = tracked_files(), course_files(root)
     run = HostileRun(root, {}, {}, {}, {}, repo_before, {}, course_before, {}, 0)
     try:
-        for step, args in [("autograde", ["autograde", ASSIGNMENT, "--jobs", "2"]),
+        for step, args in [("collect", ["collect", ASSIGNMENT, str(download)]),
+                           ("autograde", ["autograde", ASSIGNMENT, "--jobs", "2"]),
                            ("feedback", ["feedback", ASSIGNMENT]),
                            ("report", ["report", ASSIGNMENT])]:
             out, err = io.StringIO(), io.StringIO()
@@ -352,3 +502,124 @@ def test_no_feedback_holds_another_students_work_or_the_solutions(hostile: Hosti
                   and marker(name) in text]
         assert not others, (folder.name, others)
         assert not any(line and line in text for line in solution_text), folder.name
+
+
+# --- before and after the kernel: collect, ids, links, messages, budgets, the guard, HTML ------
+
+def test_collect_skips_each_bad_upload_and_collects_the_class(hostile: HostileRun) -> None:
+    assert hostile.codes["collect"] == 2, hostile.err["collect"]  # 2: something was skipped
+    record = json.loads((hostile.root / "grader" / "exports" /
+                         f"collect-{ASSIGNMENT}.json").read_text())
+    assert sorted(record["collected"]) == sorted(HONEST_NAMES)
+    reasons = " | ".join(s["reason"] for s in record["skipped"])
+    for words in ("inside an upload", "(..)", "MB"):  # the impostor, the traversal, the bomb
+        assert words in reasons, reasons
+    submitted = hostile.root / "grader" / "submitted"
+    ada = nbformat.read(submitted / "ada" / ASSIGNMENT / f"{NOTEBOOK}.ipynb", as_version=4)
+    assert marker("ada") in cell(ada, WRITTEN).source  # not the impostor's
+    assert not (hostile.root / "grader" / NOTEBOOK).exists()
+    assert not (hostile.root / f"{NOTEBOOK}.ipynb").exists()
+
+
+def test_a_folder_that_is_not_a_safe_id_is_not_graded(hostile: HostileRun) -> None:
+    assert UNSAFE_ID not in hostile.scores
+    assert "not a safe student id" in hostile.err["autograde"]
+    assert not (hostile.root / "grader" / "feedback" / UNSAFE_ID).exists()
+
+
+def feedback_of(hostile: HostileRun, student: str) -> str:
+    return (hostile.root / "grader" / "feedback" / student / ASSIGNMENT /
+            f"{NOTEBOOK}.html").read_text()
+
+
+class ActiveContent(HTMLParser):
+    """Collects what a browser would run: script text, event handlers, javascript: URLs,
+    and iframe documents."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+        self.in_script = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.in_script = tag == "script"
+        for name, value in attrs:
+            value = value or ""
+            if (name.startswith("on") or name == "srcdoc"
+                    or value.strip().lower().startswith("javascript:")):
+                self.found.append(f"<{tag} {name}={value!r}>")
+
+    def handle_endtag(self, tag: str) -> None:
+        self.in_script = False
+
+    def handle_data(self, data: str) -> None:
+        if self.in_script:
+            self.found.append(data)
+
+
+@pytest.mark.parametrize("attack", ["xss_written", "xss_output"])
+def test_no_feedback_carries_a_students_script(hostile: HostileRun, attack: str) -> None:
+    parser = ActiveContent()
+    parser.feed(feedback_of(hostile, attack))
+    assert not [found for found in parser.found if PAYLOAD in found], parser.found
+    assert "Content-Security-Policy" in feedback_of(hostile, attack)
+
+
+@pytest.mark.parametrize("attack", ["link_solutions", "link_secrets"])
+def test_links_in_a_submission_are_not_followed(hostile: HostileRun, attack: str) -> None:
+    text = html_text(feedback_of(hostile, attack))
+    assert "CREATE TABLE" not in text and "SQLite format" not in text
+    shadow = Path("/etc/shadow")
+    with contextlib.suppress(OSError):
+        first = shadow.read_text().splitlines()[0]
+        assert first not in text
+    report = html_text((hostile.root / "grader" / "exports" /
+                        f"report-{ASSIGNMENT}.html").read_text())
+    for name in EXTRAS[attack].files:
+        assert re.search(rf"{attack}.*{re.escape(name)}.*link", report), name
+
+
+def autograded(hostile: HostileRun, student: str) -> NotebookNode:
+    return nbformat.read(hostile.root / "grader" / "autograded" / student / ASSIGNMENT /
+                         f"{NOTEBOOK}.ipynb", as_version=4)
+
+
+@pytest.mark.parametrize("attack", ["raw_big", "raw_deep", "raw_malformed"])
+def test_raw_kernel_messages_cost_nothing_after_their_cell(hostile: HostileRun,
+                                                           attack: str) -> None:
+    """Oversized and malformed messages are dropped before decoding; the later cells run and
+    score as bas's."""
+    assert hostile.scores[attack] == hostile.scores[BASE]
+    assert not run_problems(autograded(hostile, attack))
+
+
+def test_notebook_budgets_stop_added_cells_and_the_report_lists_them(hostile: HostileRun) -> None:
+    for path in (hostile.root / "grader" / "autograded" / "many_cells" / ASSIGNMENT /
+                 f"{NOTEBOOK}.ipynb",
+                 hostile.root / "grader" / "feedback" / "many_cells" / ASSIGNMENT /
+                 f"{NOTEBOOK}.html"):
+        assert path.stat().st_size < 7_000_000, path  # 5 MB of output, plus the notebook
+    html = (hostile.root / "grader" / "exports" / f"report-{ASSIGNMENT}.html").read_text()
+    not_run = " ".join(f"{s}: {text}" for s, text in report_rows(html, "not-run"))
+    assert re.search(r"many_cells: .*characters in all", not_run), not_run
+    assert re.search(rf"slow_cells: .*more than {TIME_BUDGET} s in all", not_run), not_run
+    slept = [c for c in autograded(hostile, "slow_cells").cells if "time.sleep" in c.source
+             and not any(o.get("ename") == "NotRun" for o in c.get("outputs", []))]
+    assert len(slept) <= TIME_BUDGET // 2 + 1
+
+
+def test_start_up_files_next_to_the_notebook_are_not_run(hostile: HostileRun) -> None:
+    """Graded as bas: nothing of the start-up files ran, the guard held (stderr as stdout, the
+    in-kernel output cap), and the student's own module imported."""
+    assert hostile.scores["shadow_guard"] == hostile.scores[BASE]
+    nb = autograded(hostile, "shadow_guard")
+    assert SHADOW not in nbformat.writes(nb)
+    printed = "".join(o.get("text", "") for o in cell(nb, "update_rule").outputs)
+    assert "imported-7f3a" in printed and "output truncated while grading" in printed
+
+
+def test_an_exception_carries_no_hidden_input_into_feedback(hostile: HostileRun) -> None:
+    text = html_text(feedback_of(hostile, "exception_args"))
+    assert "perceptron_update raised ValueError on hidden case 1" in text
+    hidden = {str(case.args[1].tolist()) for case in load_check("perceptron.update_rule").cases}
+    assert hidden and not [x for x in hidden if x in text]
