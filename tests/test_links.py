@@ -16,6 +16,7 @@ folder; the report lists every link with its kind.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import os
@@ -40,7 +41,7 @@ from test_grading_class import (  # tests/ is on sys.path under pytest
 from grader.api import make_api
 from grader.cli import main
 from grader.cluster import submission_files
-from grader.sandbox import unavailable_reason
+from grader.sandbox import SandboxedKernelManager, unavailable_reason
 
 SECRET = Path("/etc/shadow" if os.geteuid() == 0 else "/etc/passwd")
 READ_SOLUTION = """
@@ -207,3 +208,28 @@ def test_the_cluster_payload_holds_only_plain_files(copy_course, tmp_path: Path)
     os.link(root / "grader" / "nbgrader_config.py", folder / "config.txt")
     os.mkfifo(folder / "pipe")
     assert submission_files(make_api(root), ASSIGNMENT, "eve") == {"sub/data.csv": b"1,2\n"}
+
+
+def test_the_sandbox_scratch_copy_holds_only_plain_files(tmp_path: Path) -> None:
+    """The kernel's working directory, copied from a folder holding every kind of link."""
+    if unavailable_reason():
+        pytest.skip(unavailable_reason())
+    folder = tmp_path / "submission"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "sub" / "data.csv").write_text("1,2\n")
+    (folder / "secret.txt").symlink_to(SECRET)
+    (folder / "etc").symlink_to("/etc", target_is_directory=True)
+    (folder / "hard.txt").write_text("two names")
+    os.link(folder / "hard.txt", tmp_path / "other-name.txt")
+    os.mkfifo(folder / "pipe")
+    manager = SandboxedKernelManager(kernel_name="python3", submission_dir=str(folder))
+
+    async def listing() -> list[str]:
+        await manager.start_kernel()
+        try:
+            work = manager._scratch / "work"
+            return sorted(p.relative_to(work).as_posix() for p in work.rglob("*"))
+        finally:
+            await manager.shutdown_kernel(now=True)
+
+    assert asyncio.run(listing()) == ["sub", "sub/data.csv"]
