@@ -93,7 +93,9 @@ class LinkSafeAutograde(Autograde, _LinkFreeCopy):
             else:
                 del self.assignments[folder]
         if not self.assignments:
-            raise NbGraderException("No submitted notebook is a plain file (see above)")
+            message = "No submitted notebook is a plain file (see above): nothing to grade"
+            self.log.error(message)
+            raise NbGraderException(message)
 
     def init_destination(self, assignment_id: str, student_id: str) -> bool:
         """nbgrader's check, after refusing a ``timestamp.txt`` that is not a plain file.

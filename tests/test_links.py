@@ -8,7 +8,8 @@ Every linking student submits ``bas``'s notebook (every exercise right but the u
 * ``hrd`` does the same through a hard link to the instructor's notebook;
 * ``spy`` links ``/etc/shadow`` (``/etc/passwd`` when not root), the gradebook and a
   classmate's notebook, holds a FIFO, and prints all of them;
-* ``nbl`` submits its notebook as a link to the instructor's notebook.
+* ``nbl`` submits its notebook as a link to the instructor's notebook;
+* ``tsp`` submits ``bas``'s notebook with ``timestamp.txt`` (read by nbgrader) a link.
 
 None may score more than ``bas``; nothing linked may reach a feedback file or an autograded
 folder; the report lists every link with its kind.
@@ -119,6 +120,9 @@ def run(copy_course: Callable[..., Path]) -> Run:
     (spy / "classmate.txt").symlink_to(submitted / "ada" / ASSIGNMENT / f"{NOTEBOOK}.ipynb")
     os.mkfifo(spy / "pipe")
     (submitted / "nbl" / ASSIGNMENT).mkdir(parents=True)
+    (submitted / "tsp" / ASSIGNMENT).mkdir(parents=True)
+    nbformat.write(notebooks["bas"], submitted / "tsp" / ASSIGNMENT / f"{NOTEBOOK}.ipynb")
+    (submitted / "tsp" / ASSIGNMENT / "timestamp.txt").symlink_to(SECRET)
     (submitted / "nbl" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").symlink_to(solution)
     result = Run(root, {}, {}, {})
     for step, args in [("autograde", ["autograde", ASSIGNMENT, "--jobs", "2"]),
@@ -143,11 +147,16 @@ def test_a_link_gains_nothing_over_the_same_wrong_submission(run: Run) -> None:
         assert run.scores[student] == pytest.approx(run.scores["bas"]), student
 
 
-def test_a_notebook_that_is_a_link_is_not_graded_and_the_class_goes_on(run: Run) -> None:
-    assert total(run, "nbl") == 0
-    assert not (run.folder("autograded", "nbl") / f"{NOTEBOOK}.ipynb").exists()
-    assert "nbl" in run.out["autograde"]  # listed as not graded: the run exits 1 for it
-    assert run.codes["autograde"] == 1
+def test_a_notebook_or_timestamp_that_is_a_link_is_refused_and_the_class_goes_on(
+        run: Run) -> None:
+    for student in ("nbl", "tsp"):
+        assert total(run, student) == 0
+        assert not (run.folder("autograded", student) / f"{NOTEBOOK}.ipynb").exists()
+    assert (f"{NOTEBOOK}.ipynb: symbolic link to {run.root}/solutions/" in run.out["autograde"]
+            and "No submitted notebook is a plain file" in run.out["autograde"])
+    assert f"tsp: timestamp.txt is a symbolic link to {SECRET}; not graded" in run.out[
+        "autograde"]
+    assert run.codes["autograde"] == 1  # the run lists them as not graded
     assert run.codes["feedback"] == run.codes["report"] == 0
 
 
@@ -176,7 +185,8 @@ def test_the_report_lists_every_link_with_its_kind(run: Run) -> None:
                 ("spy", "gradebook.txt", "symbolic link to "),
                 ("spy", "classmate.txt", "symbolic link to "),
                 ("spy", "pipe", "FIFO (named pipe)"),
-                ("nbl", f"{NOTEBOOK}.ipynb", f"symbolic link to {solution}")]
+                ("nbl", f"{NOTEBOOK}.ipynb", f"symbolic link to {solution}"),
+                ("tsp", "timestamp.txt", f"symbolic link to {SECRET}")]
     for student, path, kind in expected:
         assert any(who == student and f"|{path}|" in row
                    and f"contained a link: skipped ({kind}" in row
