@@ -45,6 +45,7 @@ from traitlets import Unicode
 import grader
 import mllib
 from grader.api import make_api
+from grader.files import read_tree
 from grader.parallel import Outcome, grade_one
 
 LOCAL = "local:"  # --cluster local:N starts a LocalCluster of N workers in this process
@@ -98,10 +99,14 @@ def course_bundle(api, assignment: str) -> Bundle:
 
 
 def submission_files(api, assignment: str, student: str) -> dict[str, bytes]:
-    """The student's submitted files, keyed by path relative to the submission folder."""
+    """The student's submitted plain files, keyed by path relative to the submission folder.
+
+    No link is followed (:mod:`grader.files`): what a link points to would reach the worker.
+    """
     folder = Path(api.coursedir.format_path(api.coursedir.submitted_directory, student,
                                             assignment))
-    return _read_tree(folder, folder)
+    found, _ = read_tree(folder, ignore=("__pycache__", ".ipynb_checkpoints"))
+    return found
 
 
 @functools.cache

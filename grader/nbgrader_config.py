@@ -25,7 +25,7 @@ from nbgrader.preprocessors import (
     SaveAutoGrades,
 )
 
-from grader import kernel_guard
+from grader import kernel_guard, safe_autograde
 from grader.api import gradebook_url
 from grader.preprocessors import GradingExecute, HideHiddenTestTracebacks, RepairSubmission
 from grader.sanitize import TEMPLATES, SanitizeSubmission
@@ -88,6 +88,11 @@ c.Execute.extra_arguments = [
     "--IPKernelApp.exec_lines="
     f"__import__('runpy').run_path({KERNEL_GUARD!r})['install']({OUTPUT_LIMIT})",
 ]
+
+# Autograde follows no link in a submission (a link to solutions/ or /etc would be read as
+# root): nbgrader's converter, with its copy and reads made by grader.files. nbgrader has no
+# setting for the converter class, so this makes its autograde command and API use ours.
+safe_autograde.install()
 
 # Autograde, step 1 (sanitize): nbgrader's defaults, with RepairSubmission first. It gives a
 # submission back the release's nbgrader structure: metadata stripped, forged or duplicated,

@@ -11,6 +11,7 @@ import base64
 import html
 import io
 import json
+import os
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,6 +23,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.apps import NbGraderAPI
 
 from grader.collect import record_path as collect_record_path
+from grader.files import find_skipped, link_kind
 from grader.hostile import Flag, grade_id, nbgrader_meta, scan
 from grader.preprocessors import run_problems
 from mllib.plotting import figure
@@ -138,11 +140,16 @@ def find_problems(api: NbGraderAPI, assignment: str, students: list[str]) -> Fin
     flagged: dict[str, list[tuple[str, Flag]]] = {}
     releases = sorted(Path(cd.format_path(cd.release_directory, ".", assignment)).glob("*.ipynb"))
     for student in students:
+        folder = Path(cd.format_path(cd.submitted_directory, student, assignment))
+        if os.path.lexists(folder):  # nothing in it was copied or read: say what and why
+            flagged.setdefault(student, []).extend(
+                ("", Flag(path, f"contained a link: skipped ({kind})"))
+                for path, kind in find_skipped(folder))
         for release_path in releases:
             name = release_path.name
-            submitted = Path(cd.format_path(cd.submitted_directory, student, assignment), name)
+            submitted = folder / name
             graded = Path(cd.format_path(cd.autograded_directory, student, assignment), name)
-            if not submitted.is_file():
+            if not submitted.is_file() or link_kind(submitted):
                 continue
             if not graded.is_file():
                 not_run.setdefault(student, []).append(

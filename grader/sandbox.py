@@ -36,6 +36,7 @@ from jupyter_client.manager import AsyncKernelManager
 from traitlets import CaselessStrEnum, Integer, List, Unicode
 
 import mllib
+from grader.files import copy_tree
 from grader.kernel_client import BoundedKernelClient
 
 # This package's folder, from this file: run from a course root, ``grader`` may resolve to the
@@ -282,8 +283,10 @@ class SandboxedKernelManager(SafePathKernelManager):
             for part in ("work", "mpl"):
                 (self._scratch / part).mkdir()
             source = Path(self.submission_dir or kw.get("cwd") or os.getcwd())
-            shutil.copytree(source, self._scratch / "work", dirs_exist_ok=True,
-                            ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints"))
+            # Plain files and folders only: a link would hand the kernel what it points to.
+            for path, reason in copy_tree(source, self._scratch / "work",
+                                          ignore=("*.ipynb", ".ipynb_checkpoints")):
+                self.log.warning("not copied into the sandbox: %s (%s)", path, reason)
             for cache in _font_cache():
                 shutil.copy2(cache, self._scratch / "mpl")
             # A signal would reach bwrap, not the kernel: interrupt by message instead.
