@@ -182,7 +182,8 @@ def test_objects_cross_as_their_type_name_only() -> None:
             return True
 
     back = wire.loads(wire.dumps([Sneaky(), range(1, 3)]))
-    assert isinstance(back[0], wire.Opaque) and back[0].type_name == "Sneaky"
+    # A class of the student's is not named: its name is theirs to choose (hidden inputs, say).
+    assert isinstance(back[0], wire.Opaque) and back[0].type_name == "an object of another type"
     assert isinstance(back[1], np.ndarray) and back[1].tolist() == [1.0, 2.0]
 
 
@@ -209,7 +210,8 @@ def test_the_judge_reports_without_revealing_answers() -> None:
         run_check(check, lambda v: None)
     reply = {"results": [{"error": "ValueError", "message": "bad"}]}
     failure = judge(check, reply, check.expected(), failing=["helper"])
-    assert failure.startswith("double raised ValueError (bad) on hidden case 1")
+    assert failure.startswith("double raised ValueError on hidden case 1")  # not the message
+    assert "bad" not in failure
     builds = Check("double", check.cases, check.reference, builds_on=("helper",))
     assert "calls your helper, which fails its own hidden test" in judge(
         builds, reply, check.expected(), failing=["helper"])
