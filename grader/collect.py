@@ -58,6 +58,8 @@ from nbgrader.utils import capture_log, temp_attrs
 from traitlets import Float
 from traitlets.config import Config, Configurable
 
+from grader.files import NotRegularFile, open_regular
+
 # LMS download names: "<student>_<anything>_<notebook>.ipynb" (Canvas: "<student>_<ids>_<file>",
 # a resubmission adds "-1"), or "<student>/<notebook>.ipynb"; {notebooks} is filled with the
 # release's notebook names. Matched against "/" + the path inside the download.
@@ -122,6 +124,11 @@ def record_path(course_root: Path, assignment: str) -> Path:
 
 class _TooMuch(Exception):
     """Reading went past a cap; the message says which."""
+
+
+# What reading an entry may raise: a cap passed, a file that changed or is no longer plain,
+# a broken archive. Each skips that entry, never the class.
+UNREADABLE = (_TooMuch, NotRegularFile, OSError, EOFError, zipfile.BadZipFile, tarfile.TarError)
 
 
 @dataclass
@@ -198,15 +205,6 @@ def _kind_problem(mode: int, links: int = 1) -> str | None:
     return None
 
 
-def _open_regular(path: Path) -> IO[bytes]:
-    """Open ``path`` for reading without following a link, and only if it is a regular file."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced since it was listed
-        os.close(fd)
-        raise OSError(f"{path} is no longer a regular file")
-    return os.fdopen(fd, "rb")
-
-
 def _folder_entries(root: Path) -> Iterator[_Entry]:
     """The files under ``root``, sorted, without following links (links are entries with a
     problem)."""
@@ -221,7 +219,7 @@ def _folder_entries(root: Path) -> Iterator[_Entry]:
             yield _Entry(name=path.relative_to(root).as_posix(),
                          path=path.relative_to(root).as_posix(),
                          problem=_kind_problem(info.st_mode, info.st_nlink),
-                         mtime=info.st_mtime, open=lambda path=path: _open_regular(path),
+                         mtime=info.st_mtime, open=lambda path=path: open_regular(path),
                          file=path)
 
 
@@ -374,12 +372,12 @@ class _Collector:
         try:
             if entry.file is None:
                 _copy(entry, copy, self.cap, self.ratio)
-            with _open_regular(entry.file or copy) as handle:
+            with open_regular(entry.file or copy) as handle:
                 if entry.path.endswith(".zip"):
                     read(_zip_entries(handle, entry.name))
                 else:
                     read(_tar_entries(handle, entry.name, self.ratio))
-        except (_TooMuch, OSError, EOFError, zipfile.BadZipFile, tarfile.TarError) as error:
+        except UNREADABLE as error:
             self.record.skip(entry.name, student, f"archive not read further: {error}")
         finally:
             copy.unlink(missing_ok=True)
@@ -390,7 +388,7 @@ class _Collector:
         staged = self.staging / f"{len(self.candidates)}.ipynb"
         try:
             self.used[student] = used + _copy(entry, staged, self.cap - used, self.ratio)
-        except (_TooMuch, OSError, EOFError, zipfile.BadZipFile, tarfile.TarError) as error:
+        except UNREADABLE as error:
             self.record.skip(entry.name, student, str(error))
             return
         resubmission = RESUBMISSION.search(entry.path)

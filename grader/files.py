@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
+from typing import IO
 
 Skipped = tuple[str, str]  # (path relative to the folder walked, why it was skipped)
 DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -159,15 +160,20 @@ def _open_regular(name: str | Path, dir_fd: int | None, expected: os.stat_result
     return fd
 
 
-def read_regular(path: Path) -> bytes:
-    """The content of ``path`` if it is a plain file with one name; never follows a link.
+def open_regular(path: Path) -> IO[bytes]:
+    """``path`` opened for reading if it is a plain file with one name; never follows a link.
 
     Raises
     ------
     NotRegularFile
         ``path`` is a link, a FIFO, a device, a folder or a hard link; the message says which.
     """
-    with os.fdopen(_open_regular(path, None, None), "rb") as file:
+    return os.fdopen(_open_regular(path, None, None), "rb")
+
+
+def read_regular(path: Path) -> bytes:
+    """The content of ``path`` if it is a plain file with one name (see :func:`open_regular`)."""
+    with open_regular(path) as file:
         return file.read()
 
 

@@ -186,13 +186,20 @@ def run_record_path(course_root: Path, assignment: str) -> Path:
     return Path(course_root) / "grader" / "exports" / f"autograde-{assignment}.json"
 
 
+NO_RECORD = "<p>No record of a <code>course {}</code> run.</p>"
+
+
+def _last_run(path: Path) -> dict | None:
+    """A command's JSON record of its last run (None when it has not run)."""
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
 def _run_section(course_root: Path, assignment: str) -> str:
     """The report's account of the last grading run: sandbox, where, integrity, versions."""
     e = html.escape
-    path = run_record_path(course_root, assignment)
-    if not path.is_file():
-        return "<p>No record of a <code>course autograde</code> run.</p>"
-    run = json.loads(path.read_text())
+    run = _last_run(run_record_path(course_root, assignment))
+    if run is None:
+        return NO_RECORD.format("autograde")
     sandbox = ("in the sandbox" if run["sandbox"] else
                '<strong class="warning">WITHOUT the sandbox (--no-sandbox)</strong>')
     where = (f' on the Dask cluster <code>{e(run["cluster"])}</code>' if run.get("cluster")
@@ -210,10 +217,9 @@ def _run_section(course_root: Path, assignment: str) -> str:
 def _collect_section(course_root: Path, assignment: str) -> str:
     """The report's account of the last ``course collect``: skipped entries and mapped ids."""
     e = html.escape
-    path = collect_record_path(course_root, assignment)
-    if not path.is_file():
-        return "<p>No record of a <code>course collect</code> run.</p>"
-    run = json.loads(path.read_text())
+    run = _last_run(collect_record_path(course_root, assignment))
+    if run is None:
+        return NO_RECORD.format("collect")
     skipped = [[e(s["student"] or "(no id)"), e(s["entry"]), e(s["reason"])]
                for s in sorted(run["skipped"], key=lambda s: (s["student"] or "", s["entry"]))]
     mapped = [[e(raw), e(safe)] for raw, safe in sorted(run["mapped"].items())]
