@@ -7,9 +7,9 @@ file) and so send the grader any message it likes, skipping the in-kernel output
 * **size**: a message larger than ``max_message_bytes`` (its raw frames, counted before
   anything is decoded) is dropped, as if it had never been sent; the connection stays up, so
   nothing after it is lost. A single frame larger than :data:`BACKSTOP` times that is not even
-  received (ZMQ's ``MAXMSGSIZE``, set on the context before the sockets connect): ZMQ then
-  drops the connection, which :class:`WaryChannel` remakes, and what the kernel sent in between
-  is lost, which costs at most that student's later output;
+  received (ZMQ's ``MAXMSGSIZE``, set on the context before the sockets connect), so the
+  grader's memory stays bounded: ZMQ then drops the connection for good, the kernel's later
+  output never arrives, and the notebook stops as for a stuck kernel (no credit after it);
 * **form**: a message that does not decode (bad JSON, nesting deep enough to raise
   ``RecursionError``, a bad signature) or whose fields have the wrong types is dropped, as if
   it had never been sent, instead of raising inside nbclient and failing the submission.
@@ -26,9 +26,10 @@ from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.channels import AsyncZMQSocketChannel
 from traitlets import Integer, Type, default
 
-# A frame this many times max_message_bytes is refused by ZMQ itself, before it is buffered: the
-# grader's memory stays bounded even when a kernel sends a gigabyte in one frame.
-BACKSTOP = 32
+# A frame this many times max_message_bytes (256 MB at the course's 2 MB) is refused by ZMQ
+# itself, before it is buffered: the grader's memory stays bounded even when a kernel sends a
+# gigabyte in one frame.
+BACKSTOP = 128
 
 # Mime types whose value is JSON (a dict or a list) rather than text.
 _JSON_MIME_SUFFIX = "json"
@@ -70,17 +71,10 @@ def well_formed(msg: object) -> bool:
 
 
 class WaryChannel(AsyncZMQSocketChannel):
-    """A channel that drops messages it cannot decode or whose form is wrong, and reconnects
-    after ZMQ drops the connection over a message that was too large (it does not reconnect
-    by itself after such a protocol error: the channel would stay silent for the rest of the
-    notebook)."""
+    """A channel that drops messages over its size limit, before decoding them, and messages it
+    cannot decode or whose form is wrong."""
 
     max_message_bytes = -1  # set by BoundedKernelClient: larger messages are dropped
-
-    def __init__(self, socket: zmq.asyncio.Socket, session, loop=None) -> None:
-        super().__init__(socket, session, loop)
-        self._endpoint = socket.getsockopt(zmq.LAST_ENDPOINT).decode()
-        self._monitor = socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
 
     async def _recv(self, **kwargs) -> dict:
         """The next message, decoded only when its raw frames are within the size limit."""
@@ -93,34 +87,17 @@ class WaryChannel(AsyncZMQSocketChannel):
     async def get_msg(self, timeout: float | None = None) -> dict:
         """The next well-formed message; ``queue.Empty`` after ``timeout`` seconds."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        poller = zmq.asyncio.Poller()
-        poller.register(self.socket, zmq.POLLIN)
-        poller.register(self._monitor, zmq.POLLIN)
         while True:
             left = None if deadline is None else max(0, deadline - time.monotonic())
-            ready = dict(await poller.poll(None if left is None else int(left * 1000)))
-            if self._monitor in ready:
-                await self._monitor.recv_multipart()
-                self.socket.disconnect(self._endpoint)
-                self.socket.connect(self._endpoint)
-            if self.socket in ready:
-                try:
-                    msg = await self._recv()
-                except (ValueError, TypeError, KeyError, RecursionError, UnicodeDecodeError,
-                        OverflowError, AttributeError):
-                    continue  # undecodable, or badly signed: never sent, as far as grading goes
-                if well_formed(msg):
-                    return msg
-            elif not ready:
+            if not await self.socket.poll(None if left is None else int(left * 1000)):
                 raise Empty
-
-    def close(self) -> None:
-        """Close the monitor with the socket."""
-        if self._monitor is not None:
-            self.socket.disable_monitor()
-            self._monitor.close(linger=0)
-            self._monitor = None
-        super().close()
+            try:
+                msg = await self._recv()
+            except (ValueError, TypeError, KeyError, RecursionError, UnicodeDecodeError,
+                    OverflowError, AttributeError):
+                continue  # too large, undecodable or badly signed: never sent, for grading
+            if well_formed(msg):
+                return msg
 
 
 class BoundedKernelClient(AsyncKernelClient):

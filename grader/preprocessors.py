@@ -26,7 +26,7 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.util import run_sync
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
-from traitlets import Bool, Integer, Unicode, default
+from traitlets import Integer, Unicode, default
 
 from grader import outside
 from grader.hostile import repair
@@ -92,13 +92,6 @@ class GradingExecute(Execute):
         help="Bytes of one message read from the kernel; larger ones are refused before they "
         "are decoded (default: max_output_bytes, plus room for the message's headers)."
     ).tag(config=True)
-
-    # A frame beyond the client's backstop (grader.kernel_client) makes ZMQ drop and remake the
-    # connection, and what the kernel sent meanwhile is lost, often the cell's final "idle"
-    # status. The execute reply, on another socket, still says how the cell ended, so a missing
-    # "idle" costs the wait for it (``iopub_timeout``), not the rest of the notebook.
-    raise_on_iopub_timeout = Bool(False, help="Fail the cell when its output does not end "
-                                  "within iopub_timeout of its reply.").tag(config=True)
 
     @default("max_message_bytes")
     def _max_message_bytes_default(self) -> int:

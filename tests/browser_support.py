@@ -129,6 +129,9 @@ LAB_SETTINGS = {
     "@jupyterlab/apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
     # Attach every cell to the DOM, so that prompts and widgets can be read wherever they are.
     "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"},
+    # Never save a notebook the test ran: the course copy's files must stay as released (the
+    # grading run in the same course checks them), however long a slow machine keeps a tab open.
+    "@jupyterlab/docmanager-extension/plugin": {"autosave": False},
 }
 
 
