@@ -12,7 +12,9 @@ submit every exercise notebook of every assignment:
 
 carol and dave must lose exactly the points of the test cells that follow that exercise.
 A fifth, abe, kills the kernel (``os._exit``) in his first answer cell; he is graded first and
-must fail alone, without stopping the others.
+must fail alone, without stopping the others. A sixth, eve, submits the solution with the setup
+cell of an older release (before a library change, without nbgrader metadata): the setup cell is
+read-only, so grading restores it and she gets every point.
 
 The expected scores come from the nbgrader metadata of ``solutions/`` and are compared with
 nbgrader's gradebook, its feedback HTML and the CSV export.
@@ -42,6 +44,11 @@ from grader.cli import main
 REPO = Path(__file__).resolve().parents[1]
 STUDENTS = ("alice", "bob", "carol", "dave")  # graded normally
 CRASHER = "abe"  # sorts first, so the others are graded after his crash
+STALE = "eve"  # the solution with an older release's setup cell
+# Lecture 02's SVM data moved to mllib.data after its first release: the case that broke a
+# class. Restoring read-only cells is nbgrader's own mechanism, the same for every lecture.
+STALE_ASSIGNMENTS = ("01_perceptron", "02_svm", "15_parallel")
+STALE_SETUP = "import numpy as np\nfrom mllib.svm import EXAMPLE_12_9  # an older release\n"
 BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
 BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 COURSE = Path(sys.executable).parent / "course"
@@ -139,6 +146,15 @@ def kernel_killer(_source: str) -> str:
 BREAK = {"carol": wrong_answer, "dave": renamed_function, CRASHER: kernel_killer}
 
 
+def stale_setup(ex: Exercises) -> NotebookNode:
+    """The solution whose setup cell is an older release's: other code, no nbgrader metadata."""
+    nb = nbformat.from_dict(ex.source)
+    setup = next(c for c in nb.cells if meta(c).get("grade_id") == "setup")
+    setup.source = STALE_SETUP
+    del setup.metadata["nbgrader"]
+    return nb
+
+
 def broken_version(ex: Exercises, student: str) -> NotebookNode:
     nb = nbformat.from_dict(ex.source)
     cell = next(c for c in nb.cells if meta(c).get("grade_id") == ex.broken)
@@ -178,10 +194,13 @@ def graded(copy_course: Callable[..., Path]) -> GradedRun:
         }
         # The crash is handled by the grader, not the lecture: one assignment is enough.
         crasher = (CRASHER,) if ex.assignment == ASSIGNMENTS[0] else ()
-        for student in (*STUDENTS, *crasher):
+        stale = (STALE,) if ex.assignment in STALE_ASSIGNMENTS else ()
+        for student in (*STUDENTS, *crasher, *stale):
             folder = root / "grader" / "submitted" / student / ex.assignment
             folder.mkdir(parents=True, exist_ok=True)
-            if student in BREAK:
+            if student == STALE:
+                nbformat.write(stale_setup(ex), folder / f"{ex.notebook}.ipynb")
+            elif student in BREAK:
                 nbformat.write(broken_version(ex, student), folder / f"{ex.notebook}.ipynb")
             else:
                 shutil.copy2(versions[student], folder)
@@ -210,6 +229,23 @@ def test_only_the_crashing_submission_fails(graded: GradedRun) -> None:
 @pytest.mark.parametrize("ex", EXERCISES, ids=label)
 def test_solution_gets_every_autograded_point(graded: GradedRun, ex: Exercises) -> None:
     assert graded.scores(ex, "alice") == ex.points
+
+
+@pytest.mark.parametrize("ex", [ex for ex in EXERCISES if ex.assignment in STALE_ASSIGNMENTS],
+                         ids=label)
+def test_an_older_setup_cell_is_restored_at_grading(graded: GradedRun, ex: Exercises) -> None:
+    assert graded.scores(ex, STALE) == ex.points
+
+
+@pytest.mark.parametrize("path", sorted(REPO.glob("*/*/*_exercises.ipynb")),
+                         ids=lambda p: f"{p.parts[-3]}/{p.parts[-2]}")
+def test_every_code_cell_but_the_answers_is_read_only(path: Path) -> None:
+    """Setup and test cells come back from the gradebook at grading time (nbgrader restores
+    locked cells), so a student's stale or edited copy cannot decide their grade."""
+    nb = nbformat.read(path, as_version=4)
+    open_cells = [c.get("id") for c in nb.cells if c.cell_type == "code"
+                  and not meta(c).get("solution") and not meta(c).get("locked")]
+    assert not open_cells, open_cells
 
 
 @pytest.mark.parametrize("ex", EXERCISES, ids=label)
@@ -263,11 +299,13 @@ def test_feedback_hides_hidden_tests(graded: GradedRun, ex: Exercises, student: 
 def test_export_has_one_row_per_student_with_totals(graded: GradedRun) -> None:
     with (graded.root / "grader" / "exports" / "grades.csv").open(newline="") as fh:
         rows = {row["student_id"]: row for row in csv.DictReader(fh)}
-    assert sorted(rows) == sorted([*STUDENTS, CRASHER])
+    assert sorted(rows) == sorted([*STUDENTS, CRASHER, STALE])
     full = sum(sum(ex.points.values()) for ex in EXERCISES)
     lost = sum(ex.points[t] for ex in EXERCISES for t in ex.broken_tests)
+    stale = sum(sum(ex.points.values()) for ex in EXERCISES if ex.assignment in STALE_ASSIGNMENTS)
     # Written answers are graded by hand later and count 0 until then.
-    expected = {"alice": full, "bob": 0.0, "carol": full - lost, "dave": full - lost, CRASHER: 0}
+    expected = {"alice": full, "bob": 0.0, "carol": full - lost, "dave": full - lost, CRASHER: 0,
+                STALE: stale}
     assert {s: float(r["total_score"]) for s, r in rows.items()} == expected
     max_points = sum(
         float(meta(c)["points"])
