@@ -105,17 +105,25 @@ def gram(X, Z=None, *, kernel: str = "linear", **params) -> np.ndarray:
 # --- Explicit feature maps -----------------------------------------------------------------
 
 
-def quadratic_features(X) -> np.ndarray:
-    """The explicit map of the quadratic kernel: φ(x)·φ(z) = (x·z)² (CS446 "Kernels").
+def quadratic_features(X, *, c: float = 0.0) -> np.ndarray:
+    """The explicit map of the quadratic kernel: φ(x)·φ(z) = (x·z + c)² (CS446 "Kernels").
 
     φ(x) lists xᵢ² and √2·xᵢxⱼ for i < j, in the order (0,0), (0,1), ..., (0,d-1), (1,1), ...:
-    for 2-D points (x₁², √2·x₁x₂, x₂²), as on the slide. X has shape (n, d); the result has
-    shape (n, d(d+1)/2), the slide's n(n+1)/2 coordinates for n features.
+    for 2-D points and c = 0, (x₁², √2·x₁x₂, x₂²), as on the slide. X has shape (n, d); for
+    c = 0 the result has shape (n, d(d+1)/2), the slide's n(n+1)/2 coordinates for n features.
+    For c > 0, (x·z + c)² = (x·z)² + 2c·x·z + c² adds the d coordinates √(2c)·xᵢ and the
+    constant c: shape (n, d(d+1)/2 + d + 1). The constant lets a separator in φ-space leave
+    the origin, which a disc x₁² + x₂² <= r² needs.
     """
     X = as_matrix(X)
+    if finite(c, "c") < 0:
+        raise ValueError(f"c must be >= 0 (a negative c need not give a valid kernel); got {c}.")
     rows, cols = np.triu_indices(X.shape[1])
     weights = np.where(rows == cols, 1.0, np.sqrt(2.0))
-    return weights * X[:, rows] * X[:, cols]
+    phi = weights * X[:, rows] * X[:, cols]
+    if c == 0:
+        return phi
+    return np.hstack([phi, np.sqrt(2 * c) * X, np.full((len(X), 1), float(c))])
 
 
 def squares(X) -> np.ndarray:

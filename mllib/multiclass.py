@@ -31,7 +31,14 @@ import numpy as np
 
 from mllib import perceptron as _perceptron
 from mllib import svm as _svm
-from mllib.validation import as_matrix, as_vector, label_vector, positive, positive_int
+from mllib.validation import (
+    as_matrix,
+    as_vector,
+    finite,
+    label_vector,
+    positive,
+    positive_int,
+)
 
 Scorer = Callable[[np.ndarray], np.ndarray]
 Learner = Callable[[np.ndarray, np.ndarray], Scorer]
@@ -149,13 +156,18 @@ def one_vs_all(X, y, *, k: int, learner: Learner = perceptron_learner) -> Reduct
     return Reduction(k, tuple((i,) for i in range(k)), scorers)
 
 
-def predict_one_vs_all(model: Reduction, X) -> np.ndarray:
+def predict_one_vs_all(model: Reduction, X, *, theta: float | None = None) -> np.ndarray:
     """Winner takes all: argmaxᵢ fᵢ(x), the lowest label on ties; (n, d) -> (n,) int.
 
-    MMDS §12.2.5 also declines to classify when the best score is below the threshold; here
-    every example gets a class, as on the CS446 slide.
+    With ``theta``, MMDS §12.2.5's reject option: an example whose best score is below θ
+    belongs to none of the k classes and gets the label -1. Without it every example gets a
+    class, as on the CS446 slide.
     """
-    return _argmax(model.scores(X))
+    scores = model.scores(X)
+    labels = _argmax(scores)
+    if theta is None:
+        return labels
+    return np.where(scores.max(axis=1) >= finite(theta, "theta"), labels, -1)
 
 
 def all_vs_all(X, y, *, k: int, learner: Learner = perceptron_learner) -> Reduction:

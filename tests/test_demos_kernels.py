@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from mllib import kernels
+from mllib import data, kernels, perceptron, svm
 from mllib.demos import explore
 from mllib.demos import kernels as demo
 
@@ -17,12 +17,55 @@ def test_dual_representation_table_ends_at_the_slides_w():
     assert rows[-1].endswith("| [1, 1, 0, 1] | [0, 1, -1] |")
 
 
-def test_side_by_side_lists_the_same_mistakes_with_equal_scores():
-    rows = [row.split(" | ") for row in demo.side_by_side(rows=10).splitlines()[2:]]
-    assert len(rows) == 10
+def test_side_by_side_lists_the_same_mistakes_with_equal_scores_and_both_converge():
+    # The prose: with c = 1 both runs converge, after the same mistakes with the same scores.
+    primal, dual = demo.side_by_side_runs()
+    assert primal.converged and dual.converged
+    assert primal.mistakes == dual.mistakes == len(dual.history)
+    rows = [row.split(" | ") for row in demo.side_by_side().splitlines()[2:]]
+    assert len(rows) == dual.mistakes
     for row in rows:
         assert row[1] == row[3]  # the same (epoch, row)
         assert abs(float(row[2]) - float(row[4].rstrip(" |"))) <= 1e-6  # printed to 6 decimals
+
+
+def test_without_the_constant_no_quadratic_separator_exists_for_the_disc():
+    # The prose: with c = 0 the runs never converge (the disc needs the constant r²).
+    X, y = data.rings(40, gap=0.3, seed=2)
+    assert not kernels.kernel_perceptron(X, y, kernel="polynomial", degree=2, c=0).converged
+
+
+def test_quadratic_features_with_c_give_the_shifted_kernel():
+    X = np.random.default_rng(7).standard_normal((5, 3))
+    for c in (0.5, 1.0, 3.0):
+        phi = kernels.quadratic_features(X, c=c)
+        assert phi.shape == (5, 6 + 3 + 1)
+        np.testing.assert_allclose(phi @ phi.T, kernels.polynomial(X, degree=2, c=c),
+                                   rtol=1e-12, atol=1e-12)  # exact up to rounding
+    with pytest.raises(ValueError, match="c must be >= 0"):
+        kernels.quadratic_features(X, c=-1.0)
+
+
+def _boxes_overlap(a, b) -> bool:
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def _legend_covers_no_point(ax) -> bool:
+    ax.figure.canvas.draw()
+    box = ax.get_legend().get_window_extent()
+    for collection in ax.collections:
+        points = ax.transData.transform(collection.get_offsets())
+        inside = ((points[:, 0] > box.x0) & (points[:, 0] < box.x1) & (points[:, 1] > box.y0)
+                  & (points[:, 1] < box.y1))
+        if inside.any():
+            return False
+    return True
+
+
+@pytest.mark.parametrize("show", [demo.show_circle, demo.show_polar])
+def test_circle_and_polar_legends_cover_no_data_point(show):
+    for ax in show().axes:
+        assert _legend_covers_no_point(ax)
 
 
 def test_circle_and_polar_figures_separate_with_a_line():
@@ -35,11 +78,81 @@ def test_circle_and_polar_figures_separate_with_a_line():
     assert inside.max() < 1.25 < outside.min()
 
 
-def test_cost_study_times_every_pair_and_the_figure_has_two_lines_per_d():
-    study = demo.cost_study(sizes=(50, 100), dims=(2, 3), epochs=1)
-    assert study.primal.shape == study.dual.shape == (2, 2)
-    assert np.all(study.primal > 0) and np.all(study.dual > 0)
-    assert len(demo.show_cost(study).axes[0].get_lines()) == 4
+@pytest.fixture(scope="module")
+def study():
+    return demo.cost_study()
+
+
+def test_cost_counts_come_from_the_primal_runs_mistakes(study):
+    # The dual's mistakes stand for the primal's (section 3): check against primal runs on φ(x).
+    rng = np.random.default_rng(3)
+    for a, d in enumerate(study.dims[:2]):
+        for b, m in enumerate(study.sizes):
+            X = rng.standard_normal((m, d))
+            y = np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)
+            if (a, b) in ((0, 0), (1, 1)):
+                run = perceptron.perceptron(kernels.quadratic_features(X), y, max_epochs=3)
+                assert (run.epochs, run.mistakes) == (study.epochs[a, b], study.mistakes[a, b])
+                D = d * (d + 1) // 2
+                assert study.primal[a, b] == m * D * (1 + run.epochs) + run.mistakes * D
+                assert study.dual[a, b] == m * m * d + run.mistakes * m
+
+
+def test_cost_slopes_are_one_for_the_primal_and_two_for_the_dual(study):
+    # The prose: log-log slope 1 (primal) and 2 (dual); the mistakes term adds a little noise.
+    sizes = np.log2(study.sizes)
+    primal = np.diff(np.log2(study.primal), axis=1) / np.diff(sizes)
+    dual = np.diff(np.log2(study.dual), axis=1) / np.diff(sizes)
+    assert np.all(np.abs(primal - 1) < 0.1)
+    assert np.all(np.abs(dual - 2) < 0.06)
+
+
+def test_cost_lifts_with_d_follow_D_for_the_primal_and_d_for_the_dual(study):
+    d = np.array(study.dims, dtype=float)
+    D = d * (d + 1) / 2
+    last = -1  # the largest m, where the leading terms dominate
+    np.testing.assert_allclose(study.primal[1:, last] / study.primal[:-1, last], D[1:] / D[:-1],
+                               rtol=0.1)  # the mistakes term differs between runs
+    np.testing.assert_allclose(study.dual[1:, last] / study.dual[:-1, last], d[1:] / d[:-1],
+                               rtol=0.1)
+
+
+def test_the_dual_wins_only_for_few_examples_and_many_features(study):
+    # The prose: crossing near m ≈ (passes + 1)(d + 1)/2; with d = 4 the dual never wins.
+    assert study.dims == (4, 16, 64)
+    assert [study.crossover(a) for a in range(3)] == [0, 25, 100]
+    for a, d in enumerate(study.dims):
+        estimate = 4 * (d + 1) / 2
+        assert study.crossover(a) <= estimate
+        assert all(q > p for m, p, q in zip(study.sizes, study.primal[a], study.dual[a],
+                                            strict=True) if m > 2 * estimate)
+
+
+def test_cost_figure_has_two_lines_per_d_and_readable_ticks(study):
+    fig = demo.show_cost(study)
+    ax = fig.axes[0]
+    assert len(ax.get_lines()) == 2 * len(study.dims)
+    fig.canvas.draw()
+    labels = [t for t in ax.get_xticklabels() if t.get_text()]
+    assert [t.get_text() for t in labels] == [str(m) for m in study.sizes]
+    boxes = [t.get_window_extent() for t in labels]
+    assert not any(_boxes_overlap(a, b) for a, b in zip(boxes[:-1], boxes[1:], strict=True))
+    assert not [t for t in ax.get_xticklabels(minor=True) if t.get_text()]
+    assert len([t for t in ax.get_yticklabels() if t.get_text()]) >= 2
+
+
+def test_irrelevant_features_shrink_the_ratio_and_hurt_the_perceptron():
+    study = demo.irrelevant_features()
+    assert study.noise_dims == (0, 2, 8, 32, 128)
+    assert study.converged.all()  # the prose: every run converges
+    assert np.all(np.diff(study.ratio) < 0)  # γ/max‖x'‖ falls with every block of noise
+    np.testing.assert_allclose(study.bound, study.ratio ** -2.0)
+    assert np.all(np.diff(study.mistakes) > 0)  # more mistakes
+    assert np.all(np.diff(study.test_error[1:]) > 0)  # from 8 noise coordinates on it climbs
+    assert study.test_error[2] > study.test_error[0]
+    assert abs(study.test_error[-1] - 0.21) < 0.005  # "about 21% with 128"
+    table = demo.irrelevant_features_table(study).splitlines()
+    assert len(table) == 2 + 5 and "not converged" not in "".join(table)
 
 
 def test_spectrum_shows_a_negative_eigenvalue_only_for_the_distance():
@@ -93,3 +206,45 @@ def test_kernel_widget_is_a_static_frame_while_nbgrader_executes(monkeypatch):
                                                                 value="xor"))
     assert isinstance(frame, Figure)
     assert frame.axes[1].get_title().startswith("kernel SVM")
+
+
+def _log_slider_values(low: float, high: float, step: float) -> list[float]:
+    """The values a FloatLogSlider(base=10, min=low, max=high, step=step) can take."""
+    return [10.0 ** e for e in np.arange(low, high + step / 2, step)]
+
+
+@pytest.mark.parametrize("name", demo.DATASETS)
+def test_kernel_widget_draws_every_setting_its_controls_allow(name):
+    # The notebook's controls: degree 1..6, γ = 10^-1..10^1.5 (step 0.25), C = 10^-2..10^2
+    # (step 0.5). Every degree and every γ at both C extremes, every C at the default kernel.
+    gammas, Cs = _log_slider_values(-1, 1.5, 0.25), _log_slider_values(-2, 2, 0.5)
+    settings = {("linear", 2, 1.0, C) for C in Cs}
+    settings |= {("polynomial", p, 1.0, C) for p in range(1, 7) for C in (Cs[0], Cs[-1])}
+    settings |= {("polynomial", 2, 1.0, C) for C in Cs}
+    settings |= {("rbf", 2, g, C) for g in gammas for C in (Cs[0], Cs[-1])}
+    settings |= {("rbf", 2, 1.0, C) for C in Cs}
+    for kernel, degree, gamma, C in sorted(settings):
+        fig = demo.show_kernels(name, kernel, degree, gamma, C)
+        fits = demo.fit(name, kernel, degree, gamma, C)
+        # Each panel's verdict is the count of training points on the wrong side.
+        errors = int(np.sum(kernels.kernel_predict(fits.run, fits.X, fits.y, fits.X) != fits.y))
+        assert fig.axes[0].get_title().endswith(f"{errors} training errors")
+        wrong = int(np.sum(np.where(svm.dual_decision(fits.svm, fits.X) > 0, 1, -1) != fits.y))
+        assert fig.axes[1].get_title().endswith(f"{wrong} training errors")
+
+
+def test_the_widget_prose_holds_at_the_settings_it_names():
+    # "the linear kernel on rings (no hope), degree 2 on rings and XOR (enough), degree 2 on
+    # moons (not quite), RBF with the largest γ (most points become support vectors)".
+    assert not demo.fit("rings", "linear", 2, 1.0, 1.0).run.converged
+    assert demo.fit("rings", "linear", 2, 1.0, 1.0).svm.support.size > 0
+    linear_svm = demo.fit("rings", "linear", 2, 1.0, 1.0)
+    assert np.sum(svm.predict_dual(linear_svm.svm, linear_svm.X) != linear_svm.y) > 0
+    for name in ("rings", "xor"):
+        fits = demo.fit(name, "polynomial", 2, 1.0, 1.0)
+        assert fits.run.converged and np.all(svm.predict_dual(fits.svm, fits.X) == fits.y)
+    moons = demo.fit("moons", "polynomial", 2, 1.0, 1.0)
+    assert not moons.run.converged and np.any(svm.predict_dual(moons.svm, moons.X) != moons.y)
+    for name in demo.DATASETS:
+        sharp, smooth = demo.fit(name, "rbf", 2, 10 ** 1.5, 1.0), demo.fit(name, "rbf", 2, 1.0, 1.0)
+        assert sharp.svm.support.size >= 0.75 * len(sharp.y) > 2 * smooth.svm.support.size

@@ -2,6 +2,7 @@
 
 import ipywidgets
 import numpy as np
+import pytest
 from matplotlib.figure import Figure
 
 from mllib import multiclass
@@ -51,27 +52,187 @@ def test_update_scrubber_shows_the_history():
     assert np.array_equal(multiclass.predict_linear(run.W, demo.with_bias(X)), y)
 
 
-def test_ecoc_frames_decode_and_a_flipped_column_costs_accuracy():
-    exact = demo.show_ecoc("exhaustive (7 bits)")
-    flipped = demo.show_ecoc("exhaustive (7 bits)", flipped=0)
-    assert exact.axes[1].get_title() == "code matrix: rows at least 4 apart"
-    assert exact.axes[0].get_title() != flipped.axes[0].get_title()
-    assert demo.show_ecoc("two bits (minimal)").axes[1].get_title().endswith("at least 1 apart")
+def test_ecoc_titles_state_the_code_distance_and_what_it_corrects():
+    expected = {"six learnable bits": (3, 1), "exhaustive (7 bits)": (4, 1),
+                "one-vs-all (4 bits)": (2, 0), "two bits (minimal)": (1, 0)}
+    for name, (distance, corrects) in expected.items():
+        # Independent count of the smallest row distance.
+        code = demo.CODES[name]
+        assert min(np.sum(a != b) for i, a in enumerate(code) for b in code[i + 1:]) == distance
+        title = demo.show_ecoc(name).axes[1].get_title()
+        assert f"rows at least {distance} apart" in title
+        assert f"corrects {corrects} wrong bit" in title
+        assert (distance - 1) // 2 == corrects  # distance >= 2e + 1 corrects e errors
 
 
-def test_ecoc_widget_redraws_when_the_code_changes(monkeypatch):
+def test_the_six_bit_code_survives_any_flipped_column_and_the_short_codes_do_not():
+    # The widget prose: six learnable bits decode most points with any one column flipped; the
+    # two-bit code sends almost every point to a wrong class.
+    six = [demo.ecoc_frame("six learnable bits", f).accuracy for f in range(-1, 6)]
+    assert six[0] >= 0.95 and min(six[1:]) >= 0.85
+    assert np.all(demo.ecoc_frame("six learnable bits").column_accuracy >= 0.9)  # learnable
+    two = [demo.ecoc_frame("two bits (minimal)", f).accuracy for f in (0, 1)]
+    assert max(two) < 0.05
+    assert demo.ecoc_frame("two bits (minimal)").accuracy >= 0.95
+    ova = [demo.ecoc_frame("one-vs-all (4 bits)", f).accuracy for f in range(4)]
+    assert max(ova) < min(six[1:])
+
+
+def test_why_the_two_bit_code_beats_the_seven_bit_code():
+    # The numbers the walk-through prints beside its explanation.
+    X, y = demo.ecoc_data()
+    seven, two, six = (demo.ecoc_frame(name) for name in
+                       ("exhaustive (7 bits)", "two bits (minimal)", "six learnable bits"))
+    assert six.accuracy > two.accuracy > seven.accuracy  # "nearly as accurate", then the loss
+    assert six.accuracy - two.accuracy < 0.02
+    wrong = seven.bits != seven.code[y]
+    assert abs(seven.column_accuracy[1] - 0.68) < 0.005  # printed as 68%
+    assert not np.any(~wrong[y == 2, 1])  # column 1 is wrong on every class-2 point
+    others = np.delete(wrong, 1, axis=1).any(axis=1)
+    assert np.sum(others & (y == 2)) > others.sum() / 2  # "more than half ... on class 2"
+    lost = seven.predictions != y
+    assert np.sum(lost & (y == 2)) > lost.sum() / 2
+    assert np.sum(lost & seven.ties) > lost.sum() / 2  # mostly lost to ties
+    tied = lost & seven.ties & (y == 2)
+    assert np.all(seven.predictions[tied] < 2)  # ties go to the lowest tied label
+    # The lowest-label rule: a tied point is decoded as the smallest nearest code word.
+    distances = np.sum(seven.bits[:, None, :] != seven.code[None], axis=2)
+    nearest = np.argmax(distances == distances.min(axis=1, keepdims=True), axis=1)
+    np.testing.assert_array_equal(seven.predictions, nearest)
+    # Flipping the unlearnable column raises accuracy.
+    assert demo.ecoc_frame("exhaustive (7 bits)", 1).accuracy > seven.accuracy + 0.05
+
+
+def test_ecoc_frame_accuracy_is_what_the_title_says_and_the_flip_is_checked():
+    for name in demo.CODES:
+        low, high = demo.flip_range(name)
+        assert (low, high) == (-1, demo.CODES[name].shape[1] - 1)
+        for flipped in range(low, high + 1):
+            fig = demo.show_ecoc(name, flipped)
+            frame = demo.ecoc_frame(name, flipped)
+            assert f"{frame.accuracy:.0%} right" in fig.axes[0].get_title()
+            assert f"({int(frame.ties.sum())} ties" in fig.axes[0].get_title()
+        with pytest.raises(ValueError, match="flipped must be -1"):
+            demo.ecoc_frame(name, high + 1)
+
+
+def test_ecoc_matrix_has_a_colour_key_for_both_bits():
+    ax = demo.show_ecoc("exhaustive (7 bits)").axes[1]
+    key = ax.get_legend()
+    assert [t.get_text() for t in key.get_texts()] == ["bit +1", "bit -1"]
+    image = ax.get_images()[0]
+    colours = [tuple(h.get_facecolor()) for h in key.legend_handles]
+    assert colours == [tuple(image.cmap(image.norm(1))), tuple(image.cmap(image.norm(-1)))]
+
+
+def test_flip_slider_follows_the_code_and_the_widget_never_raises(monkeypatch):
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
     seen = []
 
     def frame(code_name, flipped):
-        seen.append(code_name)
+        seen.append((code_name, flipped))
         return demo.show_ecoc(code_name, flipped)
 
-    box = explore(frame, code_name=ipywidgets.Dropdown(options=list(demo.CODES),
-                                                       value="one-vs-all (4 bits)"),
-                  flipped=ipywidgets.IntSlider(value=-1, min=-1, max=6))
-    box.children[0].value = "two bits (minimal)"
-    assert seen == ["one-vs-all (4 bits)", "two bits (minimal)"]
+    code, flip = demo.ecoc_controls("exhaustive (7 bits)")
+    explore(frame, code_name=code, flipped=flip)
+    for name in demo.CODES:  # sweep every code and every flip its slider allows
+        code.value = name
+        assert (flip.min, flip.max) == demo.flip_range(name)
+        for value in range(flip.min, flip.max + 1):
+            flip.value = value
+    code.value = "exhaustive (7 bits)"
+    flip.value = 6
+    code.value = "two bits (minimal)"  # from column 6 to a 2-column code: clipped, no error
+    assert flip.value == 1
+    assert all(-1 <= f < demo.CODES[n].shape[1] for n, f in seen)
+    assert seen[-1] == ("two bits (minimal)", 1)
+
+
+def test_ova_scores_share_no_common_range():
+    rows = demo.ova_rescaled(label=1)
+    own = {round(b, 12) for _, b, _ in rows}
+    assert len(own) == 1 and own.pop() < 0.5  # the middle classifier fails at every scale
+    wta = {s: w for s, _, w in rows}
+    assert wta[0.1] == 1.0 and wta[10.0] < 0.5 and wta[1.0] < 1.0
+    # Scale 1 is plain OvA.
+    X, y = demo.middle_data()
+    ova = multiclass.one_vs_all(demo.with_bias(X), y, k=3)
+    assert wta[1.0] == np.mean(multiclass.predict_one_vs_all(ova, demo.with_bias(X)) == y)
+
+
+def test_the_reject_option_rejects_more_and_is_more_accurate_on_the_rest():
+    rows = demo.reject_table()
+    assert rows[0][0] is None and rows[0][1] == 0.0
+    rejected = [r for _, r, _ in rows]
+    assert np.all(np.diff(rejected) > 0)
+    assert all(accuracy > rows[0][2] for _, _, accuracy in rows[1:])
+
+
+def test_reject_option_labels_minus_one_exactly_below_theta():
+    X, y = demo.ecoc_data()
+    model = multiclass.one_vs_all(demo.with_bias(X), y, k=4)
+    scores = model.scores(demo.with_bias(X))
+    labels = multiclass.predict_one_vs_all(model, demo.with_bias(X), theta=2.0)
+    np.testing.assert_array_equal(labels == -1, scores.max(axis=1) < 2.0)
+    kept = labels >= 0
+    np.testing.assert_array_equal(labels[kept], np.argmax(scores, axis=1)[kept])
+    with pytest.raises(ValueError, match="theta"):
+        multiclass.predict_one_vs_all(model, demo.with_bias(X), theta=float("nan"))
+
+
+def test_winner_take_all_trained_jointly_solves_three_in_a_row():
+    X, y = demo.middle_data()
+    run = multiclass.multiclass_perceptron(demo.with_bias(X), y, k=3)
+    assert run.converged
+    assert np.array_equal(multiclass.predict_linear(run.W, demo.with_bias(X)), y)
+
+
+@pytest.fixture(scope="module")
+def square_runs():
+    X4, y4, run = demo.perceptron_run(True)
+    Xb4 = demo.with_bias(X4)
+    full = multiclass.multiclass_perceptron(Xb4, y4, k=4, conservative=False)
+    svm_run = multiclass.multiclass_svm(Xb4, y4, k=4, C=100.0, eta=1.0, iterations=4000)
+    return Xb4, y4, run, full, svm_run
+
+
+def test_both_updates_respect_their_kesler_bounds(square_runs):
+    # Conservative: at most 2R²/γ² updates; full: at most kR²/γ² Kesler rows in all, with γ
+    # the Kesler margin of any unit separator (here the SVM's W / ‖W‖).
+    Xb4, y4, run, full, svm_run = square_runs
+    R2 = float(np.max(np.sum(Xb4 ** 2, axis=1)))
+    gamma = multiclass.multiclass_margins(svm_run.W, Xb4, y4).min() / np.linalg.norm(svm_run.W)
+    assert gamma > 0
+    assert run.converged and full.converged
+    assert run.mistakes <= 2 * R2 / gamma ** 2
+    rows_added = sum(len(update.demoted) for update in full.history)
+    assert full.mistakes <= rows_added <= 4 * R2 / gamma ** 2
+    assert all(len(u.demoted) == 1 for u in run.history)  # one Kesler row per update
+    assert any(len(u.demoted) > 1 for u in full.history)  # several rows at once
+
+
+def test_the_large_C_svm_has_the_largest_normalised_margin(square_runs):
+    Xb4, y4, run, full, svm_run = square_runs
+    margins = {name: multiclass.multiclass_margins(W, Xb4, y4)
+               for name, W in (("run", run.W), ("full", full.W), ("svm", svm_run.W))}
+    assert margins["svm"].min() >= 1 - 1e-3  # every margin >= 1, printed as 1.000
+    assert np.isfinite(multiclass.multiclass_objective(svm_run.W, Xb4, y4, None))
+    normalised = {n: m.min() / np.linalg.norm(W) for (n, m), W in
+                  zip(margins.items(), (run.W, full.W, svm_run.W), strict=True)}
+    assert normalised["svm"] > 3 * max(normalised["run"], normalised["full"])  # "several times"
+
+
+def test_slide_margin_equals_ours_exactly_on_correct_examples(square_runs):
+    Xb4, y4, run, full, svm_run = square_runs
+    W = run.history[5].W  # mid-training: some examples still wrong
+    scores = Xb4 @ W.T
+    top2 = np.sort(scores, axis=1)[:, -2:]
+    slide = top2[:, 1] - top2[:, 0]
+    ours = multiclass.multiclass_margins(W, Xb4, y4)
+    right = multiclass.predict_linear(W, Xb4) == y4
+    assert right.any() and (~right).any()
+    np.testing.assert_allclose(ours[right], slide[right])
+    assert np.all(slide[~right] >= 0) and np.all(ours[~right] <= 0)
 
 
 def test_update_scrubber_is_a_static_frame_while_nbgrader_executes(monkeypatch):
@@ -79,3 +240,24 @@ def test_update_scrubber_is_a_static_frame_while_nbgrader_executes(monkeypatch):
     frame = explore(demo.show_update, step=ipywidgets.IntSlider(value=3, min=0, max=30))
     assert isinstance(frame, Figure)
     assert frame.axes[0].get_title().startswith("after 3 of")
+
+
+def test_update_slider_follows_the_rule_and_every_frame_draws(monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    step, rule = demo.update_controls()
+    explore(demo.show_update, step=step, conservative=rule)
+    for conservative in (True, False):
+        rule.value = conservative
+        X, y, run = demo.perceptron_run(conservative)
+        assert (step.min, step.max) == (0, run.mistakes)
+        for value in range(step.max + 1):
+            step.value = value
+            fig = demo.show_update(value, conservative)
+            W = run.history[value - 1].W if value else np.zeros((4, 3))
+            wrong = int(np.sum(multiclass.predict_linear(W, demo.with_bias(X)) != y))
+            assert fig.axes[0].get_title().endswith(f"{wrong} training errors")
+            assert f"after {value} of {run.mistakes} updates" in fig.axes[0].get_title()
+    rule.value = True
+    step.value = step.max
+    rule.value = False  # to the shorter run: the slider is clipped to its last update
+    assert step.value == step.max == demo.perceptron_run(False)[2].mistakes

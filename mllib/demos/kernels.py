@@ -7,7 +7,6 @@ perceptron, the quadratic kernel, the Gram matrix, building kernels, the nonline
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -15,6 +14,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
+from matplotlib.ticker import NullLocator
 
 from mllib import data, kernels, perceptron, svm
 from mllib.plotting import (
@@ -49,8 +49,16 @@ def show_circle(n: int = 200, seed: int = 0) -> Figure:
     right.set_ylabel("$x'_2 = x_2^2$")
     right.set_title("after (x₁², x₂²): a line does")
     for ax in (left, right):
-        ax.legend(loc="upper right", fontsize=7)
+        _legend_above_data(ax)
     return fig
+
+
+def _legend_above_data(ax: Axes, room: float = 0.3) -> None:
+    """Raise the top of the y axis by ``room`` of its range and put the legend there, above
+    every point."""
+    low, high = ax.get_ylim()
+    ax.set_ylim(low, high + room * (high - low))
+    ax.legend(loc="upper right", fontsize=7)
 
 
 def show_polar(n: int = 200, radius: float = 1.25, seed: int = 1) -> Figure:
@@ -69,8 +77,10 @@ def show_polar(n: int = 200, radius: float = 1.25, seed: int = 1) -> Figure:
     right.set_xlabel("r = √(x₁² + x₂²)")
     right.set_ylabel("angle atan2(x₂, x₁)")
     right.set_title("polar: a line (MMDS Fig. 12.10)")
+    right.set_yticks([-np.pi, -np.pi / 2, 0, np.pi / 2, np.pi], ["−π", "−π/2", "0", "π/2", "π"])
+    right.set_ylim(-np.pi - 0.2, np.pi + 0.2)
     for ax in (left, right):
-        ax.legend(loc="upper right", fontsize=7)
+        _legend_above_data(ax)
     return fig
 
 
@@ -97,18 +107,27 @@ def dual_representation_table() -> str:
     return markdown_table(["example", "y", "score Σαⱼyⱼ(xⱼ·x)", "", "α", "w = Σαᵢyᵢxᵢ"], rows)
 
 
-def side_by_side(n: int = 40, seed: int = 2, rows: int = 12) -> str:
-    """The kernel perceptron with (x·z)² next to the primal perceptron on φ(x) =
-    :func:`mllib.kernels.quadratic_features`: the first ``rows`` mistakes of each, with their
-    scores (the primal's w·φ(x), the dual's Σ αⱼyⱼK(xⱼ, x))."""
+@lru_cache(maxsize=1)
+def side_by_side_runs(n: int = 40, seed: int = 2, c: float = 1.0):
+    """The kernel perceptron with (x·z + c)² and the primal perceptron on φ(x) =
+    :func:`mllib.kernels.quadratic_features` with the same c, on a disc-and-ring sample:
+    returns (primal, dual)."""
     X, y = data.rings(n, gap=0.3, seed=seed)
-    dual = kernels.kernel_perceptron(X, y, kernel="polynomial", degree=2)
-    primal = perceptron.perceptron(kernels.quadratic_features(X), y)
+    dual = kernels.kernel_perceptron(X, y, kernel="polynomial", degree=2, c=c)
+    primal = perceptron.perceptron(kernels.quadratic_features(X, c=c), y)
+    return primal, dual
+
+
+def side_by_side(rows: int | None = None) -> str:
+    """The first ``rows`` mistakes (default: all) of each run of :func:`side_by_side_runs`,
+    with their scores (the primal's w·φ(x), the dual's Σ αⱼyⱼK(xⱼ, x))."""
+    primal, dual = side_by_side_runs()
     table = [[k + 1, f"({p.epoch}, {p.index})", f"{p.score:.6f}", f"({d.epoch}, {d.index})",
               f"{d.score:.6f}"]
              for k, (p, d) in enumerate(zip(primal.history[:rows], dual.history[:rows],
                                             strict=True))]
-    header = ["mistake", "primal (epoch, row)", "w·φ(x)", "dual (epoch, row)", "Σαⱼyⱼ(xⱼ·x)²"]
+    header = ["mistake", "primal (epoch, row)", "w·φ(x)", "dual (epoch, row)",
+              "Σαⱼyⱼ(xⱼ·x + 1)²"]
     return markdown_table(header, table)
 
 
@@ -117,57 +136,168 @@ def side_by_side(n: int = 40, seed: int = 2, rows: int = 12) -> str:
 
 @dataclass(frozen=True)
 class CostStudy:
-    """Seconds for ``epochs`` passes of the primal perceptron on explicit quadratic features
-    and of the dual one with (x·z)², for each number of examples m and input dimension d.
+    """Multiply-adds of the primal perceptron on explicit quadratic features and of the dual
+    one with (x·z)², for each number of examples m and input dimension d.
 
     Attributes
     ----------
     sizes : tuple of int
         The m values.
     dims : tuple of int
-        The d values; the primal works in d(d+1)/2 dimensions.
+        The d values; the primal works in D = d(d+1)/2 dimensions.
+    epochs : ndarray of int, shape (len(dims), len(sizes))
+        The passes each run made (at most ``max_epochs``).
+    mistakes : ndarray of int, shape (len(dims), len(sizes))
+        The updates each run made (the same in both forms, section 3).
     primal, dual : ndarray of shape (len(dims), len(sizes))
+        The multiply-adds of :func:`primal_cost` and :func:`dual_cost`.
     """
 
     sizes: tuple[int, ...]
     dims: tuple[int, ...]
+    epochs: np.ndarray
+    mistakes: np.ndarray
     primal: np.ndarray
     dual: np.ndarray
 
+    def crossover(self, a: int) -> int:
+        """The largest m of ``sizes`` at which the dual costs less than the primal for
+        ``dims[a]`` (0 if it never does)."""
+        cheaper = [m for m, p, q in zip(self.sizes, self.primal[a], self.dual[a], strict=True)
+                   if q < p]
+        return max(cheaper, default=0)
 
-def cost_study(sizes=(250, 500, 1000, 2000, 3000), dims=(4, 16, 48), epochs: int = 3,
-               seed: int = 3) -> CostStudy:
-    """Measure the slide's trade-off (CS446 "Kernel Trick"): the dual costs about t₁m² (a Gram
-    matrix of m² kernel values, each O(d)), the primal about t₂m per pass (each visit a dot
-    product of length d(d+1)/2). Times include building φ(x) or K."""
+
+def primal_cost(m: int, d: int, epochs: int, mistakes: int) -> int:
+    """Multiply-adds of the primal perceptron on φ(x) with D = d(d+1)/2 coordinates: m·D to
+    build φ, one dot product w·φ(x) of length D per visit (``epochs``·m visits) and one
+    update w += yφ(x) of length D per mistake. About t₂·m per pass, with t₂ = D."""
+    D = d * (d + 1) // 2
+    return m * D + epochs * m * D + mistakes * D
+
+
+def dual_cost(m: int, d: int, mistakes: int) -> int:
+    """Multiply-adds of :func:`mllib.kernels.kernel_perceptron` with (x·z)²: m² kernel values
+    of d multiply-adds each for the Gram matrix, then one row update of m scores per mistake
+    (a visit only compares a kept score with 0). About t₁·m², with t₁ = d."""
+    return m * m * d + mistakes * m
+
+
+def cost_study(sizes=(25, 50, 100, 200, 400, 800, 1600, 3200), dims=(4, 16, 64),
+               max_epochs: int = 3, seed: int = 3) -> CostStudy:
+    """Count the slide's trade-off (CS446 "Explicit & Implicit Kernels: Complexity"): the dual
+    costs about t₁m², the primal about t₂m per pass, t₁ and t₂ the sizes of the dual (d) and
+    primal (d(d+1)/2) feature spaces. Counting, unlike timing, is the same on every machine.
+
+    Labels are sign(x₁x₂) on Gaussian points. The mistakes come from one run of the kernel
+    perceptron, which makes exactly the primal's mistakes on φ(x) (section 3 of the
+    walk-through), so both counts describe the same run."""
     rng = np.random.default_rng(seed)
-    primal = np.zeros((len(dims), len(sizes)))
-    dual = np.zeros_like(primal)
+    shape = (len(dims), len(sizes))
+    epochs, mistakes = np.zeros(shape, dtype=int), np.zeros(shape, dtype=int)
+    primal, dual = np.zeros(shape), np.zeros(shape)
     for a, d in enumerate(dims):
         for b, m in enumerate(sizes):
             X = rng.standard_normal((m, d))
             y = np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)
-            start = time.perf_counter()
-            perceptron.perceptron(kernels.quadratic_features(X), y, max_epochs=epochs)
-            middle = time.perf_counter()
-            kernels.kernel_perceptron(X, y, kernel="polynomial", degree=2, max_epochs=epochs)
-            primal[a, b], dual[a, b] = middle - start, time.perf_counter() - middle
-    return CostStudy(tuple(sizes), tuple(dims), primal, dual)
+            run = kernels.kernel_perceptron(X, y, kernel="polynomial", degree=2,
+                                            max_epochs=max_epochs)
+            epochs[a, b], mistakes[a, b] = run.epochs, run.mistakes
+            primal[a, b] = primal_cost(m, d, run.epochs, run.mistakes)
+            dual[a, b] = dual_cost(m, d, run.mistakes)
+    return CostStudy(tuple(sizes), tuple(dims), epochs, mistakes, primal, dual)
 
 
 def show_cost(study: CostStudy) -> Figure:
-    """The measured times against m, log-log, one line per d for each form."""
-    fig, (ax,) = figure(1, width=6.0, height=4.0)
+    """The counted multiply-adds against m, log-log, one line per d for each form; the x ticks
+    are the measured m."""
+    fig, (ax,) = figure(1, width=6.4, height=4.2)
     for a, d in enumerate(study.dims):
         colour = f"C{a}"
         ax.loglog(study.sizes, study.primal[a], "o-", color=colour,
-                  label=f"primal, d = {d} ({d * (d + 1) // 2} features)")
+                  label=f"primal, d = {d} (D = {d * (d + 1) // 2})")
         ax.loglog(study.sizes, study.dual[a], "s--", color=colour, label=f"dual, d = {d}")
+    ax.set_xticks(study.sizes, [str(m) for m in study.sizes])
+    ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xlabel("m, the number of examples")
-    ax.set_ylabel("seconds")
-    ax.set_title("dual ≈ t₁m², primal ≈ t₂m (CS446)")
-    ax.legend(fontsize=7)
+    ax.set_ylabel("multiply-adds")
+    ax.set_title("dual ≈ t₁m² (t₁ = d), primal ≈ t₂m per pass (t₂ = d(d+1)/2)", fontsize=10)
+    ax.legend(fontsize=7, loc="upper left")
     return fig
+
+
+# --- Generalization: irrelevant features --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IrrelevantFeatures:
+    """The perceptron on the same separable data with more and more irrelevant features.
+
+    Attributes
+    ----------
+    noise_dims : tuple of int
+        How many zero-mean noise coordinates were appended.
+    ratio : ndarray of shape (len(noise_dims),)
+        γ(S, w')/max‖x'‖ for the original separator w' = (w, 0): CS446's γ/‖x‖.
+    bound : ndarray
+        Novikoff's mistake bound (max‖x'‖/γ)², the inverse square of ``ratio``.
+    mistakes : ndarray of int
+        The perceptron's updates until a clean pass (at most 1000 passes).
+    converged : ndarray of bool
+    test_error : ndarray
+        The learned w's error rate on fresh examples with the same noise.
+    """
+
+    noise_dims: tuple[int, ...]
+    ratio: np.ndarray
+    bound: np.ndarray
+    mistakes: np.ndarray
+    converged: np.ndarray
+    test_error: np.ndarray
+
+
+def _margin_sample(rng: np.random.Generator, m: int, margin: float) -> tuple[np.ndarray,
+                                                                            np.ndarray]:
+    """m points of [-1, 1]² at distance >= ``margin`` from the line x₁ + x₂ = 0, labelled by
+    its side."""
+    X = rng.uniform(-1, 1, size=(4 * m, 2))
+    X = X[np.abs(X.sum(axis=1)) / np.sqrt(2) >= margin][:m]
+    return X, np.where(X.sum(axis=1) > 0, 1.0, -1.0)
+
+
+def irrelevant_features(noise_dims=(0, 2, 8, 32, 128), m: int = 100, test: int = 2000,
+                        margin: float = 0.1, noise: float = 0.5, seed: int = 6
+                        ) -> IrrelevantFeatures:
+    """CS446 "Kernels: Generalization": append zero-mean noise coordinates (standard
+    deviation ``noise``) to separable 2-D data. The separator (w, 0) still separates, with the
+    same γ, but every ‖x'‖ > ‖x‖, so γ/‖x'‖ shrinks: the mistake bound grows and the learned
+    separator generalises worse. The same 2-D points are used for every row."""
+    rng = np.random.default_rng(seed)
+    X, y = _margin_sample(rng, m, margin)
+    Xt, yt = _margin_sample(rng, test, margin)
+    w = np.array([1.0, 1.0]) / np.sqrt(2)
+    gamma = float(np.min(y * (X @ w)))
+    rows = []
+    for k in noise_dims:
+        Xk = np.hstack([X, noise * rng.standard_normal((len(X), k))])
+        Xtk = np.hstack([Xt, noise * rng.standard_normal((len(Xt), k))])
+        ratio = gamma / float(np.linalg.norm(Xk, axis=1).max())
+        run = perceptron.perceptron(Xk, y, max_epochs=1000)
+        rows.append((ratio, run.mistakes, run.converged,
+                     float(np.mean(np.where(Xtk @ run.w > 0, 1.0, -1.0) != yt))))
+    ratio, mistakes, converged, error = (np.array(column) for column in zip(*rows, strict=True))
+    return IrrelevantFeatures(tuple(noise_dims), ratio, ratio ** -2.0, mistakes.astype(int),
+                              converged.astype(bool), error)
+
+
+def irrelevant_features_table(study: IrrelevantFeatures) -> str:
+    """The study as a markdown table, one row per number of noise coordinates."""
+    rows = [[k, f"{r:.4f}", f"{b:,.0f}", f"{n}" + ("" if c else " (not converged)"), f"{e:.1%}"]
+            for k, r, b, n, c, e in zip(study.noise_dims, study.ratio, study.bound,
+                                        study.mistakes, study.converged, study.test_error,
+                                        strict=True)]
+    return markdown_table(["noise coordinates", "γ/max‖x'‖", "bound (‖x'‖/γ)²",
+                           "perceptron mistakes", "test error"], rows)
 
 
 # --- Is it a kernel? -------------------------------------------------------------------------

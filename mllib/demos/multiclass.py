@@ -6,12 +6,14 @@ construction, the multiclass perceptron and the conservative update) and MMDS §
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
 from mllib import data, multiclass, perceptron
 from mllib.plotting import figure, markdown_table
@@ -23,13 +25,15 @@ MARKERS = ("o", "s", "^", "D", "v")
 ROW_CENTRES = ((-3.0, 0.0), (0.0, 0.0), (3.0, 0.0))
 # Four classes around a square, for the perceptron and ECOC widgets.
 SQUARE_CENTRES = ((0.0, 2.5), (-2.5, 0.0), (2.5, 0.0), (0.0, -2.5))
-# Code matrices for the ECOC widget (rows: classes 0..3; columns: binary problems).
+_EXHAUSTIVE = np.array([[1, 1, 1, 1, 1, 1, 1], [-1, -1, -1, -1, 1, 1, 1],
+                        [-1, -1, 1, 1, -1, -1, 1], [-1, 1, -1, 1, -1, 1, -1]], dtype=float)
+# Code matrices for the ECOC widget (rows: classes 0..3; columns: binary problems). On the
+# square of SQUARE_CENTRES, the exhaustive code's column 1 asks for {0, 3} (top, bottom) against
+# {1, 2} (left, right), which no line does; the six-bit code is the exhaustive one without it.
 CODES = {
-    "one-vs-all (4 bits)": np.array([[1, -1, -1, -1], [-1, 1, -1, -1], [-1, -1, 1, -1],
-                                     [-1, -1, -1, 1]], dtype=float),
-    "exhaustive (7 bits)": np.array([[1, 1, 1, 1, 1, 1, 1], [-1, -1, -1, -1, 1, 1, 1],
-                                     [-1, -1, 1, 1, -1, -1, 1], [-1, 1, -1, 1, -1, 1, -1]],
-                                    dtype=float),
+    "six learnable bits": np.delete(_EXHAUSTIVE, 1, axis=1),
+    "exhaustive (7 bits)": _EXHAUSTIVE,
+    "one-vs-all (4 bits)": 2 * np.eye(4) - 1,
     "two bits (minimal)": np.array([[1, 1], [1, -1], [-1, 1], [-1, -1]], dtype=float),
 }
 
@@ -90,6 +94,43 @@ def show_ova_vs_ava() -> Figure:
         ax.set_title(f"{name}: {accuracy:.0%} right", fontsize=9)
     left.legend(fontsize=7, loc="upper left")
     return fig
+
+
+def ova_rescaled(label: int = 1, scales=(0.1, 0.3, 1.0, 3.0, 10.0)) -> list[tuple[float, float,
+                                                                                float]]:
+    """OvA on the three-in-a-row data with classifier ``label``'s scores multiplied by each
+    scale: (scale, that classifier's binary accuracy, winner-take-all accuracy). A positive
+    scale changes no binary decision, but winner-take-all compares scores across classifiers
+    trained separately, which share no common range (CS446 "One-vs-All")."""
+    X, y = middle_data()
+    scores = multiclass.one_vs_all(with_bias(X), y, k=3).scores(with_bias(X))
+    rows = []
+    for scale in scales:
+        scaled = scores * np.where(np.arange(3) == label, scale, 1.0)
+        rows.append((float(scale), float(np.mean((scaled[:, label] > 0) == (y == label))),
+                     float(np.mean(np.argmax(scaled, axis=1) == y))))
+    return rows
+
+
+def ova_rescaled_table(label: int = 1) -> str:
+    """:func:`ova_rescaled` as a markdown table."""
+    rows = [[f"{s:g}", f"{b:.0%}", f"{w:.0%}"] for s, b, w in ova_rescaled(label)]
+    return markdown_table([f"scale of f_{label}", f"f_{label}'s own accuracy",
+                           "winner-take-all accuracy"], rows)
+
+
+def reject_table(thetas=(None, 0.0, 2.0, 5.0, 10.0)) -> list[tuple[float | None, float, float]]:
+    """MMDS §12.2.5's reject option on the four-blob data: OvA perceptrons, an example is
+    classified only when its best score is at least θ. Returns (θ, fraction rejected, accuracy
+    on the rest) for each θ (None: no reject option)."""
+    X, y = ecoc_data()
+    model = multiclass.one_vs_all(with_bias(X), y, k=4)
+    rows = []
+    for theta in thetas:
+        labels = multiclass.predict_one_vs_all(model, with_bias(X), theta=theta)
+        kept = labels >= 0
+        rows.append((theta, float(np.mean(~kept)), float(np.mean(labels[kept] == y[kept]))))
+    return rows
 
 
 def example_counts(m: int, k: int) -> str:
@@ -156,6 +197,23 @@ def perceptron_run(conservative: bool = True, n: int = 60, seed: int = 3):
     return X, y, run
 
 
+def update_controls():
+    """The scrubber's two controls: the update rule and the update slider, whose range follows
+    the chosen rule's number of updates."""
+    import ipywidgets
+
+    rule = ipywidgets.ToggleButtons(options=[("conservative", True), ("full", False)],
+                                    value=True, description="update")
+    step = ipywidgets.IntSlider(value=0, min=0, max=perceptron_run(True)[2].mistakes,
+                                description="update", continuous_update=False)
+
+    def follow(change) -> None:
+        step.max = perceptron_run(change["new"])[2].mistakes  # ipywidgets clips the value
+
+    rule.observe(follow, names="value")
+    return step, rule
+
+
 def show_update(step: int, conservative: bool = True) -> Figure:
     """The regions argmax_i w_i·x after ``step`` updates (0: all weights zero), with the
     example that caused update ``step`` circled, and the classes it promoted and demoted."""
@@ -193,27 +251,120 @@ def _column_scorer(column: tuple[float, ...]):
     return multiclass.perceptron_learner(with_bias(X), np.asarray(column)[y])
 
 
-def show_ecoc(code_name: str = "exhaustive (7 bits)", flipped: int = -1) -> Figure:
-    """ECOC with the chosen code matrix: the regions of Hamming decoding (left) and the code
-    matrix (right). ``flipped`` >= 0 negates that column's classifier, as if it erred
-    everywhere: a code whose rows are 3 or more apart still decodes most points right."""
+def code_distance(code: np.ndarray) -> int:
+    """The smallest Hamming distance between two rows of ``code``: a code whose rows are at
+    least 2e + 1 apart corrects e wrong bits."""
+    return min(int(np.sum(a != b)) for i, a in enumerate(code) for b in code[i + 1:])
+
+
+@dataclass(frozen=True)
+class EcocFrame:
+    """ECOC on the widget's data with one code, perhaps one column negated.
+
+    Attributes
+    ----------
+    code : ndarray of shape (4, L)
+    flipped : int
+        The negated column, or -1.
+    bits : ndarray of shape (n, L)
+        The column classifiers' outputs on the training points (±1).
+    column_accuracy : ndarray of shape (L,)
+        How often each column's bit is the code's bit for the point's class.
+    predictions : ndarray of int, shape (n,)
+        Hamming decoding (ties to the lowest label).
+    ties : ndarray of bool, shape (n,)
+        Whether two or more code words were nearest.
+    accuracy : float
+    distance : int
+        :func:`code_distance` of ``code``.
+    """
+
+    code: np.ndarray
+    flipped: int
+    bits: np.ndarray
+    column_accuracy: np.ndarray
+    predictions: np.ndarray
+    ties: np.ndarray
+    accuracy: float
+    distance: int
+
+
+def flip_range(code_name: str) -> tuple[int, int]:
+    """The flip slider's range for a code: -1 (none) to its last column."""
+    return -1, CODES[code_name].shape[1] - 1
+
+
+def _ecoc_model(code_name: str, flipped: int) -> multiclass.Reduction:
     code = CODES[code_name]
-    X, y = ecoc_data()
+    low, high = flip_range(code_name)
+    if not low <= flipped <= high:
+        raise ValueError(f"flipped must be -1 (none) or a column 0..{high} of the "
+                         f"{code_name!r} code; got {flipped}.")
     scorers = [_column_scorer(tuple(col)) for col in code.T.tolist()]
-    if 0 <= flipped < len(scorers):
+    if flipped >= 0:
         original = scorers[flipped]
         scorers[flipped] = lambda Z, f=original: -f(Z)
-    model = multiclass.Reduction(4, tuple(tuple(c) for c in code.T.tolist()), tuple(scorers),
-                                 code)
+    return multiclass.Reduction(4, tuple(tuple(c) for c in code.T.tolist()), tuple(scorers),
+                                code)
+
+
+def ecoc_frame(code_name: str = "six learnable bits", flipped: int = -1) -> EcocFrame:
+    """Train (cached) and decode the chosen code on :func:`ecoc_data`."""
+    model = _ecoc_model(code_name, int(flipped))
+    X, y = ecoc_data()
+    bits = np.where(model.scores(with_bias(X)) > 0, 1.0, -1.0)
+    distances = np.sum(bits[:, None, :] != model.code[None], axis=2)
+    ties = np.sum(distances == distances.min(axis=1, keepdims=True), axis=1) > 1
+    predictions = multiclass.hamming_decode(bits, model.code)
+    return EcocFrame(model.code, int(flipped), bits, np.mean(bits == model.code[y], axis=0),
+                     predictions, ties, float(np.mean(predictions == y)),
+                     code_distance(model.code))
+
+
+def ecoc_controls(code_name: str = "six learnable bits"):
+    """The widget's two controls: the code and the flip slider, whose range follows the code
+    (it runs from -1, none, to the code's last column)."""
+    import ipywidgets
+
+    code = ipywidgets.Dropdown(options=list(CODES), value=code_name, description="code")
+    low, high = flip_range(code_name)
+    flip = ipywidgets.IntSlider(value=-1, min=low, max=high, description="flip column",
+                                continuous_update=False)
+
+    def follow(change) -> None:
+        flip.max = flip_range(change["new"])[1]  # ipywidgets clips the value to the new max
+
+    code.observe(follow, names="value")
+    return code, flip
+
+
+def show_ecoc(code_name: str = "six learnable bits", flipped: int = -1) -> Figure:
+    """ECOC with the chosen code matrix: the regions of Hamming decoding (left) and the code
+    matrix with each column's training accuracy (right). ``flipped`` >= 0 negates that column's
+    classifier, as if it erred everywhere: a code whose rows are at least 3 apart still decodes
+    most points right."""
+    frame = ecoc_frame(code_name, flipped)
+    model = _ecoc_model(code_name, int(flipped))
+    X, y = ecoc_data()
+    code = frame.code
     fig, (left, right) = figure(2, width=4.4, height=3.8)
     draw_regions(left, X, y, 4, lambda P: multiclass.predict_ecoc(model, with_bias(P)))
-    accuracy = np.mean(multiclass.predict_ecoc(model, with_bias(X)) == y)
-    distance = min(int(np.sum(a != b)) for i, a in enumerate(code) for b in code[i + 1:])
-    broken = f", column {flipped} flipped" if 0 <= flipped < len(scorers) else ""
-    left.set_title(f"Hamming decoding{broken}: {accuracy:.0%} right", fontsize=9)
-    right.imshow(code, cmap="RdBu", vmin=-1, vmax=1)
-    right.set_xticks(range(code.shape[1]))
+    broken = f", column {flipped} flipped" if flipped >= 0 else ""
+    left.set_title(f"Hamming decoding{broken}: {frame.accuracy:.0%} right\n"
+                   f"({int(frame.ties.sum())} ties, sent to the lowest label)", fontsize=9)
+    left.legend(fontsize=7, loc="lower left")
+    image = right.imshow(code, cmap="RdBu", vmin=-1, vmax=1)
+    for (row, col), bit in np.ndenumerate(code):
+        right.text(col, row, "+1" if bit > 0 else "−1", ha="center", va="center", fontsize=7,
+                   color="white")
+    right.set_ylim(code.shape[0] - 0.5, -1.9)  # a band above the rows for the colour key
+    right.legend(handles=[Patch(color=image.cmap(image.norm(bit)), label=f"bit {bit:+d}")
+                          for bit in (1, -1)], loc="upper center", ncol=2, fontsize=7)
+    right.set_xticks(range(code.shape[1]),
+                     [f"{c}\n{a:.0%}" for c, a in enumerate(frame.column_accuracy)], fontsize=7)
     right.set_yticks(range(4), [f"class {c}" for c in range(4)])
-    right.set_xlabel("binary problem (column)")
-    right.set_title(f"code matrix: rows at least {distance} apart", fontsize=9)
+    right.set_xlabel("column (its classifier's training accuracy)", fontsize=8)
+    corrects = (frame.distance - 1) // 2
+    right.set_title(f"code matrix: rows at least {frame.distance} apart,\n"
+                    f"corrects {corrects} wrong bit{'' if corrects == 1 else 's'}", fontsize=9)
     return fig
