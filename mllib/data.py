@@ -226,7 +226,10 @@ def dogs() -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
     """Seven dogs as (height in inches, weight in pounds), in the spirit of MMDS Fig. 12.21.
 
     The book draws three Chihuahuas, two Dachshunds and two Beagles without printing their
-    coordinates; these are our own plausible values, not the book's.
+    coordinates; these are our own plausible values, not the book's. A light Dachshund (9 in,
+    16 lb) and a heavy one (10 in, 27 lb) leave a Beagle nearer to their midpoint than either
+    of them, so, as in the footnote to MMDS Example 12.11, neither the Dachshunds' region nor
+    the Beagles' is convex.
 
     Returns
     -------
@@ -236,7 +239,7 @@ def dogs() -> tuple[np.ndarray, np.ndarray, tuple[str, ...]]:
     breeds : tuple of str
     """
     X = np.array([[6.0, 4.0], [8.0, 6.0], [7.0, 3.0],  # Chihuahuas
-                  [9.0, 22.0], [10.0, 27.0],  # Dachshunds
+                  [9.0, 16.0], [10.0, 27.0],  # Dachshunds
                   [14.0, 21.0], [15.0, 26.0]])  # Beagles
     return X, np.array([0, 0, 0, 1, 1, 2, 2]), DOG_BREEDS
 

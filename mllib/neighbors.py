@@ -6,7 +6,8 @@ Sources
   weighting, labelling function), one nearest neighbour and the Voronoi diagram (§12.4.2,
   Example 12.11), one-dimensional interpolation with four rules (§12.4.3, Example 12.12),
   kernel regression (§12.4.4, Example 12.13, Fig. 12.24), high dimensions (§12.4.5) and
-  non-Euclidean distances (§12.4.6); §12.5 on the curse of dimensionality.
+  non-Euclidean distances and locality-sensitive hashing (§12.4.6, with MMDS §3.4 for
+  minhashing and banding); §12.5 on the curse of dimensionality and categorical features.
 
 Conventions
 -----------
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mllib.validation import as_matrix, as_vector, positive, positive_int
+from mllib.validation import as_binary, as_matrix, as_vector, positive, positive_int
 
 METRICS = ("euclidean", "manhattan", "cosine", "jaccard")
 WEIGHTS = ("uniform", "distance")
@@ -286,7 +287,9 @@ def one_d_rule(x, y, queries, rule: str) -> np.ndarray:
     interpolation y₁(x₂ − q)/(x₂ − x₁) + y₂(q − x₁)/(x₂ − x₁), as the book derives. When both
     neighbours lie on one side it is still a weighted *average*, so it stays between y₁ and y₂;
     it is not the straight-line extrapolation the book describes for 0 < q < 1 (at q = 0 the
-    rule gives 4/3, the line through (1, 1) and (2, 2) gives 0).
+    rule gives 4/3, the line through (1, 1) and (2, 2) gives 0). The book's line is what the
+    interpolation formula gives with the *signed* weight 1/(q − x₁), negative when q < x₁
+    (:func:`signed_two_point_rule`).
     """
     if rule not in EX_12_12_RULES:
         raise ValueError(f"unknown rule {rule!r}; choose one of {', '.join(EX_12_12_RULES)}.")
@@ -404,3 +407,134 @@ def distance_concentration(dims, *, n: int = 500, queries: int = 20, seed=0) -> 
         rows.append((near.mean(), far.mean(), ((far - near) / near).mean()))
     nearest, farthest, contrast = map(np.array, zip(*rows, strict=True))
     return Concentration(dims, nearest, farthest, contrast)
+
+
+def signed_two_point_rule(x1: float, y1: float, x2: float, y2: float, queries) -> np.ndarray:
+    """MMDS Example 12.12's rule-3 formula with signed weights 1/(q − x₁) and 1/(x₂ − q).
+
+    (y₁/(q − x₁) + y₂/(x₂ − q)) / (1/(q − x₁) + 1/(x₂ − q)) simplifies to the straight line
+    through (x₁, y₁) and (x₂, y₂) for every q ≠ x₁, x₂ (at x₁ and x₂ the limits y₁ and y₂ are
+    returned). For x₁ < q < x₂ both weights are
+    inverse distances; for q < x₁ the first is negative, which is how the book's formula
+    *extrapolates*. A true inverse-distance weight is never negative (:func:`one_d_rule`).
+
+    Parameters
+    ----------
+    x1, y1, x2, y2 : float
+        The two neighbours, x₁ ≠ x₂.
+    queries : array of shape (q,)
+
+    Returns
+    -------
+    ndarray of shape (q,)
+    """
+    if x1 == x2:
+        raise ValueError("x1 and x2 must differ: two points at one place define no line.")
+    q = as_vector(queries, "queries")
+    on_point = (q == x1) | (q == x2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w1, w2 = 1.0 / (q - x1), 1.0 / (x2 - q)
+        estimate = (w1 * y1 + w2 * y2) / (w1 + w2)
+    return np.where(on_point, np.where(q == x1, y1, y2), estimate)
+
+
+def bisector_side(a, b, queries) -> np.ndarray:
+    """Which side of the perpendicular bisector of a and b each query lies on (MMDS §12.4.2).
+
+    With w = b − a and θ = (‖b‖² − ‖a‖²)/2, the value w·q − θ = (‖q − a‖² − ‖q − b‖²)/2 is
+    positive when q is nearer b and negative when it is nearer a: locating a query in a Voronoi
+    diagram is a sequence of such comparisons with hyperplanes, as in §§12.2-12.3.
+
+    Parameters
+    ----------
+    a, b : arrays of shape (d,)
+    queries : array of shape (q, d)
+
+    Returns
+    -------
+    ndarray of shape (q,)
+    """
+    a, b = as_vector(a, "a"), as_vector(b, "b", len(a))
+    Q = as_matrix(queries, "queries")
+    if Q.shape[1] != len(a):
+        raise ValueError(f"queries have {Q.shape[1]} columns but a and b have {len(a)}.")
+    return Q @ (b - a) - (b @ b - a @ a) / 2
+
+
+def minhash_signatures(S, n_hashes: int, *, seed=0) -> np.ndarray:
+    """Minhash signatures of sets given as 0/1 rows (MMDS §3.3, used for §12.4.6).
+
+    For each of ``n_hashes`` random permutations of the columns, a row's signature entry is the
+    position, in that permutation, of the first column where the row has a 1. Two sets agree in
+    one entry with probability equal to their Jaccard similarity.
+
+    Parameters
+    ----------
+    S : 0/1 array of shape (n, m)
+        Every row must contain at least one 1 (an empty set has no minhash).
+    n_hashes : int
+    seed : int or numpy.random.Generator
+        Two calls with the same seed use the same permutations, so signatures of training sets
+        and of queries are comparable.
+
+    Returns
+    -------
+    int ndarray of shape (n, n_hashes)
+    """
+    S = as_binary(S, "S")
+    if not S.any(axis=1).all():
+        raise ValueError("every row of S needs at least one 1: an empty set has no minhash.")
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    ranks = np.stack([rng.permutation(S.shape[1]) for _ in range(positive_int(n_hashes,
+                                                                              "n_hashes"))])
+    return np.where(S[:, None, :] > 0, ranks[None], S.shape[1]).min(axis=2)
+
+
+def lsh_candidates(train_signatures, query_signatures, bands: int) -> list[np.ndarray]:
+    """Locality-sensitive hashing by banding (MMDS §3.4.1, applied to neighbours in §12.4.6).
+
+    The signature columns are cut into ``bands`` bands of r = n_hashes/bands rows. A training
+    set is a candidate for a query when they agree on every row of at least one band (they fall
+    into the same bucket). Sets of Jaccard similarity s become candidates with probability
+    1 − (1 − sʳ)ᵇ (:func:`lsh_probability`); a near neighbour that never shares a bucket is a
+    false negative.
+
+    Parameters
+    ----------
+    train_signatures : int array of shape (n, h)
+    query_signatures : int array of shape (q, h)
+    bands : int
+        Must divide h.
+
+    Returns
+    -------
+    list of q int arrays: the indices of each query's candidates, increasing.
+
+    Notes
+    -----
+    Each band of each training signature goes into a dictionary (one per band), so a query
+    looks up b buckets instead of scanning all n training sets.
+    """
+    A = np.asarray(train_signatures)
+    B = np.asarray(query_signatures)
+    if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[1]:
+        raise ValueError("signatures must be 2-D arrays with the same number of columns.")
+    bands = positive_int(bands, "bands")
+    if A.shape[1] % bands:
+        raise ValueError(f"bands = {bands} must divide the signature length {A.shape[1]}.")
+    r = A.shape[1] // bands
+    buckets: list[dict[bytes, list[int]]] = [{} for _ in range(bands)]
+    for i, row in enumerate(A):
+        for band, key in zip(buckets, row.reshape(bands, r), strict=True):
+            band.setdefault(key.tobytes(), []).append(i)
+    found = []
+    for row in B.astype(A.dtype):
+        hits = [band.get(key.tobytes(), []) for band, key in zip(buckets, row.reshape(bands, r),
+                                                                  strict=True)]
+        found.append(np.unique(np.concatenate([np.array(h, dtype=int) for h in hits])))
+    return found
+
+
+def lsh_probability(s, bands: int, rows: int) -> np.ndarray:
+    """1 − (1 − sʳ)ᵇ: the chance that sets of Jaccard similarity s share a bucket (MMDS §3.4.2)."""
+    return 1 - (1 - np.asarray(s, dtype=float) ** rows) ** bands

@@ -1,13 +1,18 @@
 """The ensembles walk-through's widget logic, tables and figures, without a browser."""
 
+from fractions import Fraction
+
 import ipywidgets
 import numpy as np
+import pytest
 
+from mllib import data
+from mllib import ensemble as E
 from mllib.demos import ensemble as demo
 from mllib.demos import explore
 
 
-def test_toy_table_shows_the_slides_alpha_slip():
+def test_toy_table_shows_the_slides_alpha_rounding():
     rows = demo.toy_table().splitlines()[2:]
     assert rows[1] == "| 2 | 3/14 = 0.2143 | 0.21 | 0.6496 | 0.65 | 0.6625 |"
     assert rows[2] == "| 3 | 3/22 = 0.1364 | 0.14 | 0.9229 | 0.92 | 0.9076 |"
@@ -55,3 +60,112 @@ def test_round_widget_reruns_its_frame(monkeypatch):
                   dataset=ipywidgets.Dropdown(options=["toy", "moons"]))
     box.children[0].value = 3
     assert box.result.figure.axes[0].get_title().startswith("round 3:")
+
+
+# --- §3 claims of the walk-through -----------------------------------------------------------
+
+
+
+def _toy():
+    X, y = data.boosting_toy()
+    return X, y, E.adaboost(X, y, rounds=4)
+
+
+def test_toy_rounds_make_the_mistakes_the_prose_counts():
+    """3 of 10 wrong; then 3 of the 7 round 1 got right; then 3 of the 4 neither got wrong.
+    After round 1 the correct points weigh 1/14, the mistakes 1/6 (exact fractions)."""
+    X, y, run = _toy()
+    wrong = [r.learner.predict(X) != y for r in run.history[:3]]
+    assert wrong[0].sum() == 3
+    assert wrong[1].sum() == 3 and not np.any(wrong[1] & wrong[0])
+    assert wrong[2].sum() == 3 and not np.any(wrong[2] & (wrong[0] | wrong[1]))
+    D2 = run.distributions[1]
+    assert {Fraction(v).limit_denominator(100) for v in D2[wrong[0]]} == {Fraction(1, 6)}
+    assert {Fraction(v).limit_denominator(100) for v in D2[~wrong[0]]} == {Fraction(1, 14)}
+
+
+def test_toy_h_is_right_everywhere_and_no_alpha_outvotes_the_others():
+    X, y, run = _toy()
+    three = run.history[:3]
+    assert np.all(run.predict(X, rounds=3) == y)
+    assert np.all(sum(r.learner.predict(X) != y for r in three) <= 1)
+    alphas = np.array([r.alpha for r in three])
+    assert np.all(alphas < alphas.sum() - alphas)
+
+
+def test_reweighting_table_checks_e_alpha_z_and_one_half():
+    """e^{αₜ} = √((1 − εₜ)/εₜ), Zₜ = 2√(εₜ(1 − εₜ)), and hₜ's error under D_{t+1} is 1/2."""
+    rows = [r.split(" | ") for r in demo.reweighting_table().splitlines()[2:]]
+    assert len(rows) == 3
+    for row in rows:
+        assert row[2] == row[3]
+        assert row[5].rstrip(" |") == "0.5000"
+    X, y, run = _toy()
+    for r, following in zip(run.history[:3], run.distributions[1:4], strict=True):
+        wrong = r.learner.predict(X) != y
+        assert np.exp(r.alpha) == pytest.approx(np.sqrt((1 - r.error) / r.error), rel=1e-12)
+        assert following[wrong].sum() == pytest.approx(0.5, abs=1e-12)
+
+
+def test_test_error_falls_then_creeps_up_while_the_bound_stays_far_above():
+    """The printed claims under the boosting curves: lowest test error after some rounds,
+    higher again after 300; the training error, computed, sits below the bound."""
+    c = demo.boosting_curves()
+    best = int(np.argmin(c.test_error))
+    assert c.test_error[best] < c.test_error[0] - 0.03
+    assert c.test_error[-1] > c.test_error[best] + 0.01
+    assert 0 < best < len(c.rounds) - 1
+    assert c.bound[-1] > 2 * c.training_error[-1]
+
+
+def test_boosting_curves_fit_inside_the_axes():
+    """The bound curve is not clipped: every drawn value lies inside the y-limits."""
+    fig = demo.show_boosting_curves()
+    ax = fig.axes[0]
+    lo, hi = ax.get_ylim()
+    for line in ax.get_lines():
+        assert np.all((line.get_ydata() >= lo) & (line.get_ydata() <= hi))
+    fig.canvas.draw()
+    lo, hi = sorted(ax.xaxis.get_view_interval())
+    labels = [t.get_text() for loc, t in zip(ax.get_xticks(), ax.get_xticklabels(), strict=True)
+              if t.get_text() and lo <= loc <= hi]
+    assert len(labels) >= 2
+
+
+def test_bootstrap_replicates_hold_about_63_percent():
+    rng = np.random.default_rng(0)
+    m = 1000
+    shares = [len(np.unique(rng.integers(0, m, m))) / m for _ in range(5)]
+    assert all(abs(s - (1 - (1 - 1 / m) ** m)) < 0.03 for s in shares)
+
+
+def test_bagging_figure_has_a_class_legend_and_a_grey_key():
+    fig = demo.show_bagging_variance()
+    texts = [[t.get_text() for t in ax.get_legend().get_texts()] for ax in fig.axes]
+    assert texts[0] == ["y = +1", "y = -1"]
+    assert texts[1] == ["all refits say −1", "all refits say +1"]
+
+
+# --- §4 the round scrubber over every value ---------------------------------------------------
+
+
+def test_round_widget_sweeps_every_round_and_dataset(monkeypatch):
+    """Every t from 1 to 30 on both data sets draws; the title's stump rule, ε, α and training
+    error agree with the run, and the drawn regions are H after t rounds."""
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    controls = demo.round_controls()
+    for dataset in controls["dataset"].options:
+        movie = demo.boosting_movie(dataset)
+        assert len(movie.run.history) == controls["t"].max  # the slider never outruns the run
+        for t in range(controls["t"].min, controls["t"].max + 1):
+            controls["t"].value, controls["dataset"].value = t, dataset
+            fig = explore(demo.show_round, **controls)
+            r = movie.run.history[t - 1]
+            title = fig.axes[0].get_title()
+            s = r.learner
+            side = ">" if s.polarity > 0 else "<="
+            assert f"round {t}: h says +1 where x{s.feature + 1} {side} {s.threshold:.2f}" in title
+            assert f"ε = {r.error:.3f}, α = {r.alpha:.3f}" in title
+            trained = np.mean(movie.run.predict(movie.X, rounds=t) != movie.y)
+            assert f"training error of H = {trained:.2f}" in title
+            fig.clf()

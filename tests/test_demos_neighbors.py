@@ -24,7 +24,8 @@ def test_rules_figure_draws_each_rule_and_the_books_line():
         q, estimate = ax.get_lines()[0].get_data()
         np.testing.assert_allclose(estimate, N.one_d_rule(x, y, q, rule))
     q, line = fig.axes[2].get_lines()[2].get_data()
-    np.testing.assert_array_equal(line, q)  # the straight line through (1, 1) and (2, 2)
+    # the straight line through (1, 1) and (2, 2), from the signed-weight formula (rounding only)
+    np.testing.assert_allclose(line, q, atol=1e-12)
 
 
 def test_voronoi_colours_every_cell_by_its_dogs_breed():
@@ -71,3 +72,223 @@ def test_widgets_rerun_their_frames(monkeypatch):
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     frame = explore(demo.show_kernel, sigma=ipywidgets.FloatSlider(value=0.5))
     assert "σ = 0.50" in frame.axes[0].get_legend().get_texts()[0].get_text()
+
+
+# --- §1 corrections and §3 claims of the walk-through ----------------------------------------
+
+
+def _scipy_breed(points):
+    """1-NN breed from scipy's k-d tree: an oracle independent of mllib.neighbors."""
+    from scipy.spatial import cKDTree
+
+    X, y, _ = data.dogs()
+    return y[cKDTree(X).query(np.atleast_2d(points))[1]]
+
+
+@pytest.mark.parametrize("breed, other", [(1, 2), (2, 1)])
+def test_dachshund_and_beagle_regions_are_not_convex(breed, other):
+    """MMDS Ex. 12.11, footnote 2: two points of one breed's region whose midpoint is the other
+    breed's, for the Dachshunds and for the Beagles (checked with scipy's tree)."""
+    w = demo.nonconvex_witness(breed)
+    assert w is not None and w.midpoint_breed == other
+    np.testing.assert_array_equal(_scipy_breed([w.p1, w.p2]), [breed, breed])
+    assert _scipy_breed(w.midpoint)[0] == other
+    np.testing.assert_allclose(w.midpoint, (w.p1 + w.p2) / 2)
+    assert w.depth > 0.5  # visibly inside the regions, in inches/pounds: not a grid artefact
+
+
+def test_the_chihuahua_region_has_no_such_witness():
+    """The notebook prints 'convex' for the Chihuahuas: no grid pair of their region has a
+    midpoint outside it."""
+    assert demo.nonconvex_witness(0) is None
+
+
+def test_the_dachshunds_midpoint_is_a_beagle():
+    """The prose: a Beagle is closer to the middle between the two Dachshunds than they are."""
+    X, y, _ = data.dogs()
+    assert _scipy_breed(X[y == 1].mean(axis=0))[0] == 2
+
+
+def test_voronoi_walls_are_scipys_ridges_and_fewer_than_3n_minus_6():
+    """The pairs whose cells touch in the picture are Voronoi neighbours (scipy's ridges), and
+    the printed count obeys the planar bound 3n − 6 against n(n − 1)/2 bisectors."""
+    from scipy.spatial import Voronoi
+
+    X, _, _ = data.dogs()
+    ridges = {tuple(sorted(map(int, p))) for p in Voronoi(X).ridge_points}
+    walls = demo.voronoi_walls()
+    assert walls <= ridges
+    assert len(walls) <= 3 * len(X) - 6 < len(X) * (len(X) - 1) // 2
+
+
+def test_voronoi_figure_marks_each_witness():
+    fig = demo.show_voronoi()
+    crosses = [ln for ln in fig.axes[0].get_lines() if ln.get_marker() == "x"]
+    assert len(crosses) == 2
+    mids = {tuple(np.round(ln.get_xydata()[0], 6)) for ln in crosses}
+    assert mids == {tuple(np.round(demo.nonconvex_witness(b).midpoint, 6)) for b in (1, 2)}
+
+
+def test_book_line_in_the_rules_figure_is_the_signed_weight_formula():
+    """The dashed line is computed with the signed weight 1/(q − 1), and is the line y = q; the
+    positive-weight rule is (4 − 3q)/(3 − 2q), 4/3 at q = 0, and bends up left of 1 and right
+    of 7 (the prose)."""
+    x, y = data.mmds_peak()
+    q = np.linspace(0, 0.99, 30)
+    np.testing.assert_allclose(demo.book_extrapolation(q), q, atol=1e-12)
+    rule = "weighted average of 2 nearest"
+    left = N.one_d_rule(x, y, q, rule)
+    np.testing.assert_allclose(left, (4 - 3 * q) / (3 - 2 * q), rtol=1e-12)
+    assert left[0] == pytest.approx(4 / 3)
+    assert np.all(np.diff(left) < 0)  # rising as q moves left, away from x = 1
+    right = N.one_d_rule(x, y, np.linspace(7.01, 8, 30), rule)
+    assert np.all(np.diff(right) > 0)
+
+
+def test_tie_claims_under_the_rules_table():
+    """q = 2.5, nearest neighbour: the tie goes to 2 (label 2); q = 3, average of 2: (4 + 2)/2."""
+    x, y = data.mmds_peak()
+    assert N.one_d_rule(x, y, [2.5], "nearest neighbour")[0] == 2
+    assert N.one_d_rule(x, y, [3.0], "average of 2 nearest")[0] == 3
+
+
+def test_query_on_a_training_point_returns_its_label():
+    x, y = data.mmds_peak()
+    got = N.kernel_regression(x, y, [3.5, 4.0, 4.001])
+    assert got[1] == 8 and got[2] == pytest.approx(8, abs=1e-3) and got[0] == pytest.approx(5.51,
+                                                                                          abs=5e-3)
+
+
+def test_gaussian_widget_small_sigma_steps_large_sigma_flattens_to_the_mean():
+    """The prose: small σ approaches the 1-NN step function (away from the midpoints where the
+    step jumps); the curve's spread shrinks as σ grows and closes in on 22/7."""
+    x, y = data.mmds_peak()
+    q = np.linspace(0, 8, 401)
+    away = np.min(np.abs(q[:, None] - (x[:-1] + 0.5)), axis=1) > 0.1
+    sharp = N.kernel_regression(x, y, q, kernel="gaussian", sigma=0.1)
+    np.testing.assert_allclose(sharp[away], N.one_d_rule(x, y, q, "nearest neighbour")[away],
+                               atol=1e-3)
+    sigmas = np.arange(0.1, 4.0001, 0.05)
+    curves = [N.kernel_regression(x, y, q, kernel="gaussian", sigma=s) for s in sigmas]
+    spread = np.array([c.max() - c.min() for c in curves])
+    assert np.all(np.diff(spread[sigmas >= 0.5]) < 0)
+    assert curves[-1].min() < 22 / 7 < curves[-1].max()
+    assert np.ptp(N.kernel_regression(x, y, q, kernel="gaussian", sigma=100.0)) < 0.01
+
+
+def test_moons_classes_are_balanced_75_and_75():
+    _, y, *_ = demo._moons_split()
+    assert np.sum(y == 1) == np.sum(y == -1) == 75
+
+
+def test_too_large_a_k_washes_it_out_with_uniform_weights():
+    """The printed claim: with uniform weights the test error roughly doubles from its best odd
+    k to k = n − 1 = 149; with 1/distance weights it moves by less than 0.02."""
+    uniform, distance = demo.wash_out("uniform"), demo.wash_out("distance")
+    assert uniform.largest_k == distance.largest_k == 149
+    assert 1.7 < uniform.largest_error / uniform.best_error < 2.5
+    assert uniform.best_k < 75
+    assert distance.largest_error - distance.best_error < 0.02
+
+
+def test_distance_weights_keep_training_error_zero_for_every_k():
+    ks, train, _ = demo.error_curve("distance")
+    assert ks[-1] == 149 and np.all(train == 0)
+
+
+def test_curse_table_claims_thousands_and_ten_per_cent():
+    """'In one dimension the nearest point is thousands of times closer than the farthest; in a
+    thousand dimensions the two differ by about ten per cent.'"""
+    c = N.distance_concentration(demo.CURSE_DIMS, n=500, queries=20, seed=0)
+    assert c.contrast[0] > 1000
+    assert 0.05 < c.contrast[-1] < 0.15
+
+
+def test_lsh_table_trade_off():
+    """More rows per band: less of the data scanned and the neighbour found less often; at r = 3
+    under 1% is scanned and at least 95% of the neighbours are found; each observed share is
+    within 0.1 of the S-curve's prediction (100 queries: 2 binomial s.d. ≤ 0.1)."""
+    table = demo.lsh_table()
+    scanned = [t.scanned for t in table]
+    found = [t.found for t in table]
+    assert scanned == sorted(scanned, reverse=True) and found == sorted(found, reverse=True)
+    r3 = next(t for t in table if t.rows == 3)
+    assert r3.scanned < 0.01 and r3.found >= 0.95
+    assert table[0].found == 1 and table[-1].found < 0.2
+    assert all(abs(t.found - t.predicted) < 0.1 for t in table)
+
+
+def test_lsh_queries_have_one_clear_neighbour_near_0_6():
+    S, Q = demo.lsh_sets()
+    sim = np.sort(1 - N.pairwise_distances(Q, S, "jaccard"), axis=1)
+    assert np.all((sim[:, -1] > 0.5) & (sim[:, -1] < 0.75))
+    assert np.all(sim[:, -2] < 0.3)
+
+
+def test_categorical_codes():
+    """0, 1, 2 puts red twice as far from blue as from green; one-hot puts every pair at √2."""
+    numbers, one_hot = demo.categorical_distances()
+    assert numbers[0, 2] == pytest.approx(2 * numbers[0, 1])
+    off = ~np.eye(3, dtype=bool)
+    np.testing.assert_allclose(one_hot[off], np.sqrt(2), rtol=1e-12)
+
+
+# --- §4 every widget over every value its controls allow -------------------------------------
+
+
+def _values(control):
+    """Every value a slider allows (min to max by step) or every option of a dropdown."""
+    if isinstance(control, ipywidgets.Dropdown):
+        return list(control.options)
+    count = int(round((control.max - control.min) / control.step)) + 1
+    return [control.min + i * control.step for i in range(count)]
+
+
+def test_knn_widget_sweeps_every_k_and_weighting(monkeypatch):
+    """Every odd k from 1 to 149 with both weightings draws, and each frame's regions and title
+    agree with knn_predict on the drawn grid and data."""
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    controls = demo.knn_controls()
+    assert controls["k"].max == 149 and controls["k"].min == 1
+    X, y, X_test, y_test, gx, gy = demo._moons_split()
+    grid = np.column_stack([gx.ravel(), gy.ravel()])
+    for weights in _values(controls["weights"]):
+        for k in _values(controls["k"]):
+            controls["k"].value, controls["weights"].value = k, weights
+            fig = explore(demo.show_knn, **controls)
+            r = demo.knn_regions(k, weights)
+            title = fig.axes[0].get_title()
+            assert f"k = {k}, {weights}" in title
+            assert f"test error {r.test_error:.2f}" in title
+            if k in (1, 75, 149):
+                np.testing.assert_array_equal(
+                    r.labels.ravel(), N.knn_predict(X, y, grid, k=k, weights=weights))
+                assert r.test_error == np.mean(N.knn_predict(X, y, X_test, k=k,
+                                                             weights=weights) != y_test)
+            fig.clf()
+
+
+def test_kernel_widget_sweeps_every_sigma(monkeypatch):
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    controls = demo.kernel_controls()
+    x, y = data.mmds_peak()
+    for sigma in _values(controls["sigma"]):
+        controls["sigma"].value = sigma
+        fig = explore(demo.show_kernel, **controls)
+        q, fitted = fig.axes[0].get_lines()[0].get_data()
+        assert np.all(np.isfinite(fitted))
+        np.testing.assert_allclose(fitted, N.kernel_regression(x, y, q, kernel="gaussian",
+                                                               sigma=controls["sigma"].value))
+        fig.clf()
+
+
+def test_log_axes_have_two_labelled_ticks():
+    fig = demo.show_concentration()
+    fig.canvas.draw()
+    for ax in fig.axes:
+        for axis in [a for a in (ax.xaxis, ax.yaxis) if a.get_scale() == "log"]:
+            lo, hi = sorted(axis.get_view_interval())
+            shown = [label.get_text() for loc, label in zip(axis.get_ticklocs(),
+                                                            axis.get_ticklabels(), strict=True)
+                     if label.get_text() and lo <= loc <= hi]
+            assert len(shown) >= 2, shown

@@ -115,7 +115,7 @@ def test_adaboost_equals_a_plain_loop_of_the_slide_formulas():
     assert run.distributions.shape == (12, 60)
 
 
-def test_reproduces_cs446_toy_example_and_its_alpha_slip():
+def test_reproduces_cs446_toy_example_and_its_alpha_rounding():
     """ε = 3/10, 3/14, 3/22 give α = 0.42, 0.65, 0.92 as printed; the printed, rounded
     ε₂ = 0.21 and ε₃ = 0.14 would give 0.66 and 0.91."""
     X, y = data.boosting_toy()

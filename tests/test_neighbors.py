@@ -205,3 +205,62 @@ def test_curse_of_dimensionality_shrinks_the_relative_contrast():
 def test_bad_input_is_named(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_signed_weights_give_the_books_straight_line():
+    """MMDS's formula with the signed weight 1/(q − x₁) < 0 for q < x₁ is the line through the
+    two points: at q = 0 it gives 0, where the true 1/distance rule gives 4/3."""
+    q = np.linspace(-3, 0.99, 40)
+    np.testing.assert_allclose(N.signed_two_point_rule(1, 1, 2, 2, q), q, atol=1e-12)
+    np.testing.assert_allclose(N.signed_two_point_rule(3, 4, 4, 8, [2.0, 3.0, 4.0, 5.0]),
+                               [0.0, 4.0, 8.0, 12.0], atol=1e-12)
+
+
+@examples(40)
+@given(st.lists(st.floats(-20, 20), min_size=4, max_size=4), st.integers(0, 2**31))
+def test_bisector_side_is_half_the_difference_of_squared_distances(ab, seed):
+    a, b = np.array(ab[:2]), np.array(ab[2:])
+    Q = np.random.default_rng(seed).normal(scale=10, size=(30, 2))
+    expected = (np.sum((Q - a) ** 2, axis=1) - np.sum((Q - b) ** 2, axis=1)) / 2
+    # a difference of squares of size up to ~2000: 1e-9 relative to that scale
+    np.testing.assert_allclose(N.bisector_side(a, b, Q), expected, atol=1e-9 * 2000)
+
+
+def test_minhash_agreement_estimates_jaccard_similarity():
+    """P[one minhash agrees] = Jaccard similarity (MMDS §3.3.3): over 2000 hashes the share of
+    agreements is within 4 binomial standard deviations of it."""
+    rng = np.random.default_rng(3)
+    S = (rng.random((2, 80)) < 0.4).astype(float)
+    S[1, :40] = S[0, :40]
+    sim = 1 - N.pairwise_distances(S[:1], S[1:], "jaccard")[0, 0]
+    sig = N.minhash_signatures(S, 2000, seed=5)
+    share = np.mean(sig[0] == sig[1])
+    assert abs(share - sim) < 4 * np.sqrt(sim * (1 - sim) / 2000)
+
+
+def test_lsh_candidates_are_the_sets_agreeing_on_a_whole_band():
+    """Brute force over every pair against the bucket lookup."""
+    rng = np.random.default_rng(8)
+    A, B = rng.integers(0, 3, (40, 12)), rng.integers(0, 3, (15, 12))
+    for bands in (1, 2, 3, 4, 6, 12):
+        r = 12 // bands
+        same = (A[None] == B[:, None]).reshape(15, 40, bands, r).all(axis=3).any(axis=2)
+        got = N.lsh_candidates(A, B, bands)
+        for row, cand in zip(same, got, strict=True):
+            np.testing.assert_array_equal(cand, np.flatnonzero(row))
+
+
+def test_lsh_probability_is_the_s_curve():
+    assert N.lsh_probability(0.8, 20, 5) == pytest.approx(1 - (1 - 0.8**5) ** 20)
+    assert N.lsh_probability(0.0, 20, 5) == 0 and N.lsh_probability(1.0, 20, 5) == 1
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: N.signed_two_point_rule(1, 1, 1, 2, [0.5]), "must differ"),
+    (lambda: N.bisector_side([0, 0], [1, 1], [[1, 2, 3]]), "columns"),
+    (lambda: N.minhash_signatures([[0, 0], [1, 0]], 3), "at least one 1"),
+    (lambda: N.lsh_candidates(np.zeros((2, 6)), np.zeros((1, 6)), 4), "must divide"),
+])
+def test_new_bad_input_is_named(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

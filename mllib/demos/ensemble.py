@@ -12,11 +12,12 @@ from functools import lru_cache
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
 from mllib import data
 from mllib import ensemble as E
 from mllib import trees as T
-from mllib.plotting import NEGATIVE, POSITIVE, figure, markdown_table
+from mllib.plotting import NEGATIVE, POSITIVE, figure, log_axis, markdown_table, scatter_labelled
 
 # The toy example as printed on the CS446 slides: (ε, α) per round.
 SLIDE_TOY = ((0.30, 0.42), (0.21, 0.65), (0.14, 0.92))
@@ -35,6 +36,22 @@ def toy_table() -> str:
                      f"{alpha_printed:.2f}", f"{E.alpha_from_error(eps_printed):.4f}"])
     return markdown_table(["round t", "εₜ (exact)", "εₜ printed", "α from exact ε",
                            "α printed", "α from printed ε"], rows)
+
+
+def reweighting_table() -> str:
+    """The slides' note e^{αₜ} = √((1 − εₜ)/εₜ) on the toy run: the factor e^{αₜ}, the root,
+    Zₜ = 2√(εₜ(1 − εₜ)), and the weighted error of hₜ under D_{t+1}, which is exactly 1/2."""
+    X, y = data.boosting_toy()
+    run = E.adaboost(X, y, rounds=4)  # round 4 trains on D₄, the reweighting after round 3
+    rows = []
+    for r, following in zip(run.history[:3], run.distributions[1:4], strict=True):
+        wrong = r.learner.predict(X) != y
+        rows.append([r.t, f"{r.error:.4f}", f"{np.exp(r.alpha):.4f}",
+                     f"{np.sqrt((1 - r.error) / r.error):.4f}",
+                     f"{2 * np.sqrt(r.error * (1 - r.error)):.4f}",
+                     f"{following[wrong].sum():.4f}"])
+    return markdown_table(["round t", "εₜ", "e^αₜ", "√((1 − εₜ)/εₜ)", "Zₜ = 2√(εₜ(1 − εₜ))",
+                           "error of hₜ under D₍ₜ₊₁₎"], rows)
 
 
 def _grid(X: np.ndarray, pad: float = 0.5) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -63,6 +80,14 @@ def boosting_movie(dataset: str = "toy", rounds: int = 30) -> BoostingMovie:
     gx, gy, grid = _grid(X, pad=1.0 if dataset == "toy" else 0.5)
     scores = run.staged_scores(grid).reshape(-1, *gx.shape)
     return BoostingMovie(X, y, run, gx, gy, scores)
+
+
+def round_controls() -> dict:
+    """The round scrubber's controls, as the walk-through wires them."""
+    from ipywidgets import Dropdown, IntSlider
+
+    return {"t": IntSlider(value=1, min=1, max=30, description="round t"),
+            "dataset": Dropdown(options=["toy", "moons"], description="data")}
 
 
 def show_round(t: int = 1, dataset: str = "toy") -> Figure:
@@ -130,12 +155,12 @@ def show_boosting_curves() -> Figure:
     ax.plot(c.rounds, c.bound, color="tab:grey", label="bound Πₜ 2√(εₜ(1 − εₜ))")
     ax.plot(c.rounds, c.training_error, color="tab:blue", label="training error of H")
     ax.plot(c.rounds, c.test_error, color="tab:red", label="test error of H")
-    ax.set_xscale("log")
+    log_axis(ax, "x")
     ax.set_xlabel("rounds T")
     ax.set_ylabel("error")
-    ax.set_ylim(0, 0.6)
-    ax.legend(fontsize=8)
-    ax.set_title("AdaBoost with stumps on 200 noisy moons points (test: 1000 more)")
+    ax.set_ylim(0, 1.0)  # the bound starts at 2√(ε₁(1 − ε₁)) ≤ 1
+    ax.legend(fontsize=8, loc="upper right")
+    ax.set_title("AdaBoost with stumps: 200 noisy moons points, 1000 test points")
     return fig
 
 
@@ -181,20 +206,28 @@ def bagging_variance(refits: int = 5, n_estimators: int = 15, seed: int = 0) -> 
 
 
 def show_bagging_variance() -> Figure:
+    """Left one deep tree, right a bag of 15, each refitted on 5 bootstrap samples: the grey
+    level is the share of refits that say +1 (white: all say −1, black: all say +1), each black
+    contour is one refit's boundary."""
     v = bagging_variance()
     X, y, *_ = _moons_split()
-    fig, axes = figure(2, width=4.6, height=3.8)
+    fig, axes = figure(2, width=4.8, height=4.2)
     for ax, maps, name, share in ((axes[0], v.tree_maps, "one deep tree", v.tree_disagreement),
                                   (axes[1], v.bag_maps, "bag of 15 trees", v.bag_disagreement)):
-        ax.contourf(v.grid_x, v.grid_y, maps.mean(axis=0), levels=np.linspace(-1, 1, 9),
-                    cmap="RdBu", alpha=0.6)
+        shade = ax.contourf(v.grid_x, v.grid_y, (maps > 0).mean(axis=0),
+                            levels=np.linspace(0, 1, len(maps) + 2), cmap="Greys", alpha=0.45)
         for m in maps:
-            ax.contour(v.grid_x, v.grid_y, m, levels=[0], colors="black", linewidths=0.6)
-        ax.scatter(*X.T, c=np.where(y > 0, POSITIVE, NEGATIVE), s=6)
-        ax.set_title(f"{name}: {len(maps)} refits\nshare of the plane in dispute {share:.3f}",
-                     fontsize=9)
+            ax.contour(v.grid_x, v.grid_y, m, levels=[0], colors="black", linewidths=0.7)
+        scatter_labelled(ax, X, y, size=10)
+        ax.set_title(f"{name}: {len(maps)} refits, each contour one boundary\n"
+                     f"share of the plane in dispute {share:.3f}", fontsize=9)
         ax.set_xlabel("$x_1$")
     axes[0].set_ylabel("$x_2$")
+    axes[0].legend(fontsize=7, loc="lower left", framealpha=0.9)
+    key = [Patch(facecolor=shade.cmap(shade.norm(level)), alpha=0.45, edgecolor="grey",
+                 label=text) for level, text in ((0.0, "all refits say −1"),
+                                                 (1.0, "all refits say +1"))]
+    axes[1].legend(handles=key, fontsize=7, loc="lower left", framealpha=0.9)
     return fig
 
 

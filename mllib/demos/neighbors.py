@@ -1,7 +1,9 @@
 """Widgets, figures and tables for the nearest-neighbour walk-through (lecture 09).
 
-Sources: MMDS §12.4 (Example 12.11 and Fig. 12.21, Example 12.12 and Figs. 12.22-12.23,
-Example 12.13 and Fig. 12.24, §12.4.5 and §12.5 on high dimensions).
+Sources: MMDS §12.4 (Example 12.11 and Fig. 12.21 with its footnote, §12.4.2 on building and
+searching a Voronoi diagram, Example 12.12 and Figs. 12.22-12.23, Example 12.13 and Fig. 12.24,
+§12.4.5 on high dimensions, §12.4.6 on locality-sensitive hashing), §12.5 (categorical
+features, the curse of dimensionality).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from mllib.plotting import figure, markdown_table, scatter_labelled
 
 GRID = 120  # cells per side of a decision-region picture
 BREED_COLOURS = ("tab:red", "tab:green", "tab:purple")
+BREED_MARKERS = ("o", "s", "^")
 
 
 def _fraction(value: float) -> str:
@@ -46,8 +49,10 @@ def fig_12_24_table(q: float = 3.5) -> str:
 
 
 def book_extrapolation(q: np.ndarray) -> np.ndarray:
-    """What MMDS says rule 3 does for 0 < q < 1: extend the line through (1, 1) and (2, 2)."""
-    return q.astype(float)
+    """What MMDS says rule 3 does for 0 < q < 1: its interpolation formula with the signed
+    weight 1/(q − 1) < 0, which is the line through (1, 1) and (2, 2)."""
+    x, y = data.mmds_peak()
+    return N.signed_two_point_rule(x[0], y[0], x[1], y[1], q)
 
 
 def show_rules(resolution: int = 801) -> Figure:
@@ -69,27 +74,96 @@ def show_rules(resolution: int = 801) -> Figure:
     return fig
 
 
+def _dog_grid(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An n × n grid over the dogs' picture (4 units beyond the dogs on every side)."""
+    X, _, _ = data.dogs()
+    lo, hi = X.min(axis=0) - 4, X.max(axis=0) + 4
+    gx, gy = np.meshgrid(np.linspace(lo[0], hi[0], n), np.linspace(lo[1], hi[1], n))
+    return gx, gy, np.column_stack([gx.ravel(), gy.ravel()])
+
+
+@dataclass(frozen=True)
+class Witness:
+    """Two queries a breed's region holds whose midpoint it does not (MMDS Ex. 12.11, note 2).
+
+    ``depth`` is the smallest of three margins, each (distance to the nearest dog of another
+    breed) − (distance to the nearest dog of the breed the point is classified as): how far p₁,
+    p₂ and the midpoint sit inside their regions.
+    """
+
+    breed: int
+    p1: np.ndarray  # (2,)
+    p2: np.ndarray
+    midpoint: np.ndarray
+    midpoint_breed: int
+    depth: float
+
+
+def _margin(X: np.ndarray, y: np.ndarray, points: np.ndarray, breed: int) -> np.ndarray:
+    """(nearest dog not of ``breed``) − (nearest dog of ``breed``), one per point: positive
+    exactly when 1-NN classifies the point as ``breed``."""
+    D = N.pairwise_distances(points, X)
+    return D[:, y != breed].min(axis=1) - D[:, y == breed].min(axis=1)
+
+
+@lru_cache(maxsize=3)
+def nonconvex_witness(breed: int, n: int = 41) -> Witness | None:
+    """The deepest witness that a breed's 1-NN region is not convex, searched over pairs of an
+    n × n grid of the picture, or None when the region is convex there."""
+    X, y, _ = data.dogs()
+    *_, grid = _dog_grid(n)
+    inside = grid[_margin(X, y, grid, breed) > 0]
+    depth_in = _margin(X, y, inside, breed)
+    mids = (inside[:, None] + inside[None]) / 2
+    depth_out = -_margin(X, y, mids.reshape(-1, 2), breed).reshape(len(inside), len(inside))
+    score = np.minimum(np.minimum(depth_in[:, None], depth_in[None]), depth_out)
+    i, j = np.unravel_index(np.argmax(score), score.shape)
+    if score[i, j] <= 0:
+        return None
+    mid = mids[i, j]
+    label = int(N.knn_predict(X, y, mid[None], k=1)[0])
+    return Witness(breed, inside[i], inside[j], mid, label, float(score[i, j]))
+
+
+def voronoi_walls(n: int = 300) -> set[tuple[int, int]]:
+    """The pairs of dogs whose cells share a wall inside the picture, read off an n × n grid."""
+    X, _, _ = data.dogs()
+    gx, _, grid = _dog_grid(n)
+    cell = N.kneighbors(X, grid, k=1)[1][:, 0].reshape(gx.shape)
+    pairs = set()
+    for a, b in ((cell[:, 1:], cell[:, :-1]), (cell[1:], cell[:-1])):
+        step = a != b
+        pairs |= {(int(min(u, v)), int(max(u, v))) for u, v in zip(a[step], b[step], strict=True)}
+    return pairs
+
+
 def show_voronoi() -> Figure:
     """A Voronoi picture in the spirit of MMDS Fig. 12.21: each dog's cell (the queries it is
-    nearest to) coloured by breed, cell boundaries drawn. The dogs' coordinates are ours."""
+    nearest to) coloured by breed, cell boundaries drawn, and for each breed whose region is not
+    convex a dotted segment between two of its points whose midpoint (a cross) it loses.
+    The dogs' coordinates are ours."""
     X, y, breeds = data.dogs()
-    lo, hi = X.min(axis=0) - 4, X.max(axis=0) + 4
-    gx, gy = np.meshgrid(np.linspace(lo[0], hi[0], 300), np.linspace(lo[1], hi[1], 300))
-    queries = np.column_stack([gx.ravel(), gy.ravel()])
+    gx, gy, queries = _dog_grid(300)
     _, idx = N.kneighbors(X, queries, k=1)
     cell = idx[:, 0].reshape(gx.shape)
-    fig, (ax,) = figure(1, width=5.5, height=4.5)
-    colours = np.array([BREED_COLOURS[c] for c in y])
+    fig, (ax,) = figure(1, width=6.0, height=4.8)
     ax.pcolormesh(gx, gy, y[cell], cmap=ListedColormap(BREED_COLOURS), alpha=0.25,
                   shading="auto", vmin=-0.5, vmax=2.5)
     ax.contour(gx, gy, cell, levels=np.arange(len(X)) + 0.5, colors="grey", linewidths=0.8)
     ax.contour(gx, gy, y[cell], levels=[0.5, 1.5], colors="black", linewidths=1.8)
-    for b, name in enumerate(breeds):
-        ax.scatter(*X[y == b].T, c=colours[y == b], s=50, edgecolors="black", label=name)
+    for b, (name, marker) in enumerate(zip(breeds, BREED_MARKERS, strict=True)):
+        ax.scatter(*X[y == b].T, c=BREED_COLOURS[b], marker=marker, s=60, edgecolors="black",
+                   label=name, zorder=3)
+    for b in range(len(breeds)):
+        w = nonconvex_witness(b)
+        if w is not None:
+            ax.plot(*np.array([w.p1, w.p2]).T, ":o", color=BREED_COLOURS[b], ms=4, lw=1.5)
+            ax.plot(*w.midpoint, "x", color="black", ms=8, mew=2)
     ax.set_xlabel("height (inches)")
     ax.set_ylabel("weight (pounds)")
-    ax.set_title("1-NN cells: grey between dogs, black between breeds")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.set_title("1-NN cells: grey walls between dogs, black between breeds\n"
+                 "dotted: two points of one region whose midpoint (×) is in another", fontsize=9)
+    ax.legend(fontsize=8, loc="upper left")
     return fig
 
 
@@ -115,6 +189,28 @@ def _moons_split():
     X, y = data.moons(400, noise=0.35, seed=9)
     grid_x, grid_y = np.meshgrid(np.linspace(-1.6, 2.6, GRID), np.linspace(-1.3, 1.8, GRID))
     return X[:150], y[:150], X[150:], y[150:], grid_x, grid_y
+
+
+def k_max() -> int:
+    """The largest k the widget offers: n − 1 for the 150 training points (odd, so a two-class
+    uniform vote never ties)."""
+    X, *_ = _moons_split()
+    return len(X) - 1
+
+
+def knn_controls() -> dict:
+    """The k-NN widget's controls, as the walk-through wires them: odd k from 1 to n − 1."""
+    from ipywidgets import Dropdown, IntSlider
+
+    return {"k": IntSlider(value=1, min=1, max=k_max(), step=2, description="k"),
+            "weights": Dropdown(options=list(N.WEIGHTS), description="weights")}
+
+
+def kernel_controls() -> dict:
+    """The kernel-regression widget's control: σ from 0.1 to 4."""
+    from ipywidgets import FloatSlider
+
+    return {"sigma": FloatSlider(value=1.0, min=0.1, max=4.0, step=0.05, description="σ")}
 
 
 @lru_cache(maxsize=64)  # a slider moved back and forth redraws without recomputing
@@ -143,10 +239,10 @@ def show_knn(k: int = 1, weights: str = "uniform") -> Figure:
 
 
 @lru_cache(maxsize=4)
-def error_curve(weights: str = "uniform", ks: tuple[int, ...] = tuple(range(1, 60, 2))
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(k, training error, test error) for odd k on the moons split."""
+def error_curve(weights: str = "uniform") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(k, training error, test error) for every odd k from 1 to n − 1 on the moons split."""
     X, y, X_test, y_test, *_ = _moons_split()
+    ks = range(1, k_max() + 1, 2)
     train = [np.mean(N.knn_predict(X, y, X, k=k, weights=weights) != y) for k in ks]
     test = [np.mean(N.knn_predict(X, y, X_test, k=k, weights=weights) != y_test) for k in ks]
     return np.array(ks), np.array(train), np.array(test)
@@ -158,11 +254,30 @@ def show_error_curve() -> Figure:
         ks, train, test = error_curve(weights)
         ax.plot(ks, train, style, color="tab:grey", label=f"training, {weights}")
         ax.plot(ks, test, style, color="tab:red", label=f"test, {weights}")
-    ax.set_xlabel("k")
+    ax.set_xlabel(f"k (up to n − 1 = {k_max()})")
     ax.set_ylabel("error")
-    ax.set_title("Small k memorises, large k blurs")
-    ax.legend(fontsize=8)
+    ax.set_ylim(bottom=0)
+    ax.set_title("Small k memorises; with uniform weights, large k blurs")
+    ax.legend(fontsize=8, loc="upper left", ncols=2)
     return fig
+
+
+@dataclass(frozen=True)
+class WashOut:
+    """What the largest k does to the test error, for one weighting."""
+
+    weights: str
+    best_k: int
+    best_error: float
+    largest_k: int
+    largest_error: float
+
+
+def wash_out(weights: str = "uniform") -> WashOut:
+    """The best test error over odd k against the test error at k = n − 1."""
+    ks, _, test = error_curve(weights)
+    best = int(np.argmin(test))
+    return WashOut(weights, int(ks[best]), float(test[best]), int(ks[-1]), float(test[-1]))
 
 
 # --- kernel regression -----------------------------------------------------------------------
@@ -219,3 +334,75 @@ def concentration_table(seed: int = 0) -> str:
     rows = [[int(d), f"{a:.3f}", f"{b:.3f}", f"{r:.3f}"]
             for d, a, b, r in zip(c.dims, c.nearest, c.farthest, c.contrast, strict=True)]
     return markdown_table(["d", "nearest", "farthest", "(far − near)/near"], rows)
+
+
+# --- locality-sensitive hashing (§12.4.6) ----------------------------------------------------
+
+LSH_HASHES = 60
+LSH_BANDS = (60, 30, 20, 15, 12, 10, 6)  # r = 1, 2, 3, 4, 5, 6, 10 rows per band
+
+
+@dataclass(frozen=True)
+class LSHRow:
+    """One banding of the signatures, measured on the queries of :func:`lsh_sets`."""
+
+    bands: int
+    rows: int
+    scanned: float  # mean share of the training sets a query compares exactly
+    found: float  # share of queries whose exact Jaccard nearest neighbour is a candidate
+    predicted: float  # mean of 1 − (1 − sʳ)ᵇ at each query's nearest-neighbour similarity
+
+
+@lru_cache(maxsize=1)
+def lsh_sets(n: int = 1000, words: int = 300, queries: int = 100, seed: int = 4):
+    """n random 'documents' (sets of about 20 of ``words`` words) and ``queries`` edited copies
+    of some of them (about a quarter of each set's words swapped for others)."""
+    rng = np.random.default_rng(seed)
+    S = rng.random((n, words)) < 20 / words
+    S[np.arange(n), rng.integers(0, words, n)] = True  # no empty set
+    Q = S[rng.choice(n, queries, replace=False)].copy()
+    for row in Q:
+        present, absent = np.flatnonzero(row), np.flatnonzero(~row)
+        k = max(1, len(present) // 4)
+        row[rng.choice(present, k, replace=False)] = False
+        row[rng.choice(absent, k, replace=False)] = True
+    return S.astype(float), Q.astype(float)
+
+
+@lru_cache(maxsize=1)
+def lsh_table() -> tuple[LSHRow, ...]:
+    """Scanned share, nearest neighbours found and the S-curve's prediction for each banding of
+    60 minhashes."""
+    S, Q = lsh_sets()
+    A = N.minhash_signatures(S, LSH_HASHES, seed=1)
+    B = N.minhash_signatures(Q, LSH_HASHES, seed=1)
+    D = N.pairwise_distances(Q, S, "jaccard")
+    nearest, similarity = D.argmin(axis=1), 1 - D.min(axis=1)
+    rows = []
+    for b in LSH_BANDS:
+        found = N.lsh_candidates(A, B, b)
+        r = LSH_HASHES // b
+        rows.append(LSHRow(b, r, float(np.mean([len(c) for c in found]) / len(S)),
+                           float(np.mean([i in c for i, c in zip(nearest, found, strict=True)])),
+                           float(N.lsh_probability(similarity, b, r).mean())))
+    return tuple(rows)
+
+
+def lsh_markdown() -> str:
+    rows = [[t.bands, t.rows, f"{t.scanned:.4f}", f"{t.found:.2f}", f"{t.predicted:.2f}"]
+            for t in lsh_table()]
+    return markdown_table(["bands b", "rows r", "share of the data scanned",
+                           "nearest neighbour found", "predicted 1 − (1 − sʳ)ᵇ"], rows)
+
+
+# --- categorical features (§12.5) ------------------------------------------------------------
+
+COLOURS = ("red", "green", "blue")
+
+
+def categorical_distances() -> tuple[np.ndarray, np.ndarray]:
+    """Euclidean distances between the three colours coded as the numbers 0, 1, 2 and as
+    one-hot vectors: (3, 3) each."""
+    numbers = np.arange(len(COLOURS), dtype=float)[:, None]
+    one_hot = np.eye(len(COLOURS))
+    return N.pairwise_distances(numbers, numbers), N.pairwise_distances(one_hot, one_hot)
