@@ -196,3 +196,30 @@ def test_explore_draws_the_experts_widget_as_a_static_frame_under_nbgrader(monke
     frame = explore(demo.show_experts, beta=FloatSlider(value=0.5, min=0.0, max=0.95),
                     noise=FloatSlider(value=0.1, min=0.0, max=0.5))
     assert isinstance(frame, Figure)
+
+
+def test_scaling_claims_hold():
+    scaling = demo.winnow_vs_perceptron()
+    # "doubling n roughly doubles the perceptron's mistakes"
+    assert np.all((1.4 < scaling.perceptron[1:] / scaling.perceptron[:-1]) &
+                  (scaling.perceptron[1:] / scaling.perceptron[:-1] < 2.2))
+    # "adds a roughly constant number of Winnow mistakes": each step adds at most a dozen
+    assert np.all(np.diff(scaling.winnow) < 12)
+
+
+def test_extensions_table_claims_hold():
+    rows = {r.split(" | ")[0][2:]: r.split(" | ")[1:] for r in
+            demo.extensions_table().splitlines()[2:]}
+    learned = {name: ["✓" in cell for cell in cells] for name, cells in rows.items()}
+    assert learned["Winnow"] == learned["Winnow with elimination"] == [True, False, False]
+    assert learned["Winnow on [x, 1 − x]"] == [True, True, True]
+    assert learned["Balanced Winnow"] == [True, False, True]
+
+
+def test_balcan_table_degrades_gracefully_with_room_to_spare():
+    rows = [[float(c.strip().rstrip("%")) for c in r.strip("|").split("|")]
+            for r in demo.balcan_table().splitlines()[2:]]
+    flips, mistakes, td, bound = (np.array(col) for col in zip(*rows, strict=True))
+    assert np.all(bound >= 2 * mistakes)  # "with room to spare"
+    assert td[0] == 0 and np.all(np.diff(td) > 0)
+    assert td[1] < 5 and td[2] < 10  # "a few flipped labels add a few units of TD_γ"
