@@ -25,7 +25,7 @@ import numpy as np
 
 from mllib.validation import as_data, as_matrix, as_vector, finite, positive, positive_int
 
-LOSSES = ("squared", "hinge", "log", "exponential")
+LOSSES = ("squared", "hinge", "squared_hinge", "log", "exponential")
 REGULARIZERS = (None, "l2", "l1")
 
 
@@ -145,16 +145,31 @@ def losses(z) -> dict[str, np.ndarray]:
     }
 
 
-def _sigmoid(s: np.ndarray) -> np.ndarray:
-    """σ(s) = 1/(1 + e⁻ˢ), written with tanh so it neither overflows nor loses small values."""
-    return 0.5 * (1 + np.tanh(0.5 * s))
+def _sigmoid(s):
+    """σ(s) = 1/(1 + e⁻ˢ), elementwise; any shape, numbers give numbers.
+
+    Computed from e = e^(-|s|) <= 1, which never overflows: σ(s) = 1/(1 + e) for s >= 0 and
+    e/(1 + e) for s < 0, so small values keep their relative accuracy (σ(-40) ≈ 4.25e-18, where
+    1 - σ(40) or 0.5·(1 + tanh(s/2)) would round to 0) until e^(-|s|) itself underflows.
+    """
+    s = np.asarray(s, dtype=float)
+    e = np.exp(-np.abs(s))
+    return np.where(s >= 0, 1 / (1 + e), e / (1 + e))[()]
+
+
+def squared_hinge(z):
+    """max(0, 1 - z)², the loss of the L2-loss SVM (CS446 "What do we optimize?"): the hinge
+    squared, differentiable everywhere (slope -2·max(0, 1 - z)). z of any shape."""
+    return np.maximum(0.0, 1 - np.asarray(z, dtype=float)) ** 2
 
 
 def loss_values(loss: str, scores: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Qᵢ for scores sᵢ = w·xᵢ: ½(sᵢ - yᵢ)² for "squared" (LMS), else the margin losses of
-    :func:`losses` at zᵢ = yᵢsᵢ. Shapes (n,) -> (n,)."""
+    """Qᵢ for scores sᵢ = w·xᵢ: ½(sᵢ - yᵢ)² for "squared" (LMS), :func:`squared_hinge` for
+    "squared_hinge", else the margin losses of :func:`losses` at zᵢ = yᵢsᵢ. Shapes (n,) -> (n,)."""
     if loss == "squared":
         return 0.5 * (scores - y) ** 2
+    if loss == "squared_hinge":
+        return squared_hinge(y * scores)
     return losses(y * scores)[loss]
 
 
@@ -169,6 +184,8 @@ def loss_slopes(loss: str, scores, y):
         return scores - y
     if loss == "hinge":
         return -y * (z < 1)
+    if loss == "squared_hinge":
+        return -2 * y * np.maximum(0.0, 1 - z)
     if loss == "log":
         return -y * _sigmoid(-z)
     return -y * np.exp(-z)
@@ -278,8 +295,10 @@ def gradient_descent(
 
     Parameters
     ----------
-    loss : {"squared", "hinge", "log", "exponential"}
+    loss : {"squared", "hinge", "squared_hinge", "log", "exponential"}
         "squared" is LMS's ½(y - w·x)² with real targets; the others take labels in {-1, +1}.
+        With ``regularizer="l2"``, "hinge" is the (L1-loss) SVM and "squared_hinge" the L2-loss
+        SVM ½‖w‖² + C·Σᵢ max(0, 1 - yᵢw·xᵢ)² with C = 1/(λn) (CS446).
     X : array_like of shape (n, d)
     y : array_like of shape (n,)
     eta : float

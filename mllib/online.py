@@ -118,6 +118,44 @@ def farkas_certificate(A, b, multipliers) -> bool:
     return bool(np.all(lam >= 0) and np.allclose(lam @ A, 0.0) and lam @ b < 0)
 
 
+# --- Representation: a consistent disjunction is hard to minimise -------------------------
+
+
+def set_cover_sample(sets, n_elements: int) -> tuple[np.ndarray, np.ndarray]:
+    """The sample of CS446's "Importance of representation" reduction from set cover.
+
+    Variable j stands for set j. For each element e = 0, …, n_elements - 1 a positive example
+    has xⱼ = 1 exactly when set j contains e; one negative example has every variable 0. A
+    monotone disjunction is consistent with the sample exactly when its variables' sets cover
+    every element, so the smallest consistent disjunction is a minimum set cover (NP-hard,
+    Haussler 1988). ``sets``: a sequence of collections of elements in [0, n_elements).
+    Returns X of shape (n_elements + 1, len(sets)) and y in {-1, +1}.
+    """
+    n_elements = positive_int(n_elements, "n_elements")
+    sets = [set(members) for members in sets]
+    if not sets or any(not 0 <= e < n_elements for members in sets for e in members):
+        raise ValueError(f"sets must be a non-empty list of sets of elements in "
+                         f"[0, {n_elements}).")
+    X = np.array([[float(e in members) for members in sets] for e in range(n_elements)]
+                 + [[0.0] * len(sets)])
+    return X, np.r_[np.ones(n_elements), -1.0]
+
+
+def minimum_consistent_disjunction(X, y) -> tuple[tuple[int, ...], int]:
+    """The smallest set of variables whose monotone disjunction labels every row of X as y, by
+    trying every subset in order of size: exponential in d, as NP-hardness leads one to expect.
+    X (n, d) binary, y (n,) in {-1, +1}. Returns (the variables, the subsets tried); raises
+    ValueError when no monotone disjunction is consistent."""
+    X, y = _binary_data(X, y)
+    tried = 0
+    for size in range(X.shape[1] + 1):
+        for subset in itertools.combinations(range(X.shape[1]), size):
+            tried += 1
+            if np.array_equal(X[:, list(subset)].any(axis=1), y > 0):
+                return subset, tried
+    raise ValueError("no monotone disjunction is consistent with this sample.")
+
+
 # --- The Winnow family --------------------------------------------------------------------
 
 
@@ -439,7 +477,9 @@ def randomized_weighted_majority(predictions, outcomes, *, beta: float = 0.5,
     equal to the weight share of the experts saying +1; update as :func:`weighted_majority`.
 
     The expected number of mistakes (``expected_mistakes``, exact, not sampled) is at most
-    (m·ln(1/β) + ln N)/(1 - β) (:func:`randomized_weighted_majority_bound`). Shapes as for
+    (m·ln(1/β) + ln N)/(1 - β) (:func:`randomized_weighted_majority_bound`): for β = 1 - ε about
+    (1 + ε/2)·m + ln N/ε, a trade-off between following the best expert closely (small ε) and
+    paying ln N/ε to find it. Shapes as for
     :func:`weighted_majority`; ``seed`` drives the draws recorded in ``mistakes``.
     """
     predictions, outcomes = _expert_data(predictions, outcomes)

@@ -22,6 +22,29 @@ def test_example_12_2_figure_marks_the_minimum_at_three_fifths_and_one():
     np.testing.assert_allclose(np.ravel(star.get_data()), [0.6, 1.0])
 
 
+# The sliders of the walk-through, as the notebook wires them (FloatLogSlider: base 10, the
+# exponent from min to max in steps).
+ETA_EXPONENTS = np.arange(-2.3, -0.7 + 1e-9, 0.1)
+DECAY_EXPONENTS = np.arange(-4, 0 + 1e-9, 0.25)
+ADAGRAD_EXPONENTS = np.arange(-1.5, 0.5 + 1e-9, 0.1)
+C_EXPONENTS = np.arange(-3, 2 + 1e-9, 0.25)
+
+
+def sweep(exponents, inside: int = 3) -> list[float]:
+    """A slider's two extremes and ``inside`` values spread between them."""
+    picks = np.unique(np.r_[0, np.linspace(0, len(exponents) - 1, inside + 2).round(), -1])
+    return [10.0 ** exponents[int(k)] for k in picks]
+
+
+def labelled_ticks(ax, which: str) -> list[str]:
+    """The non-empty tick labels drawn inside the axis's view limits."""
+    ax.figure.canvas.draw()
+    axis, (low, high) = (ax.yaxis, ax.get_ylim()) if which == "y" else (ax.xaxis, ax.get_xlim())
+    return [tick.get_text() for tick, value in zip(axis.get_ticklabels(), axis.get_ticklocs(),
+                                                   strict=True)
+            if tick.get_text() and min(low, high) <= value <= max(low, high)]
+
+
 def test_race_distances_start_at_the_least_squares_norm_and_sgd_gets_below_lms():
     race = demo.race(0.05, 0.01)
     _, _, w_ls = demo.race_data()
@@ -32,6 +55,19 @@ def test_race_distances_start_at_the_least_squares_norm_and_sgd_gets_below_lms()
     assert race.distances["SGD, η₀/(1 + ct)"][-1] < race.distances["LMS (constant η)"][-1] / 2
 
 
+def test_race_claims_printed_in_the_walkthrough_hold():
+    d = demo.race(0.05, 0.01, 0.2).distances
+    lms, batch, sgd, ada = (d[name] for name in demo.METHODS)
+    assert lms[-1] >= 0.9 * lms[5]  # "LMS is no closer after 25 epochs than after 5"
+    assert 5 < lms[-1] / sgd[-1] < 20  # "SGD ... ends about ten times closer than LMS"
+    assert ada[-1] < lms[-1]  # "AdaGrad at r = 0.2 beats LMS too"
+    assert batch[-1] == max(x[-1] for x in (lms, batch, sgd, ada))  # "gradient descent ... slowest"
+    same_rate = demo.race(0.05, 0.01, 0.05).distances["AdaGrad"][-1]
+    assert 0.5 < same_rate / batch[-1] < 2  # "with r = η AdaGrad ends as far away as GD"
+    too_soon = demo.race(0.05, 1.0, 0.2).distances["SGD, η₀/(1 + ct)"][-1]
+    assert too_soon > 10 * lms[-1]  # "with c = 1 ... it stops far from w_LS"
+
+
 def test_race_decay_zero_makes_sgd_identical_to_lms():
     race = demo.race(0.05, 0.0)
     np.testing.assert_array_equal(race.distances["SGD, η₀/(1 + ct)"],
@@ -39,19 +75,153 @@ def test_race_decay_zero_makes_sgd_identical_to_lms():
 
 
 def test_race_figure_draws_what_race_computed():
-    fig = demo.show_race(0.1, 0.05)
+    fig = demo.show_race(0.1, 0.05, 0.3)
     lines = fig.axes[0].get_lines()
-    race = demo.race(0.1, 0.05)
+    race = demo.race(0.1, 0.05, 0.3)
     for line, distance in zip(lines, race.distances.values(), strict=True):
         np.testing.assert_allclose(line.get_ydata(), np.clip(distance, 1e-12, 1e6))
 
 
+@pytest.mark.parametrize("eta", sweep(ETA_EXPONENTS))
+def test_race_widget_sweep_draws_every_curve_inside_a_labelled_log_axis(eta):
+    for decay in sweep(DECAY_EXPONENTS, inside=1):
+        for rate in sweep(ADAGRAD_EXPONENTS, inside=1):
+            ax = demo.show_race(eta, decay, rate).axes[0]
+            low, high = ax.get_ylim()
+            for line in ax.get_lines():
+                assert np.all(np.isfinite(line.get_ydata()))
+                assert low <= line.get_ydata().min() and line.get_ydata().max() <= high
+            assert len(labelled_ticks(ax, "y")) >= 2
+            assert high / low <= 1e9  # the range is the curves' decades, not a fixed 10⁻⁶…10³
+
+
+def test_race_at_every_slider_value_keeps_finite_distances():
+    for eta in 10.0**ETA_EXPONENTS:
+        for decay in 10.0**DECAY_EXPONENTS[::4]:
+            assert all(np.all(np.isfinite(d)) for d in demo.race(eta, decay).distances.values())
+    for rate in 10.0**ADAGRAD_EXPONENTS:
+        assert np.all(np.isfinite(demo.race(0.05, 0.01, rate).distances["AdaGrad"]))
+
+
 def test_moving_the_decay_slider_reuses_the_runs_that_do_not_depend_on_it():
-    demo.race(0.07, 0.01)
-    before = demo._paths_for_eta.cache_info()
-    demo.race(0.07, 0.02)  # only c moved: LMS, gradient descent and AdaGrad come from the cache
-    after = demo._paths_for_eta.cache_info()
-    assert (after.hits, after.misses) == (before.hits + 1, before.misses)
+    demo.race(0.07, 0.01, 0.3)
+    fixed, ada = demo._fixed_rate_paths.cache_info(), demo._adagrad_path.cache_info()
+    demo.race(0.07, 0.02, 0.3)  # only c moved: LMS, gradient descent and AdaGrad come from caches
+    assert demo._fixed_rate_paths.cache_info().hits == fixed.hits + 1
+    assert demo._adagrad_path.cache_info().hits == ada.hits + 1
+    assert demo._fixed_rate_paths.cache_info().misses == fixed.misses
+
+
+def test_expected_squared_risk_agrees_with_a_fresh_sample():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200_000, 3))
+    y = X @ demo.RACE_W + demo.RACE_NOISE * rng.normal(size=len(X))
+    w = np.array([1.0, 0.0, -1.0])
+    losses = 0.5 * (y - X @ w) ** 2
+    # the sample mean is within 4 standard errors of the expectation
+    assert abs(losses.mean() - demo.expected_squared_risk(w)) < 4 * losses.std() / np.sqrt(len(X))
+
+
+def test_risk_table_claims_hold():
+    rows = [[float(c) for c in r.strip("|").split("|")[1:]]
+            for r in demo.risk_table().splitlines()[2:]]
+    (exact0, fresh0, train0), (exact_ls, fresh_ls, train_ls) = rows
+    assert abs(fresh0 - exact0) < 0.01 * exact0 and abs(fresh_ls - exact_ls) < 0.01 * exact_ls
+    assert abs(train0 - exact0) > 5 * abs(fresh0 - exact0)  # "the training examples miss it"
+    assert train_ls < exact_ls  # the empirical risk at w_LS is optimistic
+    _, _, w_ls = demo.race_data()
+    assert exact_ls == pytest.approx(demo.expected_squared_risk(w_ls), abs=5e-5)
+
+
+def test_hinge_steps_update_exactly_inside_the_margin_by_eta_y_x():
+    eta = 0.5
+    run = linear.sgd("hinge", demo.HINGE_X, demo.HINGE_Y, eta=eta, epochs=1)
+    path = run.path()
+    for i, (before, after) in enumerate(zip(path[:-1], path[1:], strict=True)):
+        z = demo.HINGE_Y[i] * (before @ demo.HINGE_X[i])
+        expected = before + eta * demo.HINGE_Y[i] * demo.HINGE_X[i] if z < 1 else before
+        np.testing.assert_allclose(after, expected, atol=1e-15)
+    rows = demo.hinge_steps_table(eta).splitlines()[2:]
+    assert [("yes" in r) for r in rows] == [True, True, False, True, False]
+    z2 = demo.HINGE_Y[1] * (path[1] @ demo.HINGE_X[1])
+    assert 0 < z2 < 1  # "step 2's point is already on the right side" yet inside the margin
+
+
+def test_l2_loss_svm_is_shorter_with_more_margin_violators_than_the_l1_loss_svm():
+    svms = demo.l1_and_l2_svm(0.1)
+    assert np.linalg.norm(svms.squared_hinge) < np.linalg.norm(svms.hinge)
+    assert svms.violators["squared_hinge"] > svms.violators["hinge"]
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_the_walkthroughs_svms_match_sklearn_linear_svc(loss):
+    from sklearn.svm import LinearSVC
+
+    X, y = demo.logistic_data()
+    svms = demo.l1_and_l2_svm(0.1)
+    oracle = LinearSVC(C=0.1, loss=loss, fit_intercept=False, tol=1e-10, max_iter=100_000)
+    w = oracle.fit(X, y).coef_[0]
+    lam = 1 / (0.1 * len(y))
+
+    def value(v):
+        return linear.objective(loss, v, X, y, regularizer="l2", lam=lam)
+
+    # the objective is flat near its minimum: compare values (to 1e-6 of the optimum), and the
+    # weights to 1e-3 (the hinge run's decaying rate stops a little short of the kink's minimum)
+    assert value(getattr(svms, loss)) == pytest.approx(value(w), rel=1e-6)
+    np.testing.assert_allclose(getattr(svms, loss), w, atol=1e-3)
+
+
+def test_bias_variance_claims_hold():
+    bv = demo.bias_variance()
+    assert np.all(np.diff(bv.variance) > 0)  # "the variance rises at every step"
+    assert bv.bias2[0] > 100 * bv.bias2[-1]  # "bias² falls by two orders of magnitude"
+    best = int(np.argmin(bv.bias2 + bv.variance))
+    assert 0 < best < len(bv.Cs) - 1  # "smallest in between"
+    assert bv.bias2[0] > bv.variance[0] and bv.variance[-1] > bv.bias2[-1]
+
+
+def test_bias_variance_figure_has_labelled_log_axes():
+    ax = demo.show_bias_variance().axes[0]
+    assert len(labelled_ticks(ax, "x")) >= 2 and len(labelled_ticks(ax, "y")) >= 2
+    low, high = ax.get_ylim()
+    assert all(low <= line.get_ydata().min() for line in ax.get_lines()[:2])
+
+
+def test_true_probability_is_the_bayes_posterior_of_the_two_gaussians():
+    from scipy.stats import multivariate_normal
+
+    X, _ = demo.logistic_sample(50, np.random.default_rng(3))
+    plus = multivariate_normal(demo.LOGISTIC_MEAN).pdf(X[:, :2])
+    minus = multivariate_normal(-demo.LOGISTIC_MEAN).pdf(X[:, :2])
+    np.testing.assert_allclose(demo.true_probability(X), plus / (plus + minus), rtol=1e-12)
+
+
+def test_logistic_objective_over_C_is_the_negative_log_posterior_with_prior_variance_C():
+    from scipy.stats import multivariate_normal
+
+    X, y = demo.logistic_data()
+    C = 0.3
+    prior = multivariate_normal(np.zeros(3), C * np.eye(3))
+    rng = np.random.default_rng(1)
+    gaps = []
+    for w in rng.normal(size=(5, 3)):
+        log_likelihood = np.sum(np.log(linear.predict_proba(w, X * y[:, None])))
+        gaps.append(linear.logistic_objective(w, X, y, C) / C
+                    - (-log_likelihood - prior.logpdf(w)))
+    np.testing.assert_allclose(gaps, gaps[0], atol=1e-9)  # the same constant for every w
+
+
+def test_logistic_widget_sweep_fits_longer_w_for_larger_C():
+    X, y = demo.logistic_data()
+    norms = []
+    for exponent in C_EXPONENTS:
+        C = 10.0**exponent
+        ax = demo.show_logistic(C).axes[0]
+        w = linear.logistic_regression(X, y, C=C).w
+        assert str(np.round(w, 2).tolist()) in ax.get_title()
+        norms.append(np.linalg.norm(w))
+    assert np.all(np.diff(norms) > 0)  # "a small C means ... a short w; a large C sharper"
 
 
 def test_lasso_paths_have_exact_zeros_and_ridge_paths_do_not():
@@ -69,10 +239,28 @@ def test_logistic_figure_title_shows_the_fitted_weights():
     assert str(np.round(w, 2).tolist()) in demo.show_logistic(1.0).axes[0].get_title()
 
 
-def test_losses_figure_draws_five_curves():
+def test_losses_figure_draws_five_curves_and_the_squared_hinge():
     lines = demo.show_losses().axes[0].get_lines()
-    assert [line.get_label() for line in lines[:5]] == ["0-1", "squared", "hinge", "log",
-                                                        "exponential"]
+    assert [line.get_label() for line in lines[:6]] == ["0-1", "squared", "hinge", "log",
+                                                        "exponential", "squared hinge"]
+
+
+def test_hinge_squared_hinge_and_exponential_lie_above_the_zero_one_loss():
+    z = np.linspace(-5, 5, 1001)
+    values = linear.losses(z)
+    for upper in (values["hinge"], linear.squared_hinge(z), values["exponential"],
+                  values["log"] / np.log(2)):
+        assert np.all(upper >= values["0-1"])
+
+
+def test_explore_draws_the_race_as_a_static_frame_under_nbgrader(monkeypatch):
+    from ipywidgets import FloatLogSlider
+
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    frame = explore(demo.show_race, eta=FloatLogSlider(value=0.05, min=-2.3, max=-0.7),
+                    decay=FloatLogSlider(value=0.01, min=-4, max=0),
+                    adagrad_rate=FloatLogSlider(value=0.2, min=-1.5, max=0.5))
+    assert isinstance(frame, Figure)
 
 
 def test_explore_draws_a_static_frame_under_nbgrader(monkeypatch):

@@ -1,10 +1,20 @@
 """The online-learning walk-through's widget logic, tables and figures, driven without a
 browser."""
 
+import itertools
+
 import numpy as np
+import pytest
 
 from mllib import online
+from mllib import perceptron as P
+from mllib.data import separable
 from mllib.demos import online as demo
+
+# The experts widget's sliders as the notebook wires them: β from 0 to 0.95 and the best
+# expert's error rate p from 0 to 0.5, in steps of 0.05 (extremes and a grid inside).
+BETAS = [0.0, 0.05, 0.3, 0.5, 0.75, 0.95]
+NOISES = [0.0, 0.05, 0.1, 0.25, 0.4, 0.5]
 
 
 def test_truth_table_prints_cs446s_disjunction_and_two_of_three():
@@ -35,27 +45,181 @@ def test_extensions_table_marks_what_each_learner_learns():
     assert rows["Balanced Winnow"].endswith("✓ |")  # x1 ∧ ¬x2
 
 
-def test_shifting_target_favours_winnow_r_after_the_shift():
+def test_shifting_target_claims_hold():
     shift = demo.shifting_target()
-    assert shift.lowest_weight < 0.5
-    after = [m[-1] - m[shift.at - 1] for m in (shift.winnow_r, shift.winnow)]
-    assert after[0] < after[1]
+    assert shift.lowest_weight == 2.0**-24  # "from about 2^-24"
+    plain, robust = shift.after_last_shift()
+    assert plain > 3 * robust  # "a few times fewer mistakes on the last target"
+    assert shift.winnow_r[-1] < shift.winnow[-1]  # "and fewer over the whole stream"
 
 
-def test_experts_figure_plots_the_algorithms_and_the_bound():
-    fig = demo.show_experts(0.5, 0.3)
-    lines = fig.axes[0].get_lines()
-    predictions, outcomes = demo.experts_problem(0.3)
-    wm = online.weighted_majority(predictions, outcomes)
-    assert lines[1].get_ydata()[-1] == wm.mistakes
-    assert lines[1].get_ydata()[-1] <= lines[3].get_ydata()[0]  # the bound's horizontal line
+def test_shift_figure_draws_the_runs_and_marks_every_shift():
+    shift = demo.shifting_target()
+    ax = demo.show_shift(shift).axes[0]
+    lines = ax.get_lines()
+    np.testing.assert_array_equal(lines[0].get_ydata(), shift.winnow)
+    np.testing.assert_array_equal(lines[1].get_ydata(), shift.winnow_r)
+    assert [line.get_xdata()[0] for line in lines[2:]] == list(shift.shifts)
+    assert ax.get_ylim()[1] > max(shift.winnow[-1], shift.winnow_r[-1])
 
 
-def test_experts_figure_with_beta_zero_draws_halving_without_a_bound_line():
-    assert len(demo.show_experts(0.0, 0.0).axes[0].get_lines()) == 2
+def test_thick_separator_runs_converge_and_clear_their_margin():
+    X, y, _ = separable(100, 2, margin=0.02, seed=1)
+    geometric = {}
+    for gamma in (None, 0.1, 0.5, 2.0):
+        run = (P.perceptron(X, y, max_epochs=1000) if gamma is None else
+               online.thick_perceptron(X, y, margin=gamma, max_epochs=1000))
+        assert run.converged  # the walk-through draws conclusions only from converged runs
+        z = y * (X @ run.w)
+        assert z.min() > (gamma or 0)
+        geometric[gamma] = z.min() / np.linalg.norm(run.w)
+    assert min(geometric[g] for g in (0.1, 0.5, 2.0)) > 3 * geometric[None]  # "several times"
+    assert geometric[2.0] < geometric[0.5]  # "it does not keep growing with γ"
+    # the issue's case: at the default 100 epochs the γ = 2 run stops short
+    assert not online.thick_perceptron(X, y, margin=2.0).converged
+
+
+def test_expert_error_rates_make_exactly_one_expert_perfect_at_noise_zero():
+    np.testing.assert_allclose(demo.expert_error_rates(0.0), np.arange(16) / 30)
+    predictions, outcomes = demo.experts_problem(0.0)
+    mistakes = np.sum(predictions != outcomes[:, None], axis=0)
+    assert np.sum(mistakes == 0) == 1 and mistakes[0] == 0
+
+
+@pytest.mark.parametrize("noise", [0.0, 0.1, 0.3, 0.5])
+def test_experts_problem_errs_at_the_documented_rates(noise):
+    predictions, outcomes = demo.experts_problem(noise)
+    observed = np.mean(predictions != outcomes[:, None], axis=0)
+    rates = demo.expert_error_rates(noise)
+    # each observed rate is a mean of 300 Bernoulli draws: within 4 standard errors (+ 1/300)
+    assert np.all(np.abs(observed - rates) <= 4 * np.sqrt(rates * (1 - rates) / 300) + 1 / 300)
+
+
+def test_halving_claims_hold():
+    run = online.halving(*demo.experts_problem(0.0))
+    assert 0 < run.mistakes <= online.halving_bound(16)  # it shows something, within log₂ N
+    noisy = online.halving(*demo.experts_problem(0.1))
+    assert 0.35 < noisy.mistakes / 300 < 0.65  # "a mistake on about half the rounds"
+    frame = demo.experts_frame(0.0, 0.1)
+    assert frame.eliminated_at is not None and frame.eliminated_at < 50  # "early"
+
+
+def test_randomized_bound_table_shows_the_trade_off():
+    m = int(online.halving(*demo.experts_problem(0.1)).expert_mistakes.min())
+    rows = [[float(c) for c in r.strip("|").split("|")] for r in
+            demo.randomized_bound_table(m).splitlines()[2:]]
+    betas, exact, approx = (np.array(col) for col in zip(*rows, strict=True))
+    best = int(np.argmin(exact))
+    assert 0 < best < len(betas) - 1  # "smallest at a middle β"
+    assert exact[-1] > 50 * m  # it grows without bound as β → 1, not towards m
+    close = betas >= 0.8
+    assert np.all(np.abs(exact[close] - approx[close]) <= 0.02 * exact[close])
+
+
+def test_randomized_bound_is_about_one_plus_half_epsilon_m_plus_log_n_over_epsilon():
+    m, n = 40, 16
+    for eps in (0.1, 0.05, 0.01, 0.001):
+        exact = online.randomized_weighted_majority_bound(m, n, 1 - eps)
+        # ln(1/(1 - ε))/ε = 1 + ε/2 + ε²/3 + …: the rest is at most m·ε²/(3(1 - ε)) <= m·ε²
+        assert 0 <= exact - ((1 + eps / 2) * m + np.log(n) / eps) <= m * eps**2
+
+
+@pytest.mark.parametrize("beta", BETAS)
+def test_experts_widget_sweep_draws_bounds_that_hold(beta):
+    for noise in NOISES:
+        frame = demo.experts_frame(beta, noise)
+        ax = demo.show_experts(beta, noise).axes[0]
+        labels = [line.get_label() for line in ax.get_lines()]
+        assert labels[:len(frame.curves)] == list(frame.curves)
+        learner = list(frame.curves.values())[1][-1]
+        if beta == 0:
+            assert "halving (β = 0)" in frame.curves  # halving is not called weighted majority
+            perfect = frame.eliminated_at is None
+            assert perfect == (min(c[-1] for c in frame.curves.values()) == 0)
+            if perfect:
+                assert learner <= next(iter(frame.bounds.values()))
+            else:
+                assert frame.bounds == {} and any("eliminated" in lab for lab in labels)
+        else:
+            wm_bound, rwm_bound = frame.bounds.values()
+            assert learner <= wm_bound
+            # the bound is on the expectation, which is computed exactly here
+            assert list(frame.curves.values())[2][-1] <= rwm_bound
+
+
+def test_dnf_is_not_a_threshold_function_but_is_one_over_products():
+    dnf = demo.dnf_example()
+    assert dnf.labels.sum() == 7  # 1100, 0011 and the five inputs with three or four 1s
+    assert dnf.search is None and dnf.certified
+    w, theta = dnf.on_products
+    assert w.tolist() == [1.0, 1.0] and theta == 1
+
+
+def test_dnf_infeasibility_agrees_with_scipy_linprog():
+    from scipy.optimize import linprog
+
+    dnf = demo.dnf_example()
+    A, b = online.threshold_lp(online.boolean_inputs(4), dnf.labels)
+    result = linprog(np.zeros(A.shape[1]), A_ub=A, b_ub=b, bounds=[(None, None)] * A.shape[1])
+    assert result.status == 2  # infeasible
+
+
+def test_representation_demo_finds_the_minimum_cover_and_winnow_is_consistent():
+    rep = demo.representation_demo()
+    X, y = online.set_cover_sample(demo.COVER_SETS, demo.COVER_ELEMENTS)
+    covered = set().union(*(demo.COVER_SETS[j] for j in rep.smallest))
+    assert covered == set(range(demo.COVER_ELEMENTS))
+    # no two sets cover all ten elements (an independent check of minimality)
+    assert not any(set(a) | set(b) == set(range(10))
+                   for i, a in enumerate(demo.COVER_SETS) for b in demo.COVER_SETS[i + 1:])
+    # every subset of size 0, 1 and 2, then the 3-subsets up to the cover, in order
+    rank = list(itertools.combinations(range(8), 3)).index(rep.smallest)
+    assert rep.subsets_tried == 1 + 8 + 28 + rank + 1
+    assert rep.winnow.converged
+    assert np.array_equal(np.where(X @ rep.winnow.w > rep.winnow.theta, 1.0, -1.0), y)
+    assert rep.winnow.mistakes <= online.winnow_bound(len(rep.smallest), 8)
 
 
 def test_balcan_table_bounds_hold():
     for row in demo.balcan_table().splitlines()[2:]:
         _, mistakes, _, bound = (cell.strip() for cell in row.strip("|").split("|"))
         assert int(mistakes) <= float(bound)
+
+
+def test_explore_draws_the_experts_widget_as_a_static_frame_under_nbgrader(monkeypatch):
+    from ipywidgets import FloatSlider
+    from matplotlib.figure import Figure
+
+    from mllib.demos import explore
+
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    frame = explore(demo.show_experts, beta=FloatSlider(value=0.5, min=0.0, max=0.95),
+                    noise=FloatSlider(value=0.1, min=0.0, max=0.5))
+    assert isinstance(frame, Figure)
+
+
+def test_scaling_claims_hold():
+    scaling = demo.winnow_vs_perceptron()
+    # "doubling n roughly doubles the perceptron's mistakes"
+    assert np.all((1.4 < scaling.perceptron[1:] / scaling.perceptron[:-1]) &
+                  (scaling.perceptron[1:] / scaling.perceptron[:-1] < 2.2))
+    # "adds a roughly constant number of Winnow mistakes": each step adds at most a dozen
+    assert np.all(np.diff(scaling.winnow) < 12)
+
+
+def test_extensions_table_claims_hold():
+    rows = {r.split(" | ")[0][2:]: r.split(" | ")[1:] for r in
+            demo.extensions_table().splitlines()[2:]}
+    learned = {name: ["✓" in cell for cell in cells] for name, cells in rows.items()}
+    assert learned["Winnow"] == learned["Winnow with elimination"] == [True, False, False]
+    assert learned["Winnow on [x, 1 − x]"] == [True, True, True]
+    assert learned["Balanced Winnow"] == [True, False, True]
+
+
+def test_balcan_table_degrades_gracefully_with_room_to_spare():
+    rows = [[float(c.strip().rstrip("%")) for c in r.strip("|").split("|")]
+            for r in demo.balcan_table().splitlines()[2:]]
+    flips, mistakes, td, bound = (np.array(col) for col in zip(*rows, strict=True))
+    assert np.all(bound >= 2 * mistakes)  # "with room to spare"
+    assert td[0] == 0 and np.all(np.diff(td) > 0)
+    assert td[1] < 5 and td[2] < 10  # "a few flipped labels add a few units of TD_γ"

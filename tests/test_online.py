@@ -7,6 +7,7 @@ the mistake bounds (Winnow, halving, weighted majority, Balcan's non-separable b
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 from property_support import examples
 from scipy.optimize import linprog
 
+from mllib import online
 from mllib import perceptron as P
 from mllib.data import noisy, separable
 from mllib.online import (
@@ -342,3 +344,31 @@ def test_balcan_bound_without_deficit_is_novikoff():
 def test_bad_input_raises_a_clear_value_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+# --- representation (CS446 "Importance of representation") ---------------------------------
+
+
+def test_set_cover_sample_makes_consistent_disjunctions_exactly_the_covers():
+    sets = [(0, 1), (1, 2), (2, 3), (0, 3)]
+    X, y = online.set_cover_sample(sets, 4)
+    assert X.shape == (5, 4) and y.tolist() == [1, 1, 1, 1, -1]
+    for size in range(5):
+        for subset in itertools.combinations(range(4), size):
+            covers = set().union(*(set(sets[j]) for j in subset)) == {0, 1, 2, 3}
+            consistent = np.array_equal(X[:, list(subset)].any(axis=1), y > 0)
+            assert covers == consistent
+
+
+def test_minimum_consistent_disjunction_is_the_smallest_cover():
+    X, y = online.set_cover_sample([(0, 1), (1, 2), (2, 3), (0, 3), (0, 1, 2)], 4)
+    smallest, tried = online.minimum_consistent_disjunction(X, y)
+    assert smallest == (0, 2)  # {0, 1} ∪ {2, 3}; no single set covers
+    assert tried == 1 + 5 + 2  # the empty set, five singletons, then (0, 1), (0, 2)
+
+
+def test_representation_bad_input_raises_a_clear_value_error():
+    with pytest.raises(ValueError, match="sets"):
+        online.set_cover_sample([(0, 5)], 3)
+    with pytest.raises(ValueError, match="no monotone disjunction"):
+        online.minimum_consistent_disjunction([[1.0], [1.0]], [1.0, -1.0])

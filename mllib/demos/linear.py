@@ -19,6 +19,7 @@ from mllib.plotting import (
     NEGATIVE,
     POSITIVE,
     figure,
+    log_axis,
     markdown_table,
     scatter_labelled,
 )
@@ -106,39 +107,149 @@ RACE_EPOCHS = 25
 
 
 @lru_cache(maxsize=8)
-def _paths_for_eta(eta: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """LMS, gradient descent and AdaGrad paths, which do not depend on the decay c (cached, so
-    moving the c slider reruns SGD alone)."""
+def _fixed_rate_paths(eta: float) -> tuple[np.ndarray, np.ndarray]:
+    """LMS and gradient-descent paths, which depend on η alone (cached, so moving the c or the
+    AdaGrad slider reruns only that method)."""
     X, y, _ = race_data()
     return (linear.lms(X, y, eta=eta, epochs=RACE_EPOCHS).path(),
-            linear.gradient_descent("squared", X, y, eta=eta, iterations=RACE_EPOCHS).path(),
-            linear.adagrad("squared", X, y, eta=eta, epochs=RACE_EPOCHS).path())
+            linear.gradient_descent("squared", X, y, eta=eta, iterations=RACE_EPOCHS).path())
 
 
-def race(eta: float, decay: float) -> Race:
-    """Run LMS, batch gradient descent, SGD with η₀/(1 + ct) and AdaGrad from w = 0 with the same
-    η on :func:`race_data` for 25 epochs; one epoch is one pass (n examples, or one full
-    gradient)."""
+@lru_cache(maxsize=8)
+def _adagrad_path(rate: float) -> np.ndarray:
+    X, y, _ = race_data()
+    return linear.adagrad("squared", X, y, eta=rate, epochs=RACE_EPOCHS).path()
+
+
+def race(eta: float, decay: float, adagrad_rate: float = 0.2) -> Race:
+    """Run LMS, batch gradient descent and SGD with η₀/(1 + ct), all with the rate η, and AdaGrad
+    with its own rate r, from w = 0 on :func:`race_data` for 25 epochs; one epoch is one pass
+    (n examples, or one full gradient).
+
+    AdaGrad gets its own rate because its r is a step length, not a multiplier of the gradient:
+    its first step moves every coordinate by exactly r (|g|·r/√(g²) = r), whatever the size of g.
+    """
     X, y, w_ls = race_data()
     n = len(y)
-    lms, batch, ada = _paths_for_eta(eta)
+    lms, batch = _fixed_rate_paths(eta)
     sgd = linear.sgd("squared", X, y, eta=eta, epochs=RACE_EPOCHS, decay=decay).path()
-    per_epoch = (lms[::n], batch, sgd[::n], ada[::n])
+    per_epoch = (lms[::n], batch, sgd[::n], _adagrad_path(adagrad_rate)[::n])
     distances = {name: np.linalg.norm(path - w_ls, axis=1)
                  for name, path in zip(METHODS, per_epoch, strict=True)}
     return Race(np.arange(RACE_EPOCHS + 1), distances)
 
 
-def show_race(eta: float, decay: float) -> Figure:
-    """The distance to the least-squares solution per epoch, log scale, for the four methods."""
-    result = race(eta, decay)
+def decade_limits(values) -> tuple[float, float]:
+    """Powers of ten around the positive finite ``values``, at least two decades apart, so a
+    log axis with these limits shows at least three labelled ticks (1e-12 floor, 1e6 ceiling)."""
+    values = np.clip(np.asarray(values, dtype=float), 1e-12, 1e6)
+    low = np.floor(np.log10(values.min()))
+    high = max(np.ceil(np.log10(values.max())), low + 2)
+    return 10.0**low, 10.0**high
+
+
+def show_race(eta: float, decay: float, adagrad_rate: float = 0.2) -> Figure:
+    """The distance to the least-squares solution per epoch, log scale, for the four methods;
+    the y-range is the decades the curves cover."""
+    result = race(eta, decay, adagrad_rate)
     fig, (ax,) = figure(1, width=7.0, height=3.8)
-    for (name, distance), colour in zip(result.distances.items(), COLOURS, strict=True):
-        ax.semilogy(result.epochs, np.clip(distance, 1e-12, 1e6), color=colour, label=name)
+    for (name, distance), colour, marker in zip(result.distances.items(), COLOURS, "o^sD",
+                                                strict=True):
+        ax.plot(result.epochs, np.clip(distance, 1e-12, 1e6), color=colour, marker=marker,
+                markersize=3, label=name)
+    log_axis(ax, "y")
     ax.set(xlabel="epochs (passes over the 40 examples)", ylabel="‖w − w_LS‖",
-           title=f"η = {eta:g}, c = {decay:g}", ylim=(1e-6, 1e3))
+           title=f"η = {eta:.3g}, c = {decay:.3g}, AdaGrad r = {adagrad_rate:.3g}",
+           ylim=decade_limits(np.concatenate(list(result.distances.values()))))
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return fig
+
+
+# --- Expected risk (CS446 "General stochastic gradient algorithms") --------------------------
+
+RACE_W = np.array([2.0, -1.0, 0.5])  # the weights race_data draws its targets from
+RACE_NOISE = 0.5  # the standard deviation of race_data's noise
+
+
+def expected_squared_risk(w) -> float:
+    """J(w) = E ½(y - w·x)² for race_data's distribution, exactly: x ~ N(0, I),
+    y = x·w_true + ε with ε ~ N(0, σ²), so J(w) = ½(‖w - w_true‖² + σ²)."""
+    return 0.5 * (float(np.sum((np.asarray(w) - RACE_W) ** 2)) + RACE_NOISE**2)
+
+
+def risk_table(fresh: int = 100_000, seed: int = 12) -> str:
+    """J(w) three ways, for w = 0 and w = w_LS: exact, the mean loss on ``fresh`` new draws, and
+    the mean loss on the 40 training examples (the empirical risk the methods minimise)."""
+    X, y, w_ls = race_data()
+    rng = np.random.default_rng(seed)
+    X_new = rng.normal(size=(fresh, len(RACE_W)))
+    y_new = X_new @ RACE_W + RACE_NOISE * rng.normal(size=fresh)
+    rows = []
+    for name, w in (("w = 0", np.zeros(len(RACE_W))), ("w = w_LS", w_ls)):
+        rows.append([name, f"{expected_squared_risk(w):.4f}",
+                     f"{linear.objective('squared', w, X_new, y_new):.4f}",
+                     f"{linear.objective('squared', w, X, y):.4f}"])
+    return markdown_table(["weights", "J(w) exact", f"mean Q on {fresh:,} fresh examples",
+                           "mean Q on the 40 training examples"], rows)
+
+
+# --- The hinge loss gives a perceptron-style update ------------------------------------------
+
+HINGE_X = np.array([[1.0, 0.5], [-0.5, -1.0], [0.25, 1.5], [1.5, -0.25], [-1.0, 0.75]])
+HINGE_Y = np.array([1.0, -1.0, 1.0, 1.0, -1.0])
+
+
+def hinge_steps_table(eta: float = 0.5) -> str:
+    """One SGD pass with the hinge loss and no penalty on a few 2-D points: each row shows the
+    margin z = y·w·x before the step, whether the step moved w, and w after it."""
+    run = linear.sgd("hinge", HINGE_X, HINGE_Y, eta=eta, epochs=1)
+    path = run.path()
+    rows = []
+    for i, (before, after) in enumerate(zip(path[:-1], path[1:], strict=True)):
+        z = HINGE_Y[i] * (before @ HINGE_X[i])
+        moved = not np.array_equal(before, after)
+        rows.append([i + 1, HINGE_X[i].tolist(), f"{HINGE_Y[i]:+.0f}", f"{z:.3g}",
+                     f"yes: w += {eta:g}·y·x" if moved else "no (z >= 1)",
+                     np.round(after, 4).tolist()])
+    return markdown_table(["step", "x", "y", "z = y·w·x before", "update?", "w after"], rows)
+
+
+# --- The L1-loss and the L2-loss SVM ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SVMs:
+    """The L1-loss (hinge) and L2-loss (squared hinge) SVMs on :func:`logistic_data`.
+
+    Attributes
+    ----------
+    C : float
+    hinge, squared_hinge : ndarray of shape (3,)
+        The weights found by gradient descent on ½‖w‖² + C·Σᵢ loss (the last is the intercept).
+    violators : dict of str to int
+        Examples with y·w·x < 1 for each.
+    """
+
+    C: float
+    hinge: np.ndarray
+    squared_hinge: np.ndarray
+    violators: dict[str, int]
+
+
+@lru_cache(maxsize=1)
+def l1_and_l2_svm(C: float = 0.1, iterations: int = 3000) -> SVMs:
+    """Both SVMs by batch gradient descent on J = (1/n)·Σ Q + (λ/2)‖w‖², λ = 1/(C·n), which is
+    (1/(Cn))·(½‖w‖² + C·Σ Q). The hinge run uses the decaying rate (its objective has a kink);
+    the squared hinge is smooth, so a constant rate converges."""
+    X, y = logistic_data()
+    lam = 1 / (C * len(y))
+    hinge = linear.gradient_descent("hinge", X, y, eta=1.0, decay=0.05, iterations=iterations,
+                                    regularizer="l2", lam=lam).w
+    squared = linear.gradient_descent("squared_hinge", X, y, eta=0.1, iterations=iterations,
+                                      regularizer="l2", lam=lam).w
+    violators = {name: int(np.sum(y * (X @ w) < 1))
+                 for name, w in (("hinge", hinge), ("squared_hinge", squared))}
+    return SVMs(C, hinge, squared, violators)
 
 
 # --- Ridge and LASSO paths -------------------------------------------------------------------
@@ -206,13 +317,87 @@ def lasso_zero_table() -> str:
 # --- Logistic regression ---------------------------------------------------------------------
 
 
+LOGISTIC_MEAN = np.array([1.0, 0.7])  # class +1 is centred at +μ, class -1 at -μ
+
+
+def logistic_sample(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """n/2 points of each class from N(±μ, I) in 2-D, with a constant feature 1 appended:
+    X of shape (n, 3), y (n,) with the positives first."""
+    y = np.where(np.arange(n) < n // 2, 1.0, -1.0)
+    X = rng.normal(size=(n, 2)) + np.outer(y, LOGISTIC_MEAN)
+    return np.hstack([X, np.ones((n, 1))]), y
+
+
 @lru_cache(maxsize=1)
 def logistic_data(n: int = 80, seed: int = 2) -> tuple[np.ndarray, np.ndarray]:
     """Two overlapping Gaussian clouds in 2-D with a constant feature 1 appended (shape (n, 3))."""
+    return logistic_sample(n, np.random.default_rng(seed))
+
+
+def true_probability(X) -> np.ndarray:
+    """P(y = +1 | x) for :func:`logistic_sample`'s distribution: with equal priors and N(±μ, I),
+    the log-odds are 2μ·x, so it is σ(w*·x) with w* = (2μ, 0). X (n, 3) -> (n,)."""
+    return linear.predict_proba(np.r_[2 * LOGISTIC_MEAN, 0.0], X)
+
+
+@dataclass(frozen=True)
+class BiasVariance:
+    """Bias² and variance of logistic regression's P(y = +1 | x) against C.
+
+    Attributes
+    ----------
+    Cs : ndarray of shape (k,)
+    bias2 : ndarray of shape (k,)
+        The mean over test points of (E_D p̂(x) - P(y = +1 | x))², E_D over training sets.
+    variance : ndarray of shape (k,)
+        The mean over test points of Var_D p̂(x).
+    n_train, sets : int
+        The size of each training set and how many were drawn.
+    """
+
+    Cs: np.ndarray
+    bias2: np.ndarray
+    variance: np.ndarray
+    n_train: int
+    sets: int
+
+
+@lru_cache(maxsize=1)
+def bias_variance(n_train: int = 20, sets: int = 60, n_test: int = 1000,
+                  seed: int = 446) -> BiasVariance:
+    """Fit logistic regression with each C in 10⁻³ … 10² on ``sets`` training sets of
+    ``n_train`` points from :func:`logistic_sample`, and split its error in P(y = +1 | x) on
+    ``n_test`` fresh points into bias² and variance (CS446 "Underfitting and overfitting")."""
     rng = np.random.default_rng(seed)
-    y = np.where(np.arange(n) < n // 2, 1.0, -1.0)
-    X = rng.normal(size=(n, 2)) + np.outer(y, [1.0, 0.7])
-    return np.hstack([X, np.ones((n, 1))]), y
+    X_test, _ = logistic_sample(n_test, rng)
+    truth = true_probability(X_test)
+    training = [logistic_sample(n_train, rng) for _ in range(sets)]
+    Cs = np.logspace(-3, 2, 11)
+    bias2, variance = [], []
+    for C in Cs:
+        p = np.array([linear.predict_proba(linear.logistic_regression(X, y, C=C).w, X_test)
+                      for X, y in training])
+        bias2.append(np.mean((p.mean(axis=0) - truth) ** 2))
+        variance.append(np.mean(p.var(axis=0)))
+    return BiasVariance(Cs, np.array(bias2), np.array(variance), n_train, sets)
+
+
+def show_bias_variance() -> Figure:
+    """Bias², variance and their sum against C, both axes logarithmic."""
+    result = bias_variance()
+    fig, (ax,) = figure(1, width=6.0, height=3.8)
+    total = result.bias2 + result.variance
+    for values, name, style in ((result.bias2, "bias²", "o-"), (result.variance, "variance", "s-"),
+                                (total, "bias² + variance", "k^:")):
+        ax.plot(result.Cs, values, style, markersize=4, label=name)
+    log_axis(ax, "x")
+    log_axis(ax, "y")
+    ax.set(xlabel="C (small: strong penalty, a simple model)",
+           ylabel="squared error in P(y = +1 | x)", ylim=decade_limits(np.r_[result.bias2,
+                                                                              result.variance]),
+           title=f"logistic regression, {result.sets} training sets of {result.n_train}")
+    ax.legend(fontsize=8, loc="lower left")
+    return fig
 
 
 def show_logistic(C: float) -> Figure:
@@ -237,16 +422,19 @@ def show_logistic(C: float) -> Figure:
 
 
 def show_losses() -> Figure:
-    """The 0-1, squared, hinge, log and exponential losses against the margin z = y·w·x."""
+    """The 0-1, squared, hinge, log and exponential losses against the margin z = y·w·x, and the
+    L2-loss SVM's squared hinge."""
     z = np.linspace(-2, 3, 501)
-    values = linear.losses(z)
+    values = {**linear.losses(z), "squared hinge": linear.squared_hinge(z)}
     fig, (ax,) = figure(1, width=6, height=3.8)
     styles = {"0-1": ("black", "-"), "squared": ("tab:purple", "--"), "hinge": (POSITIVE, "-"),
-              "log": ("tab:green", "-"), "exponential": (NEGATIVE, ":")}
+              "log": ("tab:green", "-"), "exponential": (NEGATIVE, ":"),
+              "squared hinge": ("tab:brown", "-.")}
     for name, value in values.items():
         colour, style = styles[name]
         ax.plot(z, value, color=colour, linestyle=style, label=name, linewidth=1.6)
-    ax.set(xlabel="margin z = y·(w·x)", ylabel="loss", ylim=(-0.1, 4), title="five losses")
+    ax.set(xlabel="margin z = y·(w·x)", ylabel="loss", ylim=(-0.1, 4),
+           title="five losses, and the squared hinge")
     ax.axvline(0, color="grey", linewidth=0.6)
     ax.legend(fontsize=8)
     return fig

@@ -136,83 +136,263 @@ def extensions_table(seed: int = 4) -> str:
 # --- A shifting target -----------------------------------------------------------------------
 
 
+SHIFT_TARGETS = ((0, 1), (4, 5), (6, 7), (8, 9), (2, 3))  # x1 ∨ x2, x5 ∨ x6, …, then x3 ∨ x4
+
+
 @dataclass(frozen=True)
 class Shift:
-    """Cumulative mistakes of Winnow and Winnow-R on a stream whose target changes at ``at``."""
+    """Cumulative mistakes of Winnow and Winnow-R on a stream whose target changes.
+
+    Attributes
+    ----------
+    winnow, winnow_r : ndarray of shape (T,)
+        Cumulative mistakes after each example.
+    shifts : tuple of int
+        The examples at which a new target starts.
+    lowest_weight : float
+        Plain Winnow's weight of x3 just before x3 joins the target.
+    """
 
     winnow: np.ndarray
     winnow_r: np.ndarray
-    at: int
+    shifts: tuple[int, ...]
     lowest_weight: float
 
+    def after_last_shift(self) -> tuple[int, int]:
+        """Mistakes of (Winnow, Winnow-R) from the last shift on."""
+        at = self.shifts[-1]
+        return (int(self.winnow[-1] - self.winnow[at - 1]),
+                int(self.winnow_r[-1] - self.winnow_r[at - 1]))
 
-def shifting_target(n: int = 32, length: int = 4000, seed: int = 0) -> Shift:
-    """The target is x1 ∨ x2 for the first half, then x3 ∨ x4. Before the shift x3 occurs only
-    in negative examples, so plain Winnow keeps halving its weight; Winnow-R stops it at ½."""
+
+def shifting_target(n: int = 32, per_target: int = 1500, seed: int = 0) -> Shift:
+    """A stream of ``per_target`` examples for each target of :data:`SHIFT_TARGETS` in turn
+    (an adversary of cost c = 4 per shift: two variables out, two in). Until the last target,
+    x3 and x4 are on only in negative examples (each with probability 0.7), so every false
+    positive of plain Winnow halves their weights again; Winnow-R stops them at ½."""
     rng = np.random.default_rng(seed)
-    at = length // 2
-    X = (rng.random((length, n)) < 0.5).astype(float)
-    first = X[:at, [0, 1]].any(axis=1)
-    X[:at, 2] = np.where(first, 0.0, rng.random(at) < 0.7)
-    y = np.where(np.r_[first, X[at:, [2, 3]].any(axis=1)], 1.0, -1.0)
+    X = (rng.random((per_target * len(SHIFT_TARGETS), n)) < 0.5).astype(float)
+    late = list(SHIFT_TARGETS[-1])
+    positive = np.zeros(len(X), dtype=bool)
+    for k, target in enumerate(SHIFT_TARGETS):
+        rows = slice(k * per_target, (k + 1) * per_target)
+        positive[rows] = X[rows][:, list(target)].any(axis=1)
+        if k < len(SHIFT_TARGETS) - 1:
+            X[rows, late[0]] = X[rows, late[1]] = 0.0
+            X[rows, late[0]] = np.where(positive[rows], 0.0, rng.random(per_target) < 0.7)
+            X[rows, late[1]] = np.where(positive[rows], 0.0, rng.random(per_target) < 0.7)
+    y = np.where(positive, 1.0, -1.0)
     plain, robust = online.winnow_stream(X, y), online.winnow_r(X, y)
     mistakes = [np.cumsum([not v.correct for v in run.history]) for run in (plain, robust)]
-    return Shift(mistakes[0], mistakes[1], at, float(plain.history[at - 1].w[2]))
+    shifts = tuple(k * per_target for k in range(1, len(SHIFT_TARGETS)))
+    return Shift(mistakes[0], mistakes[1], shifts, float(plain.history[shifts[-1] - 1].w[2]))
 
 
 def show_shift(shift: Shift) -> Figure:
-    """Cumulative mistakes of Winnow and Winnow-R, with the moment of the shift marked."""
-    fig, (ax,) = figure(1, width=6, height=3.6)
+    """Cumulative mistakes of Winnow and Winnow-R, with each shift of the target marked."""
+    fig, (ax,) = figure(1, width=7.0, height=3.8)
     t = np.arange(1, len(shift.winnow) + 1)
     ax.plot(t, shift.winnow, color="tab:orange", label="Winnow")
-    ax.plot(t, shift.winnow_r, color="tab:blue", label="Winnow-R (weights >= ½)")
-    ax.axvline(shift.at, color="grey", linestyle="--", linewidth=0.8)
-    ax.annotate("target becomes x3 ∨ x4", (shift.at, 0), (shift.at * 1.05, 5), fontsize=8)
-    ax.set(xlabel="examples seen", ylabel="cumulative mistakes",
-           title="a shifting target (CS446's Winnow-R)")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.plot(t, shift.winnow_r, color="tab:blue", linestyle="--", label="Winnow-R (weights >= ½)")
+    names = [" ∨ ".join(f"x{j + 1}" for j in target) for target in SHIFT_TARGETS]
+    for at in shift.shifts:
+        ax.axvline(at, color="grey", linestyle=":", linewidth=0.8)
+    top = max(shift.winnow[-1], shift.winnow_r[-1])
+    for start, name in zip((0, *shift.shifts), names, strict=True):
+        ax.text(start + 60, top * 1.02, name, fontsize=8, va="bottom")
+    ax.set(xlabel="examples seen", ylabel="cumulative mistakes", ylim=(0, top * 1.12),
+           title="a target that shifts four times (CS446's Winnow-R)")
+    ax.legend(fontsize=8, loc="center left")
     return fig
 
 
 # --- Experts ---------------------------------------------------------------------------------
 
 
+N_EXPERTS = 16
+
+
+def expert_error_rates(noise: float, n_experts: int = N_EXPERTS) -> np.ndarray:
+    """Expert j errs with probability noise + (½ - noise)·j/(N - 1): the best expert (j = 0) at
+    rate ``noise``, the others evenly up to a coin flip (½). With noise 0 exactly one expert is
+    perfect. noise in [0, ½]."""
+    return noise + (0.5 - noise) * np.arange(n_experts) / (n_experts - 1)
+
+
 @lru_cache(maxsize=16)
-def experts_problem(noise: float, *, n_experts: int = 16, rounds: int = 300, seed: int = 7
+def experts_problem(noise: float, *, n_experts: int = N_EXPERTS, rounds: int = 300, seed: int = 7
                     ) -> tuple[np.ndarray, np.ndarray]:
-    """N experts predicting ±1 outcomes; expert j is wrong with probability noise·j/(N - 1), so
-    expert 0 is perfect when noise is 0 and the best expert errs at rate 0 … noise."""
+    """N experts predicting ±1 outcomes, expert j wrong independently in each round with
+    probability :func:`expert_error_rates` (noise)[j]. Returns predictions (rounds, N) and
+    outcomes (rounds,), read-only."""
     rng = np.random.default_rng(seed)
     outcomes = rng.choice([-1.0, 1.0], rounds)
-    rates = noise * np.linspace(0.1, 1.0, n_experts)
-    wrong = rng.random((rounds, n_experts)) < rates
+    wrong = rng.random((rounds, n_experts)) < expert_error_rates(noise, n_experts)
     predictions = np.where(wrong, -outcomes[:, None], outcomes[:, None])
     predictions.setflags(write=False)
     return predictions, outcomes
 
 
-def show_experts(beta: float, noise: float) -> Figure:
-    """Cumulative mistakes: the best expert, deterministic and randomised weighted majority (the
-    latter's expectation), and the deterministic bound; β = 0 draws halving alone."""
+@dataclass(frozen=True)
+class ExpertsFrame:
+    """What :func:`show_experts` draws, for tests.
+
+    Attributes
+    ----------
+    curves : dict of str to ndarray of shape (T,)
+        Cumulative mistakes (expected ones for the randomised learner) by label.
+    bounds : dict of str to float
+        The horizontal bound lines drawn, by label; a bound is drawn only where it applies.
+    eliminated_at : int or None
+        β = 0 only: the round after which no expert is left (halving then predicts +1 on the
+        0-0 tie), or None.
+    """
+
+    curves: dict[str, np.ndarray]
+    bounds: dict[str, float]
+    eliminated_at: int | None
+
+
+def experts_frame(beta: float, noise: float) -> ExpertsFrame:
+    """The curves and bounds of the experts widget: the best expert; halving (β = 0) or
+    deterministic weighted majority with its bound; for β > 0 randomised weighted majority's
+    expected mistakes with its bound; for β = 0 the halving bound log₂ N when an expert is
+    perfect, else the round at which every expert has been eliminated."""
     predictions, outcomes = experts_problem(noise)
+    n = predictions.shape[1]
     wm = online.weighted_majority(predictions, outcomes, beta=beta)
-    wrong = predictions != outcomes[:, None]
-    best = int(np.argmin(wm.expert_mistakes))
-    t = np.arange(1, len(outcomes) + 1)
-    fig, (ax,) = figure(1, width=7.0, height=3.8)
-    ax.plot(t, np.cumsum(wrong[:, best]), color="black", label=f"best expert ({best})")
-    ax.plot(t, np.cumsum([r.prediction != r.outcome for r in wm.history]), color="tab:blue",
-            label="weighted majority")
-    if beta > 0:  # β = 0 is halving; randomised WM needs β > 0
+    best, m = int(np.argmin(wm.expert_mistakes)), int(wm.expert_mistakes.min())
+    learner = np.cumsum([r.prediction != r.outcome for r in wm.history])
+    curves = {f"best expert (#{best}, {m} mistakes)": np.cumsum(predictions[:, best] !=
+                                                                outcomes)}
+    bounds, eliminated_at = {}, None
+    if beta == 0:
+        curves["halving (β = 0)"] = learner
+        if m == 0:
+            bounds[f"halving bound log₂{n} = {online.halving_bound(n):.0f}"] = \
+                online.halving_bound(n)
+        else:
+            eliminated_at = next(r.t for r in wm.history if not np.any(r.weights))
+    else:
+        curves[f"weighted majority (β = {beta:g})"] = learner
         rwm = online.randomized_weighted_majority(predictions, outcomes, beta=beta)
-        ax.plot(t, np.cumsum([r.p_wrong for r in rwm.history]), color="tab:green",
-                label="randomised WM (expected)")
-        bound = online.weighted_majority_bound(wm.expert_mistakes.min(), predictions.shape[1], beta)
-        ax.axhline(bound, color="tab:blue", linestyle=":", label=f"WM bound {bound:.1f}")
+        curves["randomised WM (expected)"] = np.cumsum([r.p_wrong for r in rwm.history])
+        wm_bound = online.weighted_majority_bound(m, n, beta)
+        rwm_bound = online.randomized_weighted_majority_bound(m, n, beta)
+        bounds[f"WM bound {wm_bound:.1f}"] = wm_bound
+        bounds[f"randomised WM bound {rwm_bound:.1f}"] = rwm_bound
+    return ExpertsFrame(curves, bounds, eliminated_at)
+
+
+def show_experts(beta: float, noise: float) -> Figure:
+    """Cumulative mistakes of the best expert and the learners, with the bounds that apply."""
+    frame = experts_frame(beta, noise)
+    t = np.arange(1, len(next(iter(frame.curves.values()))) + 1)
+    fig, (ax,) = figure(1, width=7.0, height=3.8)
+    styles = (("black", "-"), ("tab:blue", "-"), ("tab:green", "--"))
+    for (label, curve), (colour, style) in zip(frame.curves.items(), styles, strict=False):
+        ax.plot(t, curve, color=colour, linestyle=style, label=label)
+    for (label, bound), colour in zip(frame.bounds.items(), ("tab:blue", "tab:green"),
+                                      strict=False):
+        ax.axhline(bound, color=colour, linestyle=":", label=label)
+    if frame.eliminated_at is not None:
+        ax.axvline(frame.eliminated_at, color="tab:red", linestyle=":",
+                   label=f"no perfect expert: all {N_EXPERTS} eliminated by round "
+                         f"{frame.eliminated_at}")
     ax.set(xlabel="round", ylabel="cumulative mistakes",
-           title=f"{predictions.shape[1]} experts, β = {beta:g}, noise {noise:g}")
+           title=f"{N_EXPERTS} experts, β = {beta:g}, best expert's error rate {noise:g}")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return fig
+
+
+def randomized_bound_table(best_mistakes: int, betas=(0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999),
+                           n_experts: int = N_EXPERTS) -> str:
+    """Randomised weighted majority's bound (m·ln(1/β) + ln N)/(1 - β) against β = 1 - ε, next
+    to its small-ε form (1 + ε/2)·m + ln N/ε."""
+    rows = []
+    for beta in betas:
+        eps = 1 - beta
+        exact = online.randomized_weighted_majority_bound(best_mistakes, n_experts, beta)
+        rows.append([f"{beta:g}", f"{exact:.1f}",
+                     f"{(1 + eps / 2) * best_mistakes + np.log(n_experts) / eps:.1f}"])
+    return markdown_table(["β", "bound on expected mistakes", "(1 + ε/2)m + ln N/ε"], rows)
+
+
+# --- Representation (CS446 "Importance of representation") ----------------------------------
+
+# A set-cover instance: 10 elements, 8 sets; the smallest cover has 3 sets (numbers 0, 3, 5).
+COVER_SETS = ((0, 1, 2, 3), (3, 4, 5), (5, 6, 7), (7, 8, 9, 0), (1, 4, 7), (4, 5, 6, 8),
+              (9, 2, 1), (2, 6))
+COVER_ELEMENTS = 10
+
+
+@dataclass(frozen=True)
+class Representation:
+    """The set-cover sample learned two ways.
+
+    Attributes
+    ----------
+    smallest : tuple of int
+        The smallest consistent disjunction's variables (a minimum set cover).
+    subsets_tried : int
+        Subsets the exhaustive search tried before finding it.
+    winnow : WinnowResult
+        Winnow on the same sample: a consistent threshold function, found online.
+    """
+
+    smallest: tuple[int, ...]
+    subsets_tried: int
+    winnow: P.WinnowResult
+
+
+def representation_demo() -> Representation:
+    """Minimum consistent disjunction by exhaustive search against Winnow, on
+    :func:`mllib.online.set_cover_sample` (COVER_SETS)."""
+    X, y = online.set_cover_sample(COVER_SETS, COVER_ELEMENTS)
+    smallest, tried = online.minimum_consistent_disjunction(X, y)
+    return Representation(smallest, tried, P.winnow(X, y))
+
+
+@dataclass(frozen=True)
+class DNF:
+    """(x₁ ∧ x₂) ∨ (x₃ ∧ x₄) over {0, 1}⁴: no threshold function, a threshold over products.
+
+    Attributes
+    ----------
+    labels : ndarray of shape (16,)
+    search : tuple or None
+        Integer weights in [-3, 3] found by brute force (None).
+    certificate_rows : tuple of int
+        The four inputs whose inequalities add up to 0 <= -4.
+    certified : bool
+        Whether those rows are a Farkas certificate.
+    on_products : tuple
+        (w, θ) found over the two features x₁x₂ and x₃x₄.
+    """
+
+    labels: np.ndarray
+    search: tuple | None
+    certificate_rows: tuple[int, ...]
+    certified: bool
+    on_products: tuple
+
+
+def dnf_example() -> DNF:
+    """Prove (x₁ ∧ x₂) ∨ (x₃ ∧ x₄) is not a threshold function: the positives 1100 and 0011 and
+    the negatives 1010 and 0101 have the same sum (1, 1, 1, 1), so adding their four LP
+    inequalities gives 0 <= -4 (multipliers 1 on those rows). Over the products x₁x₂ and x₃x₄
+    it is the disjunction z₁ ∨ z₂."""
+    X = online.boolean_inputs(4)
+    labels = ((X[:, 0] * X[:, 1] + X[:, 2] * X[:, 3]) > 0).astype(int)
+    A, b = online.threshold_lp(X, labels)
+    rows = tuple(int(np.flatnonzero((X == pattern).all(axis=1))[0])
+                 for pattern in ([1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [0, 1, 0, 1]))
+    multipliers = np.zeros(len(X))
+    multipliers[list(rows)] = 1.0
+    Z = np.column_stack([X[:, 0] * X[:, 1], X[:, 2] * X[:, 3]])
+    return DNF(labels, online.find_threshold_weights(X, labels, max_weight=3), rows,
+               online.farkas_certificate(A, b, multipliers),
+               online.find_threshold_weights(Z, labels, max_weight=1))
 
 
 # --- Balcan's bound --------------------------------------------------------------------------
