@@ -139,7 +139,7 @@ def coin_map(tosses, a: float = 1.0, b: float = 1.0) -> float:
 
         p_MAP = (k + a - 1) / (m + a + b - 2)
 
-    the mode of the posterior Beta(k + a, m - k + b) (Mitchell §6.2; CS446's h_MAP with a
+    the mode of the posterior Beta(k + a, m - k + b) (Bishop, PRML §2.1.1; CS446's h_MAP with a
     continuous hypothesis space). a - 1 and b - 1 act as imaginary heads and tails seen before
     the data; a = b = 1 (the uniform prior) gives back p_ML. With a = b = 1 and no tosses every
     p is a mode, so that case raises ``ValueError``.
@@ -160,7 +160,11 @@ def _beta_parameter(value, name: str) -> float:
 
 
 def coin_posterior(tosses, a: float = 1.0, b: float = 1.0) -> CoinPosterior:
-    """Update a Beta(a, b) prior toss by toss (Mitchell §6.2): a head adds 1 to a, a tail to b.
+    """Update a Beta(a, b) prior toss by toss: a head adds 1 to a, a tail to b.
+
+    The Beta prior is conjugate to the coin's likelihood (Bishop, *Pattern Recognition and
+    Machine Learning* §2.1.1, eq. 2.18; Murphy, *Machine Learning* §3.3); Bayes' theorem
+    itself is Mitchell §6.2.
 
     Parameters
     ----------
@@ -173,8 +177,8 @@ def coin_posterior(tosses, a: float = 1.0, b: float = 1.0) -> CoinPosterior:
     -------
     CoinPosterior
         The final Beta(a', b') with a' = a + k, b' = b + m - k, its ML, MAP and posterior mean
-        a'/(a' + b'), and the same numbers after every toss. While the MAP is undefined (no
-        tosses, uniform prior) it is stored as the prior mean 1/2; ML before any toss is NaN.
+        a'/(a' + b'), and the same numbers after every toss. ML before any toss is NaN, and so is
+        the MAP while it is undefined (no tosses and the uniform prior: every p is a mode).
     """
     t = _tosses(tosses)
     a, b = _beta_parameter(a, "a"), _beta_parameter(b, "b")
@@ -182,7 +186,7 @@ def coin_posterior(tosses, a: float = 1.0, b: float = 1.0) -> CoinPosterior:
     steps = []
     for m, k in enumerate(heads.tolist()):
         a_m, b_m = a + k, b + m - k
-        mode = (a_m - 1) / (a_m + b_m - 2) if a_m + b_m > 2 else 0.5
+        mode = (a_m - 1) / (a_m + b_m - 2) if a_m + b_m > 2 else float("nan")
         steps.append(CoinStep(m, k, a_m, b_m, k / m if m else float("nan"), mode,
                               a_m / (a_m + b_m)))
     last = steps[-1]

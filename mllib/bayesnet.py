@@ -121,6 +121,32 @@ class BayesNet:
             raise ValueError("the evidence has probability 0 in this network.")
         return unnormalised / total
 
+    def most_probable_explanation(self, evidence: Mapping[str, object] | None = None,
+                                  ) -> tuple[dict[str, object], float]:
+        """The most probable explanation (MPE): argmax over the hidden variables' joint
+        assignment y of P(Y = y | E = e), and that probability.
+
+        CS446 "Computational Problems": finding it is NP-hard in general (Shimony 1994), like
+        computing a probability is #P-complete. This is exhaustive search over the hidden
+        assignments (exponential in their number), for small networks. The MPE is one joint
+        assignment; setting each hidden variable to its own most probable value (from
+        :meth:`query`) can give a different, even less probable, one. Ties go to the first
+        assignment in domain order. Raises ``ValueError`` when the evidence has probability 0.
+        """
+        evidence = dict(evidence or {})
+        self._indices(evidence)
+        hidden = [v for v in self.names if v not in evidence]
+        best, best_p, total = {}, -1.0, 0.0
+        for values in itertools.product(*(self.domains[v] for v in hidden)):
+            assignment = dict(zip(hidden, values, strict=True))
+            p = self.joint({**evidence, **assignment})
+            total += p
+            if p > best_p:
+                best, best_p = assignment, p
+        if total <= 0:
+            raise ValueError("the evidence has probability 0 in this network.")
+        return best, best_p / total
+
     def fit(self, data: Mapping[str, Sequence], *, smoothing: float = 0.0) -> BayesNet:
         """The same structure with CPTs estimated from complete data (parameter learning).
 

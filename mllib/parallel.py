@@ -99,6 +99,32 @@ class DaskExecutor:
         return self.client.gather(self.client.map(task, handles, pure=False))
 
 
+class Scattered:
+    """An executor whose chunks were scattered ahead of time, once.
+
+    ``Scattered(executor, chunks)`` calls ``executor.scatter(chunks)`` now; later, its
+    :meth:`scatter` hands back those handles instead of sending the data again, so a timing of
+    the rounds leaves the transfer out. The chunks given to it later must be the same ones: it
+    checks their number and shapes and raises ``ValueError`` otherwise.
+    """
+
+    def __init__(self, executor, chunks) -> None:
+        chunks = as_chunks(chunks)
+        self.executor = executor
+        self.shapes = [X.shape for X, _ in chunks]
+        self.handles = executor.scatter(chunks)
+
+    def scatter(self, chunks: list[Chunk]) -> list:
+        """The handles scattered at construction (``chunks`` must be those chunks)."""
+        if [X.shape for X, _ in chunks] != self.shapes:
+            raise ValueError("Scattered holds other chunks: build it with the chunks you train on.")
+        return self.handles
+
+    def map(self, task: Callable, handles: list) -> list:
+        """The wrapped executor's map."""
+        return self.executor.map(task, handles)
+
+
 def _on_chunk(step: Callable, w, chunk: Chunk, **options):
     """``step(w, X_p, y_p, **options)``: what an executor runs on one chunk."""
     X, y = chunk
@@ -394,6 +420,83 @@ def mapreduce_svm(chunks, *, C: float, eta: float, iterations: int = 100, w0=Non
                               iterations=positive_int(iterations, "iterations"),
                               regularize_bias=regularize_bias, decay=decay)
     return SVMResult(w, b, steps)
+
+
+def _pegasos_epoch(w, X, y, *, b: float, passes: int, pull: float, regularize_bias: bool,
+                   ) -> tuple[np.ndarray, float, int]:
+    """One more pass of Pegasos over a chunk that ``passes`` earlier passes visited, from
+    (w, b), its step counter going on from t = passes·n_p: (new w, new b, margin violations)."""
+    t = passes * len(y)
+    w, b, _, violations = svm._sgd_steps(w, b, X, y, t, pull, None, regularize_bias)
+    return w, b, violations
+
+
+@dataclass(frozen=True)
+class MixingStep:
+    """One round of :func:`svm_mixing`: the averaged ``w`` (d,) and ``b`` after it, and the
+    margin violations y(w·x + b) <= 1 that each chunk's pass met."""
+
+    round: int
+    w: np.ndarray
+    b: float
+    violations: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class MixingResult:
+    """What :func:`svm_mixing` returns: the final ``w`` (d,) and ``b`` and a step per round."""
+
+    w: np.ndarray
+    b: float
+    history: tuple[MixingStep, ...]
+
+
+def svm_mixing(chunks, *, lam: float, rounds: int = 10, regularize_bias: bool = True,
+               executor=None) -> MixingResult:
+    """The SVM by averaging (MMDS §12.3.6, first approach): SGD on every chunk, then the mean.
+
+    Each round, every chunk p runs one pass of Pegasos (:func:`stream_sgd`'s step 1/(λt)) over
+    its own examples, starting from the mixed (w, b), with its step counter continuing from
+    t = (round - 1)·n_p; then (w, b) ← the average of the chunks' (w_p, b_p). One MapReduce
+    job per round, like :func:`parameter_mixing` for the perceptron. With one chunk this is
+    ``rounds`` epochs of Pegasos on the whole sample, in order.
+
+    Parameters
+    ----------
+    chunks : list of (X_p (n_p, d), y_p (n_p,))
+    lam : float
+        λ > 0 of (λ/2)‖w‖² + mean hinge loss.
+    rounds : int, default 10
+    regularize_bias : bool, default True
+    executor : InProcess, DaskExecutor or Scattered, optional
+
+    Returns
+    -------
+    MixingResult
+    """
+    chunks = as_chunks(chunks)
+    pull = 1.0 / positive(lam, "lam")
+    rounds = positive_int(rounds, "rounds")
+    executor = executor or InProcess()
+    handles = executor.scatter(chunks)
+    w, b = np.zeros(chunks[0][0].shape[1]), 0.0
+    history: list[MixingStep] = []
+    for number in range(1, rounds + 1):
+        outputs = executor.map(partial(_on_chunk, _pegasos_epoch, w, b=b, passes=number - 1,
+                                       pull=pull, regularize_bias=regularize_bias), handles)
+        w = np.mean([w_p for w_p, _, _ in outputs], axis=0)
+        b = float(np.mean([b_p for _, b_p, _ in outputs]))
+        history.append(MixingStep(number, w, b, tuple(v for _, _, v in outputs)))
+    return MixingResult(w, b, tuple(history))
+
+
+def svm_objective(w, b: float, X, y, *, lam: float) -> float:
+    """Pegasos's objective (λ/2)‖w‖² + (1/n)·Σᵢ max(0, 1 - yᵢ(w·xᵢ + b)), X (n, d), y (n,):
+    eq. 12.4 divided by n·C with λ = 1/(n·C) (the bias not regularised here)."""
+    X, y = as_data(X, y)
+    w = as_vector(w, "w", X.shape[1])
+    z = y * (X @ w + finite(b, "b"))
+    return float(positive(lam, "lam") / 2 * w @ w + svm.hinge_loss(z).mean())
 
 
 # --- Streaming: data larger than memory, one chunk at a time ---------------------------------

@@ -160,3 +160,23 @@ def test_bad_queries_and_data_are_rejected():
                      {"A": [1.0, 0.0], "B": [[1.0, 0.0], [0.0, 1.0]]})
     with pytest.raises(ValueError, match="probability 0"):
         zero.query("A", {"B": 1})
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_most_probable_explanation_equals_pgmpy_map_query(seed):
+    # pgmpy's map_query maximises the joint of the hidden variables given the evidence.
+    net = random_network(7, max_parents=2, seed=seed)
+    evidence = {net.names[-1]: 1}
+    hidden = [v for v in net.names if v not in evidence]
+    expected = VariableElimination(to_pgmpy(net)).map_query(hidden, evidence=evidence,
+                                                            show_progress=False)
+    found, p = net.most_probable_explanation(evidence)
+    assert {v: int(x) for v, x in found.items()} == {v: int(x) for v, x in expected.items()}
+    assert p == pytest.approx(net.joint({**evidence, **found})
+                              / net.query(net.names[-1])[1], rel=1e-9)
+
+
+def test_most_probable_explanation_refuses_impossible_evidence():
+    net = bayes_net({"X": (0, 1)}, {}, {"X": [1.0, 0.0]})
+    with pytest.raises(ValueError, match="probability 0"):
+        net.most_probable_explanation({"X": 1})

@@ -78,36 +78,56 @@ def round_increment_only(w, chunks, eta):  # slip: returns Σ η·y·x, not w + 
     return new_w - w, mistakes
 
 
-def train_vectorised(chunks, eta, max_rounds):
-    w = np.zeros(chunks[0][0].shape[1])
-    for number in range(1, max_rounds + 1):
-        w, mistakes = round_vectorised(w, chunks, eta)
-        if sum(mistakes) == 0:
-            return w, number
-    return w, max_rounds
+def _epoch(w, X, y, eta, mistake=lambda score: score <= 0):
+    w, wrong = np.array(w, dtype=float), 0
+    for x, label in zip(X, y, strict=True):
+        if mistake(label * (w @ x)):
+            w, wrong = w + eta * label * x, wrong + 1
+    return w, wrong
 
 
-def train_while(chunks, eta, max_rounds):  # another way: a while loop on the mistakes
-    w, rounds, mistakes = np.zeros(len(chunks[0][0][0])), 0, None
-    while mistakes != 0 and rounds < max_rounds:
-        w, per_chunk = round_stacked(w, chunks, eta)
-        mistakes, rounds = int(np.sum(per_chunk)), rounds + 1
-    return w, rounds
+def mixing_loop(w, chunks, eta):
+    runs = [_epoch(w, X, y, eta) for X, y in chunks]
+    return np.mean([w_p for w_p, _ in runs], axis=0), [m for _, m in runs]
 
 
-def train_uncounted_last_round(chunks, eta, max_rounds):  # slip: the clean round not counted
-    w, rounds = train_vectorised(chunks, eta, max_rounds)
-    return w, rounds - 1 if rounds < max_rounds else rounds
+def mixing_sum_then_divide(w, chunks, eta):  # another way: lists and a division at the end
+    total, mistakes = [0.0] * len(w), []
+    for X, y in chunks:
+        w_p, m = _epoch(w, X, y, eta)
+        total = [a + b for a, b in zip(total, w_p.tolist(), strict=True)]
+        mistakes.append(m)
+    return [a / len(chunks) for a in total], tuple(mistakes)
 
 
-def train_sequential_rounds(chunks, eta, max_rounds):  # slip: the sequential round inside
-    w = np.zeros(chunks[0][0].shape[1])
-    for number in range(1, max_rounds + 1):
-        new_w, mistakes = round_sequential(w, chunks, eta)
-        w = new_w
-        if sum(mistakes) == 0:
-            return w, number
-    return w, max_rounds
+def mixing_chained(w, chunks, eta):  # slip: each chunk starts from the previous chunk's w_p
+    weights, mistakes = [], []
+    for X, y in chunks:
+        w, m = _epoch(w, X, y, eta)
+        weights.append(w)
+        mistakes.append(m)
+    return np.mean(weights, axis=0), mistakes
+
+
+def mixing_weighted(w, chunks, eta):  # slip: average weighted by chunk size
+    runs = [_epoch(w, X, y, eta) for X, y in chunks]
+    sizes = [len(y) for _, y in chunks]
+    return np.average([w_p for w_p, _ in runs], axis=0, weights=sizes), [m for _, m in runs]
+
+
+def mixing_summed(w, chunks, eta):  # slip: the Reduce adds the weights instead of averaging
+    runs = [_epoch(w, X, y, eta) for X, y in chunks]
+    return np.sum([w_p for w_p, _ in runs], axis=0), [m for _, m in runs]
+
+
+def mixing_stale(w, chunks, eta):  # slip: the MapReduce round of exercise 3, w never updated
+    new_w, mistakes = round_vectorised(w, chunks, eta)
+    return w + (new_w - w) / len(chunks), mistakes
+
+
+def mixing_strict(w, chunks, eta):  # slip: a score of exactly 0 counted as right
+    runs = [_epoch(w, X, y, eta, mistake=lambda score: score < 0) for X, y in chunks]
+    return np.mean([w_p for w_p, _ in runs], axis=0), [m for _, m in runs]
 
 
 @pytest.mark.parametrize("checker, answer", [
@@ -117,8 +137,8 @@ def train_sequential_rounds(chunks, eta, max_rounds):  # slip: the sequential ro
     (check.reduce_sums, reduce_loop),
     (check.mapreduce_round, round_vectorised),
     (check.mapreduce_round, round_stacked),
-    (check.train_mapreduce, train_vectorised),
-    (check.train_mapreduce, train_while),
+    (check.mixing_round, mixing_loop),
+    (check.mixing_round, mixing_sum_then_divide),
 ])
 def test_correct_answers_pass(checker, answer):
     run_check(checker(), answer)
@@ -130,8 +150,11 @@ def test_correct_answers_pass(checker, answer):
     (check.reduce_sums, reduce_average, "four Map outputs"),
     (check.mapreduce_round, round_sequential, "three chunks"),
     (check.mapreduce_round, round_increment_only, "three chunks"),
-    (check.train_mapreduce, train_uncounted_last_round, "separable"),
-    (check.train_mapreduce, train_sequential_rounds, "separable"),
+    (check.mixing_round, mixing_chained, "three chunks"),
+    (check.mixing_round, mixing_weighted, "different sizes"),
+    (check.mixing_round, mixing_summed, "three chunks"),
+    (check.mixing_round, mixing_stale, "three chunks"),
+    (check.mixing_round, mixing_strict, "three chunks"),
 ])
 def test_typical_slips_fail_with_a_hint_but_no_answer(checker, answer, hint):
     with pytest.raises(ExerciseFailed, match=hint) as failure:
@@ -146,7 +169,9 @@ def test_the_tie_case_really_has_a_score_of_zero():
     assert scores[0] == 0 and np.all(y[1:] * scores[1:] > 0)  # integers: exact
 
 
-def test_the_non_separable_case_hits_the_round_limit():
-    for case in check.train_mapreduce().cases:
-        w, rounds = check._train(*case.args)
-        assert (rounds == case.args[2]) == ("not separable" in case.hint)
+def test_the_mixing_cases_catch_what_they_say():
+    cases = check.mixing_round().cases
+    w, chunks, _ = cases[0].args
+    assert len({len(y) for _, y in chunks}) == 3  # sizes differ: uniform ≠ weighted average
+    w, chunks, _ = cases[2].args
+    assert not w.any() and all(X[0] @ w == 0 for X, _ in chunks)

@@ -1,10 +1,13 @@
 """Lecture 13's widget logic, driven without a browser."""
 
+import itertools
+
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
 from mllib import bayes
+from mllib.bayesnet import alarm_network
 from mllib.demos import bayesnet as demo
 
 
@@ -17,7 +20,7 @@ def test_beta_density_integrates_to_one_and_has_the_map_as_its_mode():
 
 def test_coin_table_starts_at_the_prior_and_shows_hhth():
     rows = demo.coin_table(bayes.coin_posterior("HHTH", 2, 2)).splitlines()
-    assert rows[2] == "| 0 | 0 | Beta(2, 2) | – | 0.500 | 0.500 |"
+    assert rows[2] == "| 0 | 0 | Beta(2, 2) | undefined | 0.500 | 0.500 |"
     assert rows[6] == "| 4 | 3 | Beta(5, 3) | 0.750 | 0.667 | 0.625 |"
 
 
@@ -58,10 +61,30 @@ def test_bayes_optimal_table_marks_minus_in_mitchells_example():
     assert "| **P(- given x, D)** | 0.60 | Bayes-optimal |" in table.splitlines()
 
 
-def test_multinomial_beats_bernoulli_on_the_synthetic_corpus_with_enough_data():
-    rows = demo.naive_bayes_accuracy([300, 1000])
-    assert all(0.5 < b <= 1 and 0.5 < m <= 1 for _, b, m in rows)
-    assert rows[-1][2] >= rows[-1][1]
+def test_multinomial_is_ahead_at_every_size_and_below_the_bayes_optimal_ceiling():
+    # The walk-through's claims: ahead at every training size, f_B above both, and the
+    # multinomial learner within 1 point of f_B after 1000 documents (it prints the gap).
+    rows = demo.naive_bayes_accuracy([10, 30, 100, 300, 1000])
+    assert all(m > b for _, b, m, _ in rows)
+    assert all(best >= m and best >= b for _, b, m, best in rows)
+    assert len({best for *_, best in rows}) == 1  # f_B does not learn
+    assert rows[-1][3] - rows[-1][2] < 0.01
+
+
+def test_the_corpus_is_drawn_from_the_multinomial_model():
+    # Word frequencies of each class match the class's distribution (by construction).
+    corpus = demo.synthetic_corpus(4000)
+    for label in (0, 1):
+        counts = corpus.X[corpus.y == label].sum(axis=0)
+        # ~40,000 words per class: a frequency's standard error is at most 0.0025.
+        np.testing.assert_allclose(counts / counts.sum(), corpus.words[label], atol=0.01)
+
+
+def test_bayes_optimal_label_is_the_true_posterior_argmax():
+    corpus = demo.synthetic_corpus(200)
+    log_joint = corpus.X @ np.log(corpus.words).T + np.log(0.5)
+    np.testing.assert_array_equal(demo.bayes_optimal_label(corpus, corpus.X),
+                                  np.argmax(log_joint, axis=1))
 
 
 def test_inference_cost_measures_both_methods():
@@ -69,3 +92,79 @@ def test_inference_cost_measures_both_methods():
     assert cost.enumeration.shape == cost.elimination.shape == (2,)
     assert np.all(cost.enumeration > 0) and np.all(cost.elimination > 0)
     assert isinstance(demo.show_cost(cost), Figure)
+
+
+def legend(ax):
+    return [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+@pytest.mark.parametrize("a", [1, 2, 7, 30])
+@pytest.mark.parametrize("b", [1, 3, 30])
+@pytest.mark.parametrize("seen", [0, 1, 6, len(demo.TOSSES)])
+def test_coin_widget_never_raises_and_its_map_line_agrees_with_coin_map(a, b, seen):
+    # Every slider at its extremes (a, b in 1..30, seen in 0..12) and a grid inside.
+    fig = demo.show_coin(a, b, seen)
+    tosses = demo.TOSSES[:seen]
+    if a == b == 1 and seen == 0:
+        assert "MAP undefined: every p is a mode" in legend(fig.axes[0])
+        with pytest.raises(ValueError):
+            bayes.coin_map(tosses, a, b)  # the library still refuses to pick a mode
+    else:
+        red = [ln for ln in fig.axes[0].lines if ln.get_color() == "tab:red"]
+        assert red[0].get_xdata()[0] == pytest.approx(bayes.coin_map(tosses, a, b))
+    assert ("ML undefined: no tosses" in legend(fig.axes[0])) == (seen == 0)
+
+
+def test_coin_table_says_the_flat_prior_has_no_map_before_the_first_toss():
+    rows = demo.coin_table(bayes.coin_posterior("HT", 1, 1)).splitlines()
+    assert rows[2] == "| 0 | 0 | Beta(1, 1) | undefined | undefined | 0.500 |"
+    assert rows[3] == "| 1 | 1 | Beta(2, 1) | 1.000 | 1.000 | 0.667 |"
+
+
+def test_alarm_widget_never_raises_on_any_evidence_and_its_bars_are_the_queries():
+    # All 3^5 settings of the five drop-downs.
+    net = alarm_network()
+    for values in itertools.product("?01", repeat=5):
+        setting = dict(zip("JMRAE", values, strict=True))
+        fig = demo.show_alarm(**setting)
+        evidence = {v: int(x) for v, x in setting.items() if x != "?"}
+        bars = [patch.get_width() for patch in fig.axes[1].patches]
+        hidden = [v for v in net.names if v not in evidence]
+        np.testing.assert_allclose(bars, [net.query(v, evidence)[1] for v in hidden])
+
+
+def test_explorers_carry_a_static_first_frame_for_headless_front_ends(monkeypatch):
+    # Outside nbgrader the cell's result is the live box; its output also holds the first
+    # frame as a PNG, which nbconvert and notebook viewers show when there is no widget state.
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    for box in (demo.coin_explorer(), demo.alarm_explorer()):
+        bundle = box._repr_mimebundle_()
+        assert "application/vnd.jupyter.widget-view+json" in bundle
+        assert bundle["image/png"].startswith(b"\x89PNG")
+
+
+def test_explaining_away_and_the_local_markov_property():
+    alarm = alarm_network()
+    assert alarm.query("B", {"J": 1, "M": 1})[1] == pytest.approx(0.2842, abs=1e-4)
+    assert alarm.query("B", {"J": 1, "M": 1, "R": 1})[1] < 0.01  # "unlikely again"
+    # J is independent of its non-descendants given its parent A, and not without A.
+    assert alarm.query("J", {"A": 1, "E": 1, "B": 0, "R": 1, "M": 0})[1] == pytest.approx(
+        alarm.query("J", {"A": 1})[1], rel=1e-12)
+    assert alarm.query("J", {"B": 1})[1] > 10 * alarm.query("J")[1]
+
+
+def test_mpe_example_differs_from_the_per_variable_argmax():
+    small = demo.mpe_network()
+    marginal = {v: int(np.argmax(small.query(v))) for v in small.names}
+    assert marginal == {"X": 1, "Y": 0} and small.joint(marginal) == pytest.approx(0.3)
+    assert small.most_probable_explanation() == ({"X": 0, "Y": 0}, pytest.approx(0.4))
+
+
+def test_fitted_alarm_table_is_close_where_common_and_uniform_where_unseen():
+    alarm = alarm_network()
+    data = alarm.sample(100_000, seed=1)
+    fitted = alarm.fit(data)
+    assert int(np.sum((data["E"] == 1) & (data["B"] == 1))) == 0  # "here not once"
+    assert fitted.cpts["A"][1, 1, 1] == 0.5
+    # ~99,700 samples with E = B = 0: the standard error of 0.001 is about 1e-4.
+    assert fitted.cpts["A"][0, 0, 1] == pytest.approx(alarm.cpts["A"][0, 0, 1], abs=5e-4)

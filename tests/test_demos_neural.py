@@ -65,3 +65,109 @@ def test_xor_runs_solve_and_stick(run, right):
     from mllib.data import xor_table
     X, t = xor_table()
     assert int(np.sum(neural.predict(demo.xor_runs()[run].network, X) == t)) == right
+
+
+def ring_count(ax):
+    """Points drawn with the 'misclassified' ring (0 when there is none)."""
+    rings = [c for c in ax.collections if c.get_label() == "misclassified"]
+    return len(rings[0].get_offsets()) if rings else 0
+
+
+@pytest.mark.parametrize("eta", [0.1, 8.0])
+@pytest.mark.parametrize("width", [1, 8])
+@pytest.mark.parametrize("seed", [0, 9])
+def test_trainer_never_raises_at_the_extremes_and_its_verdict_matches_the_points(eta, width,
+                                                                                  seed):
+    # Every slider at both ends (η 0.1..8, width 1..8, seed 0..9, epoch 0..200).
+    X, t = demo.noisy_xor()
+    for epoch in (0, demo.WIDGET_EPOCHS):
+        fig = demo.show_training(eta, width, seed, epoch)
+        net = demo._training(eta, width, seed).history[epoch].network
+        wrong = int(np.sum(neural.predict(net, X) != t))
+        assert ring_count(fig.axes[0]) == wrong
+        assert f"training accuracy {1 - wrong / len(t):.0%}" in fig.axes[0].get_title()
+
+
+def test_trainer_inside_the_ranges():
+    for eta, width, seed, epoch in [(2.0, 3, 0, 100), (4.5, 5, 4, 37)]:
+        assert len(demo.show_training(eta, width, seed, epoch).axes) == 3  # 2 panels + bar
+
+
+def test_trainer_claims_of_the_walkthrough():
+    X, t = demo.noisy_xor()
+
+    def accuracy(eta, width, seed):
+        return np.mean(neural.predict(demo._training(eta, width, seed).network, X) == t)
+
+    # One hidden unit draws one line: near 75% at best.
+    assert max(accuracy(2.0, 1, seed) for seed in range(10)) <= 0.75
+    # Three units: nine of ten seeds reach 90%; two units: four of ten.
+    assert sum(accuracy(2.0, 3, seed) >= 0.9 for seed in range(10)) == 9
+    assert sum(accuracy(2.0, 2, seed) >= 0.9 for seed in range(10)) == 4
+    # A small η barely moves in 200 epochs; a large one makes the loss jump (its largest
+    # rise from one epoch to the next is ten times that at η = 2).
+    slow = demo._training(0.1, 3, 0).losses
+    assert slow[-1] > 0.8 * slow[0]
+    assert np.diff(demo._training(8.0, 3, 0).losses).max() > 10 * np.diff(
+        demo._training(2.0, 3, 0).losses).max()
+
+
+def test_xor_runs_claims_of_the_walkthrough():
+    solved, stuck = demo.xor_runs()
+    from mllib.data import xor_table
+    X, t = xor_table()
+    # Seed 0: slow for 150 epochs (about a third of the start), then below 0.005 by 200.
+    assert 0.25 < solved.losses[150] / solved.losses[0] < 0.45
+    assert solved.losses[200] < 0.005
+    # Seed 3: (1, 0) and (1, 1) just below 1/2, one point wrong, the loss flat from 400 on.
+    o = neural.predict_proba(stuck.network, X)
+    assert 0.45 < o[2] < 0.5 and 0.45 < o[3] < 0.5
+    assert stuck.losses[400] - stuck.losses[800] < 0.001
+
+
+def test_xor_panels_have_a_colour_bar_a_marker_legend_and_ring_the_stuck_point():
+    fig = demo.show_xor_runs()
+    solved_ax, stuck_ax = fig.axes[0], fig.axes[1]
+    assert ring_count(solved_ax) == 0 and ring_count(stuck_ax) == 1
+    labels = [t.get_text() for t in stuck_ax.get_legend().get_texts()]
+    assert labels == ["t = 1", "t = 0", "misclassified"]
+    assert sum(ax.get_title() == "o" for ax in fig.axes) == 2  # a colour bar per region panel
+
+
+def test_unit_frame_labels_the_step_as_a_0_1_step():
+    right = demo.show_unit(1.0, 1.0, -0.5).axes[1]
+    step = [ln for ln in right.lines if ln.get_label() == "step [z ≥ 0]"][0]
+    z, value = step.get_xdata(), step.get_ydata()
+    np.testing.assert_array_equal(value, (z >= 0).astype(float))
+
+
+def test_any_boolean_function_by_one_hidden_layer():
+    import itertools
+    X = np.array(list(itertools.product([0, 1], repeat=3)), dtype=float)
+    rng = np.random.default_rng(0)
+    for t in [X.sum(axis=1) % 2, *rng.integers(0, 2, (20, 8)), np.zeros(8), np.ones(8)]:
+        net = demo.boolean_network(X, t)
+        np.testing.assert_array_equal(neural.predict(net, X), t)
+        # within σ(-5) ≈ 0.0067 (times the hidden units' leak) of a step
+        assert np.all(np.abs(neural.predict_proba(net, X) - t) < 0.02)
+
+
+def test_the_top_layer_alone_is_a_perceptron_that_solves_xor():
+    from mllib import perceptron as P
+    from mllib.data import xor_table
+    X, t = xor_table()
+    top = P.perceptron(demo.top_layer_features(X), 2.0 * t - 1)
+    assert top.converged and top.mistakes == 11
+
+
+def test_one_gradient_step_lowers_the_error_and_backprop_agrees_with_differences():
+    x, t = np.array([1.0, 0.0]), 1.0
+    after = neural.sgd_step(demo.HAND_NETWORK, x, t, eta=0.5)
+    assert neural.loss(after, x[None], [t]) < neural.loss(demo.HAND_NETWORK, x[None], [t])
+    assert neural.gradient_check(demo.HAND_NETWORK, x, t).max_error < 1e-9  # "about 1e-10"
+
+
+def test_trainer_carries_a_static_first_frame_for_headless_front_ends(monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    bundle = demo.trainer()._repr_mimebundle_()
+    assert bundle["image/png"].startswith(b"\x89PNG")

@@ -239,6 +239,56 @@ def test_a_stream_larger_than_the_memory_budget_passes_through(learner):
     assert run.history[-1].mistakes < run.history[0].mistakes  # it learns as it goes
 
 
+# --- The SVM by averaging (MMDS §12.3.6, first approach) -------------------------------------
+
+
+def test_svm_mixing_with_one_chunk_is_pegasos_epoch_after_epoch():
+    X, y, _ = noisy(300, 3, flip=0.05, seed=4)
+    lam = 0.01
+    run = par.svm_mixing([(X, y)], lam=lam, rounds=3)
+    v = pegasos(np.vstack([X] * 3), np.concatenate([y] * 3), lam)  # the oracle loop above
+    np.testing.assert_allclose(np.append(run.w, run.b), v, rtol=1e-9, atol=1e-12)
+
+
+def test_svm_mixing_averages_the_chunks_pegasos_runs():
+    X, y, _ = noisy(200, 3, flip=0.05, seed=5)
+    chunks = par.split(X, y, 4)
+    lam = 0.02
+    first = par.svm_mixing(chunks, lam=lam, rounds=1)
+    each = [pegasos(X_p, y_p, lam) for X_p, y_p in chunks]  # from 0 with t from 1
+    np.testing.assert_allclose(np.append(first.w, first.b), np.mean(each, axis=0),
+                               rtol=1e-9, atol=1e-12)
+    # From w = 0 the first example of every chunk violates its margin.
+    assert len(first.history[0].violations) == 4 and min(first.history[0].violations) >= 1
+
+
+def test_svm_objective_is_pegasos_objective():
+    X, y, _ = noisy(50, 2, seed=1)
+    w, b, lam = np.array([0.5, -1.0]), 0.25, 0.1
+    hinge = np.maximum(0, 1 - y * (X @ w + b)).mean()
+    assert par.svm_objective(w, b, X, y, lam=lam) == pytest.approx(lam / 2 * 1.25 + hinge,
+                                                                    rel=1e-12)
+
+
+def test_scattered_sends_the_chunks_once_and_refuses_others():
+    X, y = spam()
+    chunks = par.split(X, y, 3)
+
+    class Counting(par.InProcess):
+        scatters = 0
+
+        def scatter(self, chunks):
+            Counting.scatters += 1
+            return super().scatter(chunks)
+
+    executor = par.Scattered(Counting(), chunks)
+    for _ in range(3):
+        run = par.mapreduce_perceptron(chunks, eta=0.5, executor=executor)
+    assert Counting.scatters == 1 and run.w.tolist() == [0.0, 1.0, 0.0, -1.0, 1.0]
+    with pytest.raises(ValueError, match="other chunks"):
+        par.mapreduce_perceptron(par.split(X, y, 2), executor=executor)
+
+
 # --- Validation -------------------------------------------------------------------------------
 
 
@@ -298,11 +348,15 @@ def test_dask_and_in_process_give_identical_results(client, parts):
         assert [r.mistakes for r in there.history] == [r.mistakes for r in here.history]
     chunks = par.split(X, y, parts)
     here = par.mapreduce_svm(chunks, C=1.0, eta=0.01, iterations=20)
-    there = par.mapreduce_svm(chunks, C=1.0, eta=0.01, iterations=20, executor=dask)
+    there = par.mapreduce_svm(chunks, C=1.0, eta=0.01, iterations=20,
+                              executor=par.Scattered(dask, chunks))
     # Real-valued sums may differ in the last bits when added in another order: 20 steps of
     # rounding error stay far below 1e-12 relative.
     np.testing.assert_allclose(there.w, here.w, rtol=1e-12, atol=1e-15)
     assert there.history[-1].bad == here.history[-1].bad
+    here = par.svm_mixing(chunks, lam=0.01, rounds=3)
+    there = par.svm_mixing(chunks, lam=0.01, rounds=3, executor=dask)
+    np.testing.assert_allclose(there.w, here.w, rtol=1e-12, atol=1e-15)
 
 
 def test_docstring_examples_run():

@@ -62,15 +62,22 @@ def explore(frame: Callable[..., Figure], **controls):
     -------
     The ``ipywidgets.interactive`` box (its ``children`` are the controls, then the output), or
     the static Figure. Either is shown once as the cell's result. Each redraw shows the frame as
-    the PNG of :func:`png`.
+    the PNG of :func:`png`. The box's cell output also carries the first frame as ``image/png``:
+    a front end with widgets shows the live box, while a notebook executed headless (nbconvert,
+    a notebook viewer) has no widget state and shows that static frame instead of the box's
+    ``interactive(...)`` text.
     """
     if grading():
         return frame(**{name: control.value for name, control in controls.items()})
     import ipywidgets
+
+    class Explorer(ipywidgets.interactive):
+        def _repr_mimebundle_(self, **kwargs) -> dict:
+            return {**super()._repr_mimebundle_(**kwargs), "image/png": self.result.data}
 
     def redraw(**values) -> PNG:
         return PNG(frame(**values))
 
     # auto_display shows the returned PNG in the widget's output area, as interact() does;
     # unlike interact(), interactive() does not also display itself, so the cell shows it once.
-    return ipywidgets.interactive(redraw, {"auto_display": True}, **controls)
+    return Explorer(redraw, {"auto_display": True}, **controls)

@@ -13,6 +13,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from mllib import neural
+from mllib import perceptron as P
 from mllib.data import xor_table
 from mllib.demos import explore
 from mllib.plotting import figure, markdown_table
@@ -37,16 +38,28 @@ def noisy_xor(n: int = 120, *, noise: float = 0.25, seed: int = 0,
     return X[corner] + rng.normal(0, noise, (n, 2)), t[corner]
 
 
-def _regions(ax: Axes, net: neural.Network, X: np.ndarray, t: np.ndarray) -> None:
-    """The network's output over the plane (shaded), its o = 1/2 boundary and the data."""
+def _regions(ax: Axes, net: neural.Network, X: np.ndarray, t: np.ndarray, *,
+             legend: bool = True) -> None:
+    """The network's output over the plane (shaded, with a colour bar), its o = 1/2 boundary,
+    and the data: circles t = 1, squares t = 0, black-edged; a point on the wrong side of the
+    boundary gets a thick black ring, so it stays visible where o is near 1/2 (white). The
+    marker legend goes at the top (``legend``; XOR's corners leave it free) or to the caller."""
     grid = np.linspace(-0.75, 1.75, 80)
     gx, gy = np.meshgrid(grid, grid)
     o = neural.predict_proba(net, np.column_stack([gx.ravel(), gy.ravel()])).reshape(gx.shape)
-    ax.contourf(gx, gy, o, levels=np.linspace(0, 1, 11), cmap="RdBu", alpha=0.5)
+    shade = ax.contourf(gx, gy, o, levels=np.linspace(0, 1, 11), cmap="RdBu", alpha=0.5)
     ax.contour(gx, gy, o, levels=[0.5], colors="black", linewidths=1.2)
+    bar = ax.figure.colorbar(shade, ax=ax, ticks=[0, 0.5, 1], fraction=0.05, pad=0.03)
+    bar.ax.set_title("o", fontsize=9)
+    wrong = neural.predict(net, X) != t
     for label, marker, colour in ((1, "o", "tab:blue"), (0, "s", "tab:red")):
-        ax.scatter(*X[t == label].T, marker=marker, c=colour, edgecolors="white", s=30,
-                   label=f"t = {label}")
+        ax.scatter(*X[t == label].T, marker=marker, c=colour, edgecolors="black",
+                   linewidths=0.6, s=30, label=f"t = {label}", zorder=3)
+    if wrong.any():
+        ax.scatter(*X[wrong].T, marker="o", s=150, facecolors="none", edgecolors="black",
+                   linewidths=1.8, label="misclassified", zorder=4)
+    if legend:
+        ax.legend(fontsize=7, loc="upper center", ncol=3, handletextpad=0.2, columnspacing=0.8)
     ax.set_xlim(-0.75, 1.75)
     ax.set_ylim(-0.75, 1.75)
     ax.set_aspect("equal")
@@ -66,7 +79,7 @@ def show_unit(w1: float, w2: float, b: float) -> Figure:
     z = np.linspace(-8, 8, 200)
     right.plot(z, neural.sigmoid(z), color="black", label="σ(z)")
     right.plot(z, neural.sigmoid_derivative(z), color="tab:red", label="σ'(z) = σ(1 - σ)")
-    right.plot(z, (z > 0).astype(float), ":", color="grey", label="threshold sgn")
+    right.plot(z, (z >= 0).astype(float), ":", color="grey", label="step [z ≥ 0]")
     right.set_xlabel("z = w·x + b")
     right.set_title("the sigmoid smooths the threshold")
     right.legend(fontsize=8)
@@ -97,6 +110,35 @@ def show_xor_runs() -> Figure:
     axes[2].set_title("training loss", fontsize=10)
     axes[2].legend()
     return fig
+
+
+def boolean_network(X, t, *, scale: float = 10.0) -> neural.Network:
+    """A one-hidden-layer sigmoid network that computes any Boolean function given by its truth
+    table (X (m, n) of 0/1 rows, t (m,) 0/1): one hidden unit per row with t = 1, firing only
+    on that row (an AND of its literals), and an output unit that ORs them (the function's DNF).
+
+    Hidden unit for row r: weight +s where r_i = 1 and -s where r_i = 0, bias -s·(|r| - ½), so
+    its net input is s/2 on r and at most -s/2 elsewhere. Output: weight s per hidden unit,
+    bias -s/2. With s = 10 every sigmoid is within σ(-5) ≈ 0.007 of a step. This is why
+    "multi-layer networks can represent arbitrary functions" (CS446 "Multi-Layer Neural
+    Network"); the price is up to 2ⁿ hidden units.
+    """
+    X, t = np.asarray(X, dtype=float), np.asarray(t)
+    rows = X[t == 1]
+    if len(rows) == 0:
+        return neural.network([np.zeros((X.shape[1], 1)), np.zeros((1, 1))], [[0.0], [-scale]])
+    hidden_w = scale * (2 * rows.T - 1)  # (n, hidden)
+    hidden_b = -scale * (rows.sum(axis=1) - 0.5)
+    return neural.network([hidden_w, np.full((len(rows), 1), scale)],
+                          [hidden_b, [-scale / 2]])
+
+
+def top_layer_features(X) -> np.ndarray:
+    """Two fixed threshold hidden units on XOR's inputs, [x₁ OR x₂, x₁ AND x₂], with MMDS's
+    constant feature -1 appended for the output's threshold: shape (m, 2) -> (m, 3)."""
+    X = np.asarray(X, dtype=float)
+    hidden = np.column_stack([X.sum(axis=1) >= 1, X.sum(axis=1) >= 2]).astype(float)
+    return P.add_threshold_feature(hidden)
 
 
 def backprop_table(net: neural.Network, x, t: float) -> str:
@@ -143,16 +185,17 @@ def show_training(eta: float, width: int, seed: int, epoch: int) -> Figure:
     run = _training(eta, width, seed)
     now = run.history[epoch]
     fig, (left, right) = figure(2, width=4.4, height=3.6)
-    _regions(left, now.network, X, t)
+    _regions(left, now.network, X, t, legend=False)  # the noisy points fill the panel
     accuracy = np.mean(neural.predict(now.network, X) == t)
     left.set_title(f"epoch {epoch}: training accuracy {accuracy:.0%}", fontsize=10)
-    left.legend(fontsize=7, loc="upper right")
     right.plot(run.losses[: epoch + 1], color="black")
     right.set_xlim(0, WIDGET_EPOCHS)
     right.set_ylim(0, max(0.15, float(run.losses.max()) * 1.05))
     right.set_xlabel("epoch")
     right.set_ylabel("mean loss ½(t - o)²")
     right.set_title(f"η = {eta:g}, {width} hidden units, seed {seed}", fontsize=10)
+    right.legend(*left.get_legend_handles_labels(), fontsize=8, loc="upper right",
+                 title="points (left)", title_fontsize=8)
     return fig
 
 
@@ -185,7 +228,14 @@ def trainer():
         epoch.value = min(epoch.value + STEP_EPOCHS, epoch.max)
 
     step.on_click(step_once)
-    return ipywidgets.VBox([ipywidgets.HBox([step, play]), view])
+
+    class Trainer(ipywidgets.VBox):
+        """The buttons above the sliders; headless, the view's static first frame (explore)."""
+
+        def _repr_mimebundle_(self, **kwargs) -> dict:
+            return {**super()._repr_mimebundle_(**kwargs), "image/png": view.result.data}
+
+    return Trainer([ipywidgets.HBox([step, play]), view])
 
 
 def gradient_check_table(check: neural.GradientCheck, net: neural.Network) -> str:

@@ -15,10 +15,11 @@ from functools import lru_cache
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
 from mllib import parallel
 from mllib import perceptron as P
-from mllib.data import separable
+from mllib.data import noisy, separable
 from mllib.plotting import figure, markdown_table
 
 MAX_PARTS = 8
@@ -49,11 +50,11 @@ def show_scheme(run: parallel.RoundsResult, round_number: int, words=None) -> Fi
     middle = ys.mean()
     for p, (y, mistakes) in enumerate(zip(ys, step.mistakes, strict=True)):
         _box(ax, 0.0, y, f"chunk {p + 1}", "whitesmoke")
-        _box(ax, 2.3, y, f"Map: {mistakes} mistake{'s' * (mistakes != 1)}\nΣ η·y·x", "tab:blue"
-             if mistakes else "lightsteelblue")
+        _box(ax, 2.3, y, f"Map: {mistakes} mistake{'s' * (mistakes != 1)}\nΣ η·y·x",
+             "lightskyblue" if mistakes else "honeydew")
         _arrow(ax, (0.85, y), (1.45, y))
         _arrow(ax, (3.15, y), (4.25, middle))
-    _box(ax, 5.0, middle, f"Reduce: add\n{step.total} increments", "tab:orange")
+    _box(ax, 5.0, middle, f"Reduce: add\n{step.total} increments", "navajowhite")
     names = words if words is not None else [f"w{j + 1}" for j in range(len(step.w))]
     shown = "\n".join(f"{name}: {value:g}" for name, value in zip(names, step.w, strict=True))
     _box(ax, 7.4, middle, "new w\n" + shown, "wheat", width=2.2,
@@ -114,24 +115,36 @@ def _epoch_mistakes(run: P.PerceptronResult) -> np.ndarray:
 
 def show_partitions(parts: int) -> Figure:
     """Mistakes per round (stacked by chunk) of the MapReduce perceptron and of parameter
-    mixing with ``parts`` chunks, against the sequential perceptron's mistakes per epoch."""
+    mixing with ``parts`` chunks, against the sequential perceptron's mistakes per epoch.
+
+    Both panels share a symmetric-log y axis (linear below 1, so a round without mistakes sits
+    at 0), so the long tail of few mistakes stays visible next to the first rounds' hundreds;
+    rounds are whole numbers; a legend keys the chunks' colours."""
     result = compare(parts)
-    fig, axes = figure(2, width=4.6, height=3.6)
+    fig, axes = figure(2, width=4.6, height=3.8)
     epochs = _epoch_mistakes(result.sequential)
-    for ax, run, name in zip(axes, (result.mapreduce, result.mixing),
-                             ("MapReduce (MMDS §12.2.8)", "parameter mixing"), strict=True):
+    runs = (result.mapreduce, result.mixing)
+    top = max(max(r.total for r in run.history) for run in runs)
+    last = max(max(run.rounds for run in runs), len(epochs))
+    for ax, run, name in zip(axes, runs, ("MapReduce (MMDS §12.2.8)", "parameter mixing"),
+                             strict=True):
         counts = np.array([r.mistakes for r in run.history], dtype=float)  # (rounds, parts)
         rounds = np.arange(1, len(counts) + 1)
         tops = np.cumsum(counts, axis=1)  # chunk p's mistakes stacked on chunks 1..p-1
         for p in range(parts):
             ax.fill_between(rounds, tops[:, p] - counts[:, p], tops[:, p], step="mid",
-                            linewidth=0, color=f"C{p % 10}")
+                            linewidth=0, color=f"C{p % 10}", label=f"chunk {p + 1}")
         ax.plot(np.arange(1, len(epochs) + 1), epochs, "k-", linewidth=1,
                 label=f"sequential: {result.sequential.epochs} epochs")
-        ax.set(xlabel="round (epoch for the sequential line)", ylabel="mistakes",
-               title=f"{name}: {run.rounds} rounds", xlim=(0.5, max(len(counts),
-                                                                     len(epochs)) + 0.5))
-        ax.legend(fontsize=8)
+        ax.set_yscale("symlog", linthresh=1)
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+        ax.yaxis.set_minor_locator(NullLocator())
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set(xlabel="round (epoch for the sequential line)", ylabel="mistakes (symlog)",
+               title=f"{name}: {run.rounds} rounds", xlim=(0.5, last + 0.5),
+               ylim=(0, 2 * top))
+    handles, labels = axes[0].get_legend_handles_labels()
+    axes[1].legend(handles, labels, fontsize=7, loc="upper right", ncol=2 if parts > 4 else 1)
     return fig
 
 
@@ -172,9 +185,9 @@ def show_wall_times(times: dict[str, float], cores: int) -> Figure:
         workers = int(name.split()[0])
         ax.plot([i - 0.4, i + 0.4], [base / workers] * 2, "k--", linewidth=1,
                 label="in-process time / workers" if i == 1 else None)
-    ax.set(ylabel="wall time (s)",
+    ax.set(ylabel="wall time (s)", ylim=(0, 1.4 * max(times.values())),
            title=f"the same rounds on a LocalCluster ({cores} cores on this machine)")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper right")  # in the headroom above the bars
     return fig
 
 
@@ -182,3 +195,101 @@ def dashboard_note(link: str) -> str:
     """Where the Dask dashboard of a running cluster is (bokeh, a course dependency, serves it)."""
     return (f"Dask dashboard while the cluster runs (task stream, progress, workers' memory): "
             f"{link}")
+
+
+# --- Streaming and the parallel SVM ---------------------------------------------------------
+
+
+def megabytes(rows: int, d: int) -> float:
+    """The size of ``rows`` examples of d float64 features and a float64 label, in MB (10⁶ B)."""
+    return rows * (d + 1) * 8 / 1e6
+
+
+def mixing_sample(n: int = 4000, d: int = 5, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The SVM-averaging sample: ``noisy`` data (5% of labels flipped), shape (n, d), (n,)."""
+    X, y, _ = noisy(n, d, flip=0.05, seed=seed)
+    return X, y
+
+
+@lru_cache(maxsize=8)
+def svm_mixing_objectives(parts: int, *, lam: float = 1e-3, rounds: int = 10) -> np.ndarray:
+    """Pegasos's objective on :func:`mixing_sample` after each round of
+    ``parallel.svm_mixing`` with ``parts`` chunks, shape (rounds,)."""
+    X, y = mixing_sample()
+    run = parallel.svm_mixing(parallel.split(X, y, parts), lam=lam, rounds=rounds)
+    return np.array([parallel.svm_objective(s.w, s.b, X, y, lam=lam) for s in run.history])
+
+
+def svm_mixing_table(parts_list=(1, 2, 4, 8), shown=(1, 2, 5, 10)) -> str:
+    """The objective after selected rounds of SVM averaging, one row per number of chunks."""
+    rows = [[parts, *(f"{svm_mixing_objectives(parts)[r - 1]:.4f}" for r in shown)]
+            for parts in parts_list]
+    return markdown_table(["chunks P", *(f"after round {r}" for r in shown)], rows)
+
+
+# --- Seed topics: sparse dot products, and different chunks in later rounds (MMDS §12.2.8) ----
+
+
+@dataclass(frozen=True)
+class SparseDot:
+    """w·x split by components over ``parts`` machines, x sparse (MMDS §12.2.8).
+
+    Attributes
+    ----------
+    partial : ndarray of shape (parts,)
+        Each machine's share Σ w_i x_i over its range of components.
+    work : ndarray of int, shape (parts,)
+        Multiply-adds per machine: the nonzeros of x in its range.
+    dense_work : int
+        Multiply-adds of the dense product: d.
+    """
+
+    partial: np.ndarray
+    work: np.ndarray
+    dense_work: int
+
+
+def sparse_dot_parts(w: np.ndarray, indices: np.ndarray, values: np.ndarray,
+                     parts: int) -> SparseDot:
+    """w (d,) dotted with the sparse x given by its nonzero ``indices`` and ``values``, the d
+    components cut into ``parts`` contiguous ranges, one per machine."""
+    edges = np.linspace(0, len(w), parts + 1).astype(int)
+    machine = np.searchsorted(edges, indices, side="right") - 1
+    partial = np.array([w[indices[machine == p]] @ values[machine == p] for p in range(parts)])
+    return SparseDot(partial, np.bincount(machine, minlength=parts), len(w))
+
+
+@dataclass(frozen=True)
+class Rotating:
+    """The MapReduce perceptron with one chunk per job, a different one each round.
+
+    Attributes
+    ----------
+    rounds : int
+        Jobs run until w separated the whole training set (or ``max_rounds``).
+    examples : int
+        Examples the update jobs read in all.
+    converged : bool
+    """
+
+    rounds: int
+    examples: int
+    converged: bool
+
+
+@lru_cache(maxsize=MAX_PARTS)
+def rotating_chunks(parts: int, max_rounds: int = 2000) -> Rotating:
+    """MMDS §12.2.8's "perhaps with different chunks": round r runs the MapReduce round
+    (``parallel.mapreduce_round``) on chunk r mod P only, of :func:`shifted_sample` cut into
+    ``parts`` chunks; stop when w makes no mistake on any chunk (that check, a pass over all
+    the data, is not counted in ``examples``)."""
+    X, y = shifted_sample()
+    chunks = parallel.split(X, y, parts)
+    w, examples = np.zeros(X.shape[1]), 0
+    for number in range(1, max_rounds + 1):
+        chunk = chunks[(number - 1) % parts]
+        w, _ = parallel.mapreduce_round(w, [chunk], 1.0)
+        examples += len(chunk[1])
+        if sum(parallel.map_mistakes(w, X_p, y_p)[1] for X_p, y_p in chunks) == 0:
+            return Rotating(number, examples, True)
+    return Rotating(max_rounds, examples, False)

@@ -1,4 +1,5 @@
-"""Hidden checks for the exercises of lecture 15 (learning at scale: the MapReduce perceptron).
+"""Hidden checks for the exercises of lecture 15 (learning at scale: the MapReduce perceptron
+and iterative parameter mixing).
 
 Each checker returns a :class:`~mllib.grading.Check`: fresh inputs drawn from a fixed seed (so a
 regrade gives the same score) and the mllib function that computes the expected answers. The
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from mllib import data
 from mllib import parallel as reference
 from mllib.grading import Case, Check, seeded
 
@@ -83,24 +83,25 @@ def mapreduce_round() -> Check:
     return Check("mapreduce_round", cases, _round, builds_on=("map_mistakes", "reduce_sums"))
 
 
-def _train(chunks, eta, max_rounds):
-    run = reference.mapreduce_perceptron(chunks, eta=eta, max_rounds=max_rounds)
-    return run.w, run.rounds
+def _mixing(w, chunks, eta):
+    step = reference.parameter_mixing(chunks, eta=eta, max_rounds=1, w0=w).history[0]
+    return step.w, np.array(step.mistakes, dtype=float)
 
 
-def train_mapreduce() -> Check:
-    """Check ``train_mapreduce(chunks, eta, max_rounds)`` returns (w, rounds run), stopping
-    after the first round without mistakes (counted) or after ``max_rounds`` rounds."""
-    cases = []
-    for offset, (n, d, parts) in enumerate([(40, 3, 4), (60, 5, 3), (24, 2, 1)]):
-        X, y, _ = data.separable(n, d, margin=0.1, seed=_rng(10 + offset))
-        chunks = reference.split(X, y, parts)
-        cases.append(Case(f"{n} separable examples in {d} dimensions, {parts} chunk(s)",
-                          (chunks, 1.0, 500)))
-    X, y, _ = data.noisy(30, 2, flip=0.2, seed=_rng(20))
-    cases.append(Case("a sample that is not separable, stopped after max_rounds = 4",
-                      (reference.split(X, y, 2), 0.5, 4)))
-    X, y, _ = data.mmds_spam()
-    cases.append(Case("a training set that w = 0 plus one round already separates",
-                      (reference.split(X[::-1], y[::-1], 3), 2.0, 10)))
-    return Check("train_mapreduce", cases, _train, builds_on=("mapreduce_round",))
+def mixing_round() -> Check:
+    """Check ``mixing_round(w, chunks, eta)`` returns (the uniform average of the chunks' w_p,
+    mistakes of each chunk), each w_p one sequential epoch over its chunk from the same w
+    (McDonald, Hall and Mann 2010, Fig. 2; y·(w·x) <= 0 is a mistake, MMDS)."""
+    rng = _rng(4)
+    X, y = _sample(rng, 14, 3)
+    w = rng.integers(-2, 3, 3).astype(float)
+    cases = [
+        Case("three chunks of different sizes (each chunk counts equally in the average)",
+             (w, _chunks(X, y, [7, 4, 3]), 1.0)),
+        Case("a single chunk: one epoch of the sequential perceptron", (w, _chunks(X, y, [14]),
+                                                                       0.5)),
+        Case("w = 0: the first example of every chunk scores exactly 0",
+             (np.zeros(3), _chunks(X, y, [5, 5, 4]), 1.0)),
+        Case("chunks of one example each", (w, _chunks(X[:4], y[:4], [1, 1, 1, 1]), 2.0)),
+    ]
+    return Check("mixing_round", cases, _mixing)

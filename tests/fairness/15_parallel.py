@@ -30,13 +30,17 @@ def mapreduce_round(w, chunks, eta):
     total, _ = reduce_sums(outputs)
     return np.asarray(w, dtype=float) + np.asarray(total), [m for _, m in outputs]
 """,
-    "train_mapreduce": """\
-def train_mapreduce(chunks, eta, max_rounds):
-    w = np.zeros(len(chunks[0][0][0]))
-    rounds, mistakes = 0, None
-    while mistakes != 0 and rounds < max_rounds:
-        w, per_chunk = mapreduce_round(w, chunks, eta)
-        mistakes, rounds = sum(per_chunk), rounds + 1
-    return w, rounds
+    "mixing_round": """\
+def mixing_round(w, chunks, eta):
+    total, mistakes = np.zeros(len(w)), []
+    for X_p, y_p in chunks:
+        current, count = np.array(w, dtype=float), 0
+        for i in range(len(y_p)):
+            if y_p[i] * np.dot(current, X_p[i]) <= 0:  # 0 is a mistake (MMDS)
+                current += eta * y_p[i] * np.asarray(X_p[i], dtype=float)
+                count += 1
+        total += current
+        mistakes.append(count)
+    return total / len(chunks), mistakes
 """,
 }
