@@ -785,10 +785,11 @@ def solve_dual(
     """The soft-margin SVM with a kernel, solved in the dual (CS446 "Nonlinear SVM").
 
     Minimise ½αᵀQα - Σᵢ αᵢ with Qᵢⱼ = yᵢyⱼK(xᵢ, xⱼ), subject to 0 <= αᵢ <= C **and
-    Σᵢ αᵢyᵢ = 0**. The slide's dual omits the equality: it belongs to the SVM with a bias b
-    (the derivative of the Lagrangian in b), and without it the problem is the SVM without b
-    (or with b regularised). The primal optimum is w = Σᵢ αᵢyᵢφ(xᵢ) (the slide's theorem), so
-    the decision f(x) = Σᵢ αᵢyᵢK(xᵢ, x) + b needs only kernel values.
+    Σᵢ αᵢyᵢ = 0**. The slide's primal has no bias (yᵢwᵀφ(xᵢ) >= 1 - ξᵢ), and for it the box
+    0 <= α <= C is the complete dual. This function fits the SVM with a bias b, whose
+    Lagrangian's derivative in b adds the equality. The primal optimum is w = Σᵢ αᵢyᵢφ(xᵢ)
+    (the slide's theorem writes xᵢ where φ(xᵢ) is meant), so the decision
+    f(x) = Σᵢ αᵢyᵢK(xᵢ, x) + b needs only kernel values.
 
     The solver is sequential minimal optimisation with second-order working-set selection, the
     method of LIBSVM (Fan, Chen and Lin, JMLR 6, 2005): each step moves the two weights that

@@ -248,3 +248,78 @@ def test_the_widget_prose_holds_at_the_settings_it_names():
     for name in demo.DATASETS:
         sharp, smooth = demo.fit(name, "rbf", 2, 10 ** 1.5, 1.0), demo.fit(name, "rbf", 2, 1.0, 1.0)
         assert sharp.svm.support.size >= 0.75 * len(sharp.y) > 2 * smooth.svm.support.size
+
+
+def test_the_slides_box_only_dual_is_complete_for_the_svm_without_a_bias():
+    # Section 6: the slide's primal has no bias, and 0 <= α <= C is its whole dual. Solve the
+    # box-only dual with scipy (an independent solver) and check strong duality: the bias-free
+    # primal ½wᵀw + CΣ max(0, 1 - yᵢwᵀφ(xᵢ)) at w = Σ αᵢyᵢφ(xᵢ) equals minus the dual
+    # optimum. Weak duality makes the primal value >= -dual for every w, so equality proves
+    # that w optimal. The equality Σαᵢyᵢ = 0, which comes with a bias, does not hold there.
+    from scipy.optimize import minimize
+
+    X, y = data.rings(40, gap=0.3, seed=5)
+    y = y.astype(float)
+    C = 1.0
+    Q = np.outer(y, y) * kernels.gram(X, kernel="rbf", gamma=1.0)
+    result = minimize(lambda a: 0.5 * a @ Q @ a - a.sum(), np.zeros(len(y)),
+                      jac=lambda a: Q @ a - 1, bounds=[(0, C)] * len(y), method="L-BFGS-B",
+                      options={"ftol": 1e-14, "gtol": 1e-10, "maxiter": 10_000})
+    alpha = result.x
+    scores = Q @ alpha * y  # wᵀφ(xᵢ) = Σⱼ αⱼyⱼK(xⱼ, xᵢ)
+    primal = 0.5 * alpha @ Q @ alpha + C * np.maximum(0, 1 - y * scores).sum()
+    assert abs(primal + result.fun) < 1e-5 * abs(result.fun)  # L-BFGS-B's tolerance, relative
+    assert abs(alpha @ y) > 0.1  # the bias-free optimum does not satisfy Σαᵢyᵢ = 0
+    # With a bias (svm.solve_dual) the equality holds.
+    assert abs(svm.solve_dual(X, y, C=C, kernel="rbf", gamma=1.0).alpha @ y) < 1e-9
+
+
+def test_the_gram_matrix_section_numbers():
+    # Section 5: the RBF Gram matrix is PSD (eigenvalues >= -tolerance); that of ‖x - z‖ has a
+    # zero diagonal, so a zero trace, and a negative eigenvalue.
+    valid, invalid = demo.spectrum_grams()
+    scale = np.abs(valid).max() * len(valid)
+    assert np.linalg.eigvalsh(valid).min() >= -1e-12 * scale  # eigvalsh's rounding
+    # sqrt of squared distances computed as ‖x‖² + ‖z‖² - 2x·z: the diagonal is ~1e-8, not 0.
+    assert np.abs(np.diag(invalid)).max() < 1e-6 and abs(np.trace(invalid)) < 1e-6
+    assert np.linalg.eigvalsh(invalid).min() < -1.0
+    np.testing.assert_allclose(np.linalg.eigvalsh(invalid).sum(), np.trace(invalid), atol=1e-9)
+    assert kernels.is_psd(valid) and not kernels.is_psd(invalid)
+
+
+def test_the_widget_prose_at_the_largest_gamma_matches_the_frames():
+    # "most points become support vectors"; XOR's +1 region is two islands, one per +1
+    # cluster; rings and moons one +1 region; the perceptron panel one +1 region everywhere.
+    from scipy import ndimage
+
+    fraction = {}
+    for name in demo.DATASETS:
+        fits = demo.fit(name, "rbf", 2, 10 ** 1.5, 1.0)
+        fraction[name] = fits.svm.support.size / len(fits.y)
+        svm_regions, count = ndimage.label(fits.svm_scores > 0)
+        assert count == (2 if name == "xor" else 1), name
+        assert ndimage.label(fits.perceptron_scores > 0)[1] == 1, name
+        if name == "xor":
+            # Each +1 cluster (x₁ and x₂ of the same sign) lies in its own island.
+            g1, g2 = fits.grid
+            positives = fits.X[fits.y > 0]
+            cols = np.abs(g1[0][None, :] - positives[:, :1]).argmin(axis=1)
+            rows = np.abs(g2[:, 0][None, :] - positives[:, 1:]).argmin(axis=1)
+            island = svm_regions[rows, cols]
+            quadrant = positives[:, 0] > 0
+            assert set(island[quadrant]) != set(island[~quadrant])
+            assert len(set(island[quadrant])) == len(set(island[~quadrant])) == 1
+    assert fraction == pytest.approx({"rings": 73 / 80, "xor": 63 / 80, "moons": 62 / 80})
+
+
+def test_the_smallest_C_puts_rings_and_xor_in_one_class():
+    # "C = 0.01 ... the RBF SVM puts every point of rings and of XOR in one class: on rings it
+    # predicts +1 everywhere, so all 37 points of the -1 class, of 80, are training errors."
+    for name, sign in (("rings", 1), ("xor", -1)):
+        fits = demo.fit(name, "rbf", 2, 1.0, 0.01)
+        predicted = svm.predict_dual(fits.svm, fits.X)
+        assert np.all(predicted == sign), name
+    rings = demo.fit("rings", "rbf", 2, 1.0, 0.01)
+    assert len(rings.y) == 80
+    assert int(np.sum(svm.predict_dual(rings.svm, rings.X) != rings.y)) == 37
+    assert int(np.sum(rings.y < 0)) == 37

@@ -303,13 +303,19 @@ def irrelevant_features_table(study: IrrelevantFeatures) -> str:
 # --- Is it a kernel? -------------------------------------------------------------------------
 
 
-def show_spectrum(n: int = 40, seed: int = 4) -> Figure:
-    """The eigenvalues of two Gram matrices on the same points: the RBF kernel's (all >= 0,
-    positive semi-definite) and those of k(x, z) = ‖x - z‖, which is symmetric but no kernel:
-    its trace is 0, so some eigenvalue is negative (CS446 "General condition")."""
+def spectrum_grams(n: int = 40, seed: int = 4) -> tuple[np.ndarray, np.ndarray]:
+    """Two Gram matrices of shape (n, n) on the same n Gaussian points of the plane: the RBF
+    kernel's exp(-0.5‖x - z‖²) (a valid kernel) and that of k(x, z) = ‖x - z‖ (symmetric, zero
+    diagonal, no kernel)."""
     X = np.random.default_rng(seed).standard_normal((n, 2))
-    valid = kernels.rbf(X, gamma=0.5)
-    invalid = np.sqrt(kernels.squared_distances(X))
+    return kernels.rbf(X, gamma=0.5), np.sqrt(kernels.squared_distances(X))
+
+
+def show_spectrum(n: int = 40, seed: int = 4) -> Figure:
+    """The eigenvalues of the two Gram matrices of :func:`spectrum_grams`: the RBF kernel's
+    (all >= 0, positive semi-definite) and those of k(x, z) = ‖x - z‖, which is symmetric but
+    no kernel: its trace is 0, so some eigenvalue is negative (CS446 "General condition")."""
+    valid, invalid = spectrum_grams(n, seed)
     fig, axes = figure(2, width=4.2, height=3.6)
     for ax, K, name in ((axes[0], valid, "exp(-0.5‖x − z‖²)"), (axes[1], invalid, "‖x − z‖")):
         eigenvalues = np.linalg.eigvalsh(K)[::-1]
