@@ -111,7 +111,8 @@ def test_ecoc_frame_accuracy_is_what_the_title_says_and_the_flip_is_checked():
             fig = demo.show_ecoc(name, flipped)
             frame = demo.ecoc_frame(name, flipped)
             assert f"{frame.accuracy:.0%} right" in fig.axes[0].get_title()
-            assert f"({int(frame.ties.sum())} ties" in fig.axes[0].get_title()
+            ties = int(frame.ties.sum())
+            assert f"({ties} tie{'' if ties == 1 else 's'}," in fig.axes[0].get_title()
         with pytest.raises(ValueError, match="flipped must be -1"):
             demo.ecoc_frame(name, high + 1)
 
@@ -261,3 +262,88 @@ def test_update_slider_follows_the_rule_and_every_frame_draws(monkeypatch):
     step.value = step.max
     rule.value = False  # to the shorter run: the slider is clipped to its last update
     assert step.value == step.max == demo.perceptron_run(False)[2].mistakes
+
+
+def test_why_flipping_column_1_helps_per_class():
+    # The walk-through's second ECOC paragraph, from the printed per-class table.
+    seven = demo.ecoc_frame("exhaustive (7 bits)")
+    flipped = demo.ecoc_frame("exhaustive (7 bits)", 1)
+    before, after = demo.per_class(seven, 1), demo.per_class(flipped, 1)
+    # "right on 0%, 13%, 100% and 20% of classes 0 to 3" (printed to whole percents).
+    np.testing.assert_allclose(after.column_right, [0.0, 0.13, 1.0, 0.20], atol=0.005)
+    np.testing.assert_allclose(after.column_right, 1 - before.column_right)
+    # "11 of 20": points (not bits) on which another column errs, more than half of class 2.
+    assert before.others_wrong.sum() == 20 and before.others_wrong[2] == 11
+    assert before.others_wrong[2] > before.others_wrong.sum() / 2
+    # "8 class-2 ties, 1 decoded right"
+    assert (before.ties[2], before.ties_right[2]) == (8, 1)
+    # After the flip: ties mostly decoded as class 0; class 0 wins its 3 of 3; 2 of 6 lost.
+    assert flipped.ties.sum() == 6
+    assert np.sum(flipped.ties & (flipped.predictions == 0)) > flipped.ties.sum() / 2
+    assert (after.ties[0], after.ties_right[0]) == (3, 3)
+    assert after.ties.sum() - after.ties_right.sum() == 2
+    # Class 2 gains most; accuracy rises; the six-bit code still does best.
+    gains = after.accuracy - before.accuracy
+    assert np.argmax(gains) == 2 and np.all(gains >= 0)
+    assert [f"{a:.0%}" for a in (before.accuracy[2], after.accuracy[2])] == ["63%", "89%"]
+    assert flipped.accuracy > seven.accuracy
+    assert demo.ecoc_frame("six learnable bits").accuracy > flipped.accuracy
+    table = demo.flip_table("exhaustive (7 bits)", 1).splitlines()
+    assert table[2 + 2].startswith("| 2 | 27 | 0% → 100% | 11 | 8 → 1 | 1 → 0 |")
+
+
+def test_ecoc_title_counts_ties_in_good_english():
+    # "(1 tie, ...)", "(0 ties, ...)", "(6 ties, ...)".
+    assert "(1 tie, sent" in demo.show_ecoc("six learnable bits", 1).axes[0].get_title()
+    assert "(0 ties, sent" in demo.show_ecoc("six learnable bits", 3).axes[0].get_title()
+    assert "(6 ties, sent" in demo.show_ecoc("exhaustive (7 bits)", 1).axes[0].get_title()
+
+
+def test_show_ecoc_clamps_a_flip_outside_the_code_and_never_raises():
+    for name in demo.CODES:
+        low, high = demo.flip_range(name)
+        for flipped in (low - 5, low - 1, high + 1, high + 10):
+            title = demo.show_ecoc(name, flipped).axes[0].get_title()
+            clamped = min(max(flipped, low), high)
+            expected = demo.ecoc_frame(name, clamped)
+            assert f"{expected.accuracy:.0%} right" in title
+            assert (f"column {clamped} flipped" in title) == (clamped >= 0)
+
+
+def test_ova_fails_on_three_in_a_row_only_through_scale():
+    # "the unscaled vote in the figure above is 96% right, and multiplying f_1 by 0.1 or 0.3
+    # makes it 100% right, although f_1 alone is still wrong on most points."
+    wta = {s: w for s, _, w in demo.ova_rescaled(label=1)}
+    own = {s: b for s, b, _ in demo.ova_rescaled(label=1)}
+    assert wta[0.1] == wta[0.3] == 1.0
+    assert f"{wta[1.0]:.0%}" == "96%"
+    assert all(b < 0.5 for b in own.values())
+    assert demo.show_ova_vs_ava().axes[0].get_title().endswith("96% right")
+
+
+def test_winner_take_all_and_the_margin_at_ties_follow_the_lowest_label_rule():
+    # Kesler section: y is predicted exactly when (w_y - w_j)·x > 0 for j < y and >= 0 for
+    # j > y. Margin section: margin > 0 => right, margin < 0 => wrong, margin 0 => right exactly
+    # when y is the lowest tied label. Small integer weights make exact ties common.
+    rng = np.random.default_rng(8)
+    k, seen_ties = 4, 0
+    for _ in range(300):
+        W = rng.integers(-1, 2, size=(k, 2)).astype(float)
+        x = rng.integers(-1, 2, size=(1, 2)).astype(float)
+        scores = (W @ x.T).ravel()
+        predicted = int(multiclass.predict_linear(W, x)[0])
+        for y in range(k):
+            diffs = scores[y] - scores
+            rule = all(diffs[j] > 0 for j in range(y)) and all(diffs[j] >= 0
+                                                                for j in range(y + 1, k))
+            assert rule == (predicted == y)
+            margin = float(multiclass.multiclass_margins(W, x, np.array([y]))[0])
+            if margin > 0:
+                assert predicted == y
+            elif margin < 0:
+                assert predicted != y
+            else:
+                seen_ties += 1
+                tied = np.flatnonzero(scores == scores[y])
+                assert (predicted == y) == (y == tied.min())
+    assert seen_ties > 50  # the tie case was exercised

@@ -321,6 +321,64 @@ def ecoc_frame(code_name: str = "six learnable bits", flipped: int = -1) -> Ecoc
                      code_distance(model.code))
 
 
+@dataclass(frozen=True)
+class PerClass:
+    """One ECOC frame's behaviour on each class, for explaining a flipped column.
+
+    Attributes
+    ----------
+    points : ndarray of int, shape (4,)
+        The training points of each class.
+    column_right : ndarray of shape (4,)
+        The fraction of each class's points on which ``column``'s bit is the code's bit.
+    others_wrong : ndarray of int, shape (4,)
+        The points of each class on which at least one *other* column errs.
+    ties : ndarray of int, shape (4,)
+        The points of each class with two or more nearest code words.
+    ties_right : ndarray of int, shape (4,)
+        Of those, the points the lowest-label rule decodes as their own class.
+    accuracy : ndarray of shape (4,)
+        The fraction of each class decoded right.
+    """
+
+    points: np.ndarray
+    column_right: np.ndarray
+    others_wrong: np.ndarray
+    ties: np.ndarray
+    ties_right: np.ndarray
+    accuracy: np.ndarray
+
+
+def per_class(frame: EcocFrame, column: int) -> PerClass:
+    """Split ``frame`` by true class, with ``column`` singled out (see :class:`PerClass`)."""
+    _, y = ecoc_data()
+    wrong = frame.bits != frame.code[y]
+    others = np.delete(wrong, column, axis=1).any(axis=1)
+    right = frame.predictions == y
+    classes = [y == c for c in range(frame.code.shape[0])]
+    return PerClass(np.array([c.sum() for c in classes]),
+                    np.array([np.mean(~wrong[c, column]) for c in classes]),
+                    np.array([np.sum(others & c) for c in classes]),
+                    np.array([np.sum(frame.ties & c) for c in classes]),
+                    np.array([np.sum(frame.ties & right & c) for c in classes]),
+                    np.array([np.mean(right[c]) for c in classes]))
+
+
+def flip_table(code_name: str = "exhaustive (7 bits)", column: int = 1) -> str:
+    """:func:`per_class` of the code as trained and with ``column`` flipped, side by side
+    ("as trained → flipped"), as a markdown table."""
+    before = per_class(ecoc_frame(code_name), column)
+    after = per_class(ecoc_frame(code_name, column), column)
+    rows = [[c, before.points[c], f"{before.column_right[c]:.0%} → {after.column_right[c]:.0%}",
+             before.others_wrong[c], f"{before.ties[c]} → {after.ties[c]}",
+             f"{before.ties_right[c]} → {after.ties_right[c]}",
+             f"{before.accuracy[c]:.0%} → {after.accuracy[c]:.0%}"]
+            for c in range(len(before.points))]
+    return markdown_table(["class", "points", f"column {column} right",
+                           "points where another column errs", "ties", "ties decoded right",
+                           "decoded right"], rows)
+
+
 def ecoc_controls(code_name: str = "six learnable bits"):
     """The widget's two controls: the code and the flip slider, whose range follows the code
     (it runs from -1, none, to the code's last column)."""
@@ -342,16 +400,21 @@ def show_ecoc(code_name: str = "six learnable bits", flipped: int = -1) -> Figur
     """ECOC with the chosen code matrix: the regions of Hamming decoding (left) and the code
     matrix with each column's training accuracy (right). ``flipped`` >= 0 negates that column's
     classifier, as if it erred everywhere: a code whose rows are at least 3 apart still decodes
-    most points right."""
+    most points right. A ``flipped`` outside the code's columns is clamped to -1 (none) or the
+    last column, so the widget never raises."""
+    low, high = flip_range(code_name)
+    flipped = min(max(int(flipped), low), high)  # a widget never raises: clamp to the code
     frame = ecoc_frame(code_name, flipped)
-    model = _ecoc_model(code_name, int(flipped))
+    model = _ecoc_model(code_name, flipped)
     X, y = ecoc_data()
     code = frame.code
     fig, (left, right) = figure(2, width=4.4, height=3.8)
     draw_regions(left, X, y, 4, lambda P: multiclass.predict_ecoc(model, with_bias(P)))
     broken = f", column {flipped} flipped" if flipped >= 0 else ""
+    ties = int(frame.ties.sum())
     left.set_title(f"Hamming decoding{broken}: {frame.accuracy:.0%} right\n"
-                   f"({int(frame.ties.sum())} ties, sent to the lowest label)", fontsize=9)
+                   f"({ties} tie{'' if ties == 1 else 's'}, sent to the lowest label)",
+                   fontsize=9)
     left.legend(fontsize=7, loc="lower left")
     image = right.imshow(code, cmap="RdBu", vmin=-1, vmax=1)
     for (row, col), bit in np.ndenumerate(code):
