@@ -177,7 +177,9 @@ def loss_slopes(loss: str, scores, y):
     """dQᵢ/dsᵢ, so that the gradient of Qᵢ with respect to w is (dQᵢ/dsᵢ)·xᵢ. Shapes (n,) -> (n,),
     or numbers -> a number (the stochastic methods call it one example at a time).
 
-    The hinge's kink at z = 1 gets slope 0, as in MMDS eq. 12.5.
+    The hinge's kink at z = 1 gets slope 0, as in MMDS eq. 12.5 (z >= 1: no update). CS446's
+    slide ("Stochastic gradient algorithms") differs there: it skips the update only for z > 1,
+    so a point exactly on the margin is still updated. This code follows MMDS.
     """
     z = y * scores
     if loss == "squared":

@@ -524,6 +524,34 @@ def randomized_weighted_majority_bound(best_mistakes: float, n_experts: int,
     return (m * np.log(1 / beta) + np.log(positive_int(n_experts, "n_experts"))) / (1 - beta)
 
 
+# --- Which algorithm to choose: multiplicative against additive --------------------------
+
+
+def kivinen_warmuth_bounds(u, X, y) -> tuple[float, float]:
+    """The mistake bounds CS446 ("Which algorithm to choose?") quotes from Kivinen and Warmuth
+    (1995) for a target u that separates the examples, yᵢ·(u·xᵢ) > 0 for all i:
+
+    multiplicative (Winnow-like)  M_w = 2 ln d · ‖u‖₁² · maxᵢ‖xᵢ‖∞² / minᵢ (yᵢ u·xᵢ)²,
+    additive (perceptron-like)    M_p = ‖u‖₂² · maxᵢ‖xᵢ‖₂² / minᵢ (yᵢ u·xᵢ)².
+
+    The first depends on the target's ℓ₁ norm (small for a sparse u) and only on the largest
+    *entry* of x; the second on the examples' ℓ₂ norm (small when few features are active).
+    The slide writes the margin as u·x; the label yᵢ makes it a margin for ±1 labels.
+    X (m, d), y (m,) in {-1, +1}, u (d,). Returns (M_w, M_p).
+    """
+    X, y = as_data(X, y)
+    u = as_matrix(np.atleast_2d(u), "u")[0]
+    if u.shape != (X.shape[1],):
+        raise ValueError(f"u must have one weight per feature ({X.shape[1]}); got {u.shape}.")
+    margin = float(np.min(y * (X @ u)))
+    if margin <= 0:
+        raise ValueError("u must separate the examples: y·(u·x) > 0 for every example.")
+    d = X.shape[1]
+    winnow = 2 * np.log(d) * np.sum(np.abs(u)) ** 2 * np.max(np.abs(X)) ** 2 / margin**2
+    perceptron = np.sum(u**2) * np.max(np.sum(X**2, axis=1)) / margin**2
+    return float(winnow), float(perceptron)
+
+
 # --- Balcan's bound for data that is not separable ----------------------------------------
 
 

@@ -71,6 +71,12 @@ def adagrad_nan_on_zero(w, g, G, eta):  # slip: 0/0 where a feature never had a 
         return w - eta * g / np.sqrt(G), G
 
 
+def adagrad_skips_only_zero_gradients(w, g, G, eta):  # slip: tests g = 0, not the updated G
+    G = G + g**2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(g != 0, w - eta * g / np.sqrt(G), w), G
+
+
 def logistic_stable(w, X, y, C):
     z = y * (X @ w)
     return w - C * X.T @ (y * np.exp(-np.logaddexp(0, z)))  # σ(-z) = 1/(1 + e^z)
@@ -116,6 +122,7 @@ def test_correct_answers_pass(checker, answer):
     (check.lms_step, lms_sign_slip, "above the score"),
     (check.adagrad_step, adagrad_old_G, "first step"),
     (check.adagrad_step, adagrad_nan_on_zero, "NaN"),
+    (check.adagrad_step, adagrad_skips_only_zero_gradients, "underflows"),
     (check.logistic_gradient, logistic_forgets_regulariser, "random w"),
     (check.logistic_gradient, logistic_wrong_sign, "w = 0"),
 ])
@@ -133,3 +140,10 @@ def test_a_naive_sigmoid_still_passes_the_large_w_case():
     # naive sigmoid passes (numpy only warns); the check does not demand a particular formula
     with np.errstate(over="ignore"):
         run_check(check.logistic_gradient(), naive)
+
+
+def test_the_underflow_case_has_a_nonzero_gradient_whose_square_is_zero():
+    (case,) = [c for c in check.adagrad_step().cases if "underflows" in c.hint]
+    _, g, G, _ = case.args
+    underflowing = (g != 0) & (G + g * g == 0)
+    assert np.any(underflowing)  # the case tests what its hint says

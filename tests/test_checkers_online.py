@@ -148,3 +148,21 @@ def test_halving_cases_have_a_perfect_expert_where_the_hint_says_so():
         predictions, outcomes = case.args
         perfect = np.any(np.all(predictions == outcomes[:, None], axis=0))
         assert perfect == ("none perfect" not in case.hint)
+
+
+def test_every_balanced_tie_case_is_exact_in_both_orders_of_computation():
+    ties = 0
+    for case in check.balanced_step().cases:
+        w_plus, w_minus, x, _, theta = case.args
+        difference_first = float((w_plus - w_minus) @ x)
+        products_first = float(w_plus @ x - w_minus @ x)
+        looped = sum(float(p) * float(xi) - float(m) * float(xi)
+                     for p, m, xi in zip(w_plus, w_minus, x, strict=True))
+        if "exactly at the threshold" in case.hint:
+            ties += 1
+            # dyadic inputs: every order of computation lands exactly on θ, as the statement says
+            assert difference_first == products_first == looped == theta
+            assert all(np.log2(v) == np.round(np.log2(v)) for v in np.r_[w_plus, w_minus])
+        else:  # away from θ by 1, far beyond any rounding
+            assert min(abs(s - theta) for s in (difference_first, products_first, looped)) >= 1
+    assert ties == 2

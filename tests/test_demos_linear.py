@@ -45,6 +45,39 @@ def labelled_ticks(ax, which: str) -> list[str]:
             if tick.get_text() and min(low, high) <= value <= max(low, high)]
 
 
+def inside_canvas(fig, artist) -> bool:
+    """Whether the artist's drawn extent lies within the figure's canvas (so a PNG saved
+    without bbox_inches="tight" still shows it)."""
+    fig.canvas.draw()
+    box, canvas = artist.get_window_extent(), fig.bbox
+    return (canvas.x0 <= box.x0 and box.x1 <= canvas.x1 and canvas.y0 <= box.y0
+            and box.y1 <= canvas.y1)
+
+
+def drawn_points(ax, per_segment: int = 20) -> np.ndarray:
+    """Display coordinates of every line of ax, with points filled in along each segment."""
+    points = []
+    for line in ax.get_lines():
+        xy = ax.transData.transform(np.column_stack(line.get_data()))
+        xy = xy[np.all(np.isfinite(xy), axis=1)]
+        for a, b in zip(xy[:-1], xy[1:], strict=True):
+            points.append(a + np.linspace(0, 1, per_segment)[:, None] * (b - a))
+    return np.concatenate(points)
+
+
+def covers_none(artist, points) -> bool:
+    box = artist.get_window_extent()
+    return not np.any((box.x0 <= points[:, 0]) & (points[:, 0] <= box.x1)
+                      & (box.y0 <= points[:, 1]) & (points[:, 1] <= box.y1))
+
+
+def test_race_legend_lies_inside_the_canvas_and_names_the_four_methods():
+    fig = demo.show_race(0.05, 0.01, 0.2)
+    legend = fig.axes[0].get_legend()
+    assert inside_canvas(fig, legend)
+    assert [t.get_text() for t in legend.get_texts()] == list(demo.METHODS)
+
+
 def test_race_distances_start_at_the_least_squares_norm_and_sgd_gets_below_lms():
     race = demo.race(0.05, 0.01)
     _, _, w_ls = demo.race_data()
@@ -154,6 +187,32 @@ def test_l2_loss_svm_is_shorter_with_more_margin_violators_than_the_l1_loss_svm(
 
 
 @pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_margin_violators_counted_with_a_tolerance_agree_with_sklearn(loss):
+    from sklearn.svm import LinearSVC
+
+    X, y = demo.logistic_data()
+    oracle = LinearSVC(C=0.1, loss=loss, fit_intercept=False, tol=1e-10, max_iter=100_000)
+    w = oracle.fit(X, y).coef_[0]
+    count = demo.l1_and_l2_svm(0.1).violators[loss]
+    assert count == demo.margin_violators(w, X, y)
+    # the count does not hang on the tolerance's exact value: anything from 2e-4 (above the
+    # gradient-descent solution's support vectors at 1 - 6e-5) to 5e-3 (below the nearest
+    # violator at 1 - 9e-3) gives the same count for both solvers
+    for v in (w, getattr(demo.l1_and_l2_svm(0.1), loss)):
+        assert {demo.margin_violators(v, X, y, t) for t in (2e-4, 1e-3, 5e-3)} == {count}
+
+
+def test_a_plain_margin_count_would_count_support_vectors_by_accident():
+    X, y = demo.logistic_data()
+    z = y * (X @ demo.l1_and_l2_svm(0.1).hinge)
+    # the walk-through's numbers: 29 with a plain z < 1, 27 with the tolerance; support vectors
+    # within 1e-4 of the margin, the nearest true violator about 9e-3 inside it
+    assert (int(np.sum(z < 1)), demo.l1_and_l2_svm(0.1).violators["hinge"]) == (29, 27)
+    assert np.sum((1 - 1e-4 < z) & (z < 1)) == 2
+    assert 8e-3 < 1 - z[z < 1 - 1e-3].max() < 1e-2
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
 def test_the_walkthroughs_svms_match_sklearn_linear_svc(loss):
     from sklearn.svm import LinearSVC
 
@@ -175,10 +234,50 @@ def test_the_walkthroughs_svms_match_sklearn_linear_svc(loss):
 def test_bias_variance_claims_hold():
     bv = demo.bias_variance()
     assert np.all(np.diff(bv.variance) > 0)  # "the variance rises at every step"
-    assert bv.bias2[0] > 100 * bv.bias2[-1]  # "bias² falls by two orders of magnitude"
+    # "the bias² falls, then levels off": it falls at first, by far more than it moves at the end
+    low = int(np.argmin(bv.bias2))
+    assert bv.bias2[0] > 100 * bv.bias2[low] and low < len(bv.Cs) - 1
+    assert np.all(np.diff(bv.bias2[:low + 1]) < 0)
+    last = bv.bias2[-3:]
+    assert last.max() / last.min() < 1.3  # the last three printed values within 30%
     best = int(np.argmin(bv.bias2 + bv.variance))
     assert 0 < best < len(bv.Cs) - 1  # "smallest in between"
     assert bv.bias2[0] > bv.variance[0] and bv.variance[-1] > bv.bias2[-1]
+
+
+def test_bias_variance_legend_lies_inside_the_canvas_and_covers_no_marker():
+    fig = demo.show_bias_variance()
+    ax = fig.axes[0]
+    legend = ax.get_legend()
+    assert inside_canvas(fig, legend)
+    assert covers_none(legend, drawn_points(ax))
+    assert [t.get_text() for t in legend.get_texts()] == ["bias²", "variance", "bias² + variance"]
+
+
+def test_lasso_zero_note_covers_no_path():
+    fig = demo.show_paths()
+    ax = fig.axes[1]
+    fig.canvas.draw()
+    (note,) = ax.texts
+    assert inside_canvas(fig, note)
+    assert covers_none(note, drawn_points(ax))
+
+
+def test_ridge_with_n_alpha_minimises_the_mean_squared_error_plus_alpha_w_squared():
+    rng = np.random.default_rng(5)
+    paths = demo.coefficient_paths()
+    X = rng.normal(size=(60, 8))
+    y = X @ paths.true_w + rng.normal(size=60)  # the data coefficient_paths draws
+    k = 24
+    w, alpha = paths.ridge[k], paths.alphas[k]
+
+    def mean_objective(v):
+        return np.mean((y - X @ v) ** 2) + alpha * v @ v
+
+    # the minimiser of (1/n)‖y - Xw‖² + α‖w‖²: its gradient vanishes there
+    gradient = -2 * X.T @ (y - X @ w) / len(y) + 2 * alpha * w
+    np.testing.assert_allclose(gradient, 0, atol=1e-10)
+    assert mean_objective(w) < mean_objective(w + 1e-3)
 
 
 def test_bias_variance_figure_has_labelled_log_axes():

@@ -45,6 +45,20 @@ def test_extensions_table_marks_what_each_learner_learns():
     assert rows["Balanced Winnow"].endswith("✓ |")  # x1 ∧ ¬x2
 
 
+def test_adversary_cost_counts_additions_only_as_cs446_defines_it():
+    # x1∨x2 from nothing: 2 additions; each of the four moves: 2 out (free), 2 in (cost 2)
+    assert demo.adversary_cost() == 2 + 4 * 2
+    assert demo.adversary_cost([(0, 1), (0,)]) == 2  # a removal costs nothing
+    assert demo.adversary_cost([(0,), (0, 1), (1,), (0, 1)]) == 3  # re-adding costs again
+
+
+def test_winnow_r_makes_about_twice_c_log_n_mistakes_as_printed():
+    shift = demo.shifting_target()
+    scale = demo.adversary_cost() * np.log2(32)
+    assert scale == 50
+    assert 1.5 < shift.winnow_r[-1] / scale < 2.5  # "about twice c·log2 n in all"
+
+
 def test_shifting_target_claims_hold():
     shift = demo.shifting_target()
     assert shift.lowest_weight == 2.0**-24  # "from about 2^-24"
@@ -200,11 +214,26 @@ def test_explore_draws_the_experts_widget_as_a_static_frame_under_nbgrader(monke
 
 def test_scaling_claims_hold():
     scaling = demo.winnow_vs_perceptron()
-    # "doubling n roughly doubles the perceptron's mistakes"
-    assert np.all((1.4 < scaling.perceptron[1:] / scaling.perceptron[:-1]) &
-                  (scaling.perceptron[1:] / scaling.perceptron[:-1] < 2.2))
-    # "adds a roughly constant number of Winnow mistakes": each step adds at most a dozen
-    assert np.all(np.diff(scaling.winnow) < 12)
+    increments, ratios = scaling.winnow_increments(), scaling.perceptron_ratios()
+    np.testing.assert_array_equal(increments, np.diff(scaling.winnow))
+    # "the increments stay between 2 and 7 and do not grow with n" (log n growth)
+    assert np.all((2 <= increments) & (increments <= 7))
+    assert increments[-1] < 2 * increments[0]
+    # "each doubling multiplies [the perceptron's] by a factor between 1.5 and 1.9"
+    assert np.all((1.5 <= ratios) & (ratios <= 1.9))
+    # over the whole range: n grows 32-fold, Winnow's mistakes about 3-fold, the perceptron's
+    # more than 10-fold
+    assert scaling.winnow[-1] / scaling.winnow[0] < 4
+    assert scaling.perceptron[-1] / scaling.perceptron[0] > 10
+
+
+def test_scaling_averages_twenty_seeds():
+    scaling = demo.winnow_vs_perceptron()
+    X, y = demo.sparse_disjunction(8, 2, 400, 19)  # the last of the 20 seeds
+    runs = [P.winnow(*demo.sparse_disjunction(8, 2, 400, seed), max_epochs=200).mistakes
+            for seed in range(20)]
+    assert scaling.winnow[0] == pytest.approx(np.mean(runs), abs=1e-12)
+    assert P.winnow(X, y, max_epochs=200).mistakes == runs[-1]
 
 
 def test_extensions_table_claims_hold():
@@ -223,3 +252,46 @@ def test_balcan_table_degrades_gracefully_with_room_to_spare():
     assert np.all(bound >= 2 * mistakes)  # "with room to spare"
     assert td[0] == 0 and np.all(np.diff(td) > 0)
     assert td[1] < 5 and td[2] < 10  # "a few flipped labels add a few units of TD_γ"
+
+
+def test_experts_legend_lies_inside_the_canvas_and_labels_the_elimination_line():
+    for beta, noise in ((0.0, 0.1), (0.0, 0.5), (0.0, 0.0), (0.5, 0.1), (0.95, 0.0)):
+        fig = demo.show_experts(beta, noise)
+        fig.canvas.draw()
+        legend, canvas = fig.axes[0].get_legend(), fig.bbox
+        box = legend.get_window_extent()
+        assert (canvas.x0 <= box.x0 and box.x1 <= canvas.x1 and canvas.y0 <= box.y0
+                and box.y1 <= canvas.y1)
+        texts = [t.get_text() for t in legend.get_texts()]
+        frame = demo.experts_frame(beta, noise)
+        assert texts[:len(frame.curves)] == list(frame.curves)
+        if frame.eliminated_at is not None:  # β = 0 without a perfect expert: the red line
+            assert texts[-1] == (f"no perfect expert: all {demo.N_EXPERTS}\neliminated by round "
+                                 f"{frame.eliminated_at}")
+
+
+def test_kivinen_warmuth_worked_example_matches_the_closed_forms():
+    d = 100
+    bounds = demo.kivinen_warmuth_examples(d)
+    sparse = bounds["sparse target, dense examples"]
+    dense = bounds["dense target, sparse examples"]
+    np.testing.assert_allclose(sparse, (2 * np.log(d), d), rtol=1e-12)
+    np.testing.assert_allclose(dense, (2 * d**2 * np.log(d), d), rtol=1e-12)
+    assert round(sparse[0], 1) == 9.2 and round(dense[0]) == 92103  # the numbers in the prose
+    rows = demo.kivinen_warmuth_table(d).splitlines()[2:]
+    assert rows[0].endswith("| multiplicative |") and rows[1].endswith("| additive |")
+
+
+def test_kivinen_warmuth_bounds_follow_the_slide_and_reject_a_non_separator():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 5))
+    u = np.array([2.0, -1.0, 0.0, 0.5, 0.0])
+    y = np.sign(X @ u)
+    margin = np.min(np.abs(X @ u))
+    m_w, m_p = online.kivinen_warmuth_bounds(u, X, y)
+    assert m_w == pytest.approx(2 * np.log(5) * 3.5**2 * np.abs(X).max() ** 2 / margin**2)
+    assert m_p == pytest.approx(5.25 * max(x @ x for x in X) / margin**2)
+    with pytest.raises(ValueError, match="separate"):
+        online.kivinen_warmuth_bounds(u, X, -y)
+    with pytest.raises(ValueError, match="one weight per feature"):
+        online.kivinen_warmuth_bounds(u[:3], X, y)

@@ -417,3 +417,18 @@ def test_sklearn_warnings_do_not_hide_failures():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         Lasso(alpha=0.01, fit_intercept=False, tol=1e-12, max_iter=100_000).fit(X, y)
+
+
+def test_hinge_leaves_a_point_exactly_on_the_margin_alone_as_mmds_eq_12_5_does():
+    # MMDS eq. 12.5: slope 0 for z >= 1; CS446's slide would still update at z = 1
+    assert linear_module.loss_slopes("hinge", 1.0, 1.0) == 0
+    assert linear_module.loss_slopes("hinge", -1.0, -1.0) == 0
+    assert linear_module.loss_slopes("hinge", 1.0 - 1e-12, 1.0) == -1
+
+
+def test_adagrad_step_leaves_w_alone_when_the_squared_gradient_underflows():
+    w, G = linear_module.adagrad_step(np.array([1.0, 2.0]), np.array([1e-170, 3.0]), np.zeros(2),
+                                      1.0)
+    assert 1e-170**2 == 0  # the premise: the square underflows to 0
+    np.testing.assert_array_equal(G, [0.0, 9.0])
+    np.testing.assert_array_equal(w, [1.0, 1.0])

@@ -65,6 +65,14 @@ class Scaling:
     perceptron: np.ndarray
     k: int
 
+    def winnow_increments(self) -> np.ndarray:
+        """Winnow's extra mistakes per step of ``ns`` (per doubling of n): shape (m - 1,)."""
+        return np.diff(self.winnow)
+
+    def perceptron_ratios(self) -> np.ndarray:
+        """The perceptron's mistakes at each n over those at the previous n: shape (m - 1,)."""
+        return self.perceptron[1:] / self.perceptron[:-1]
+
 
 def sparse_disjunction(n: int, k: int, m: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """m random examples over n variables labelled by the disjunction of the first k. The
@@ -78,7 +86,7 @@ def sparse_disjunction(n: int, k: int, m: int, seed: int) -> tuple[np.ndarray, n
 
 @lru_cache(maxsize=2)
 def winnow_vs_perceptron(ns=(8, 16, 32, 64, 128, 256), k: int = 2, m: int = 400,
-                         trials: int = 3) -> Scaling:
+                         trials: int = 20) -> Scaling:
     """Run Winnow (θ = n) and the perceptron with a learned threshold (MMDS §12.2.4) on the
     same samples until a clean pass; average the mistakes over ``trials`` seeds."""
     winnow, perceptron = [], []
@@ -167,7 +175,8 @@ class Shift:
 
 def shifting_target(n: int = 32, per_target: int = 1500, seed: int = 0) -> Shift:
     """A stream of ``per_target`` examples for each target of :data:`SHIFT_TARGETS` in turn
-    (an adversary of cost c = 4 per shift: two variables out, two in). Until the last target,
+    (each shift removes two variables and adds two: cost 2 per shift on CS446's scale, see
+    :func:`adversary_cost`). Until the last target,
     x3 and x4 are on only in negative examples (each with probability 0.7), so every false
     positive of plain Winnow halves their weights again; Winnow-R stops them at ½."""
     rng = np.random.default_rng(seed)
@@ -186,6 +195,17 @@ def shifting_target(n: int = 32, per_target: int = 1500, seed: int = 0) -> Shift
     mistakes = [np.cumsum([not v.correct for v in run.history]) for run in (plain, robust)]
     shifts = tuple(k * per_target for k in range(1, len(SHIFT_TARGETS)))
     return Shift(mistakes[0], mistakes[1], shifts, float(plain.history[shifts[-1] - 1].w[2]))
+
+
+def adversary_cost(targets=SHIFT_TARGETS) -> int:
+    """The cost c of an adversary that moves through ``targets`` (tuples of variables), starting
+    from the empty disjunction: CS446 ("Winnow - a robust variation") charges 1 for each
+    variable added and nothing for a removal."""
+    cost, current = 0, set()
+    for target in targets:
+        cost += len(set(target) - current)
+        current = set(target)
+    return cost
 
 
 def show_shift(shift: Shift) -> Figure:
@@ -288,7 +308,8 @@ def show_experts(beta: float, noise: float) -> Figure:
     """Cumulative mistakes of the best expert and the learners, with the bounds that apply."""
     frame = experts_frame(beta, noise)
     t = np.arange(1, len(next(iter(frame.curves.values()))) + 1)
-    fig, (ax,) = figure(1, width=7.0, height=3.8)
+    fig, (ax,) = figure(1, width=9.6, height=3.8)
+    fig.subplots_adjust(right=1 - 2.6 / 9.6)  # a column for the legend, inside the canvas
     styles = (("black", "-"), ("tab:blue", "-"), ("tab:green", "--"))
     for (label, curve), (colour, style) in zip(frame.curves.items(), styles, strict=False):
         ax.plot(t, curve, color=colour, linestyle=style, label=label)
@@ -297,7 +318,7 @@ def show_experts(beta: float, noise: float) -> Figure:
         ax.axhline(bound, color=colour, linestyle=":", label=label)
     if frame.eliminated_at is not None:
         ax.axvline(frame.eliminated_at, color="tab:red", linestyle=":",
-                   label=f"no perfect expert: all {N_EXPERTS} eliminated by round "
+                   label=f"no perfect expert: all {N_EXPERTS}\neliminated by round "
                          f"{frame.eliminated_at}")
     ax.set(xlabel="round", ylabel="cumulative mistakes",
            title=f"{N_EXPERTS} experts, β = {beta:g}, best expert's error rate {noise:g}")
@@ -411,3 +432,40 @@ def balcan_table(flips=(0.0, 0.02, 0.05, 0.1, 0.2), gamma: float = 0.1, n: int =
         rows.append([f"{flip:.0%}", mistakes, f"{td:.2f}", f"{bound:.1f}"])
     return markdown_table(["labels flipped", "perceptron mistakes (1 pass)", "TD_γ",
                            "(R/γ)² + 2·TD_γ/γ"], rows)
+
+
+# --- Which algorithm to choose (CS446, after Kivinen and Warmuth 1995) -----------------------
+
+
+def kivinen_warmuth_examples(d: int = 100, m: int = 200, seed: int = 12
+                             ) -> dict[str, tuple[float, float]]:
+    """M_w and M_p (:func:`mllib.online.kivinen_warmuth_bounds`) on two samples of m examples
+    over d features, labelled by their target with margin 1 on every example:
+
+    * a sparse target among dense examples: x ∈ {-1, +1}^d, u = e₁, y = x₁
+      (M_w = 2 ln d, M_p = d);
+    * a dense target among sparse examples: x = ±e_j (one active feature), u = (1, …, 1),
+      y = the sign of x's entry (M_w = 2 d² ln d, M_p = d).
+    """
+    rng = np.random.default_rng(seed)
+    dense_X = rng.choice([-1.0, 1.0], (m, d))
+    sparse_target = np.zeros(d)
+    sparse_target[0] = 1.0
+    signs = rng.choice([-1.0, 1.0], m)
+    sparse_X = np.zeros((m, d))
+    sparse_X[np.arange(m), rng.integers(0, d, m)] = signs
+    return {
+        "sparse target, dense examples":
+            online.kivinen_warmuth_bounds(sparse_target, dense_X, dense_X[:, 0]),
+        "dense target, sparse examples":
+            online.kivinen_warmuth_bounds(np.ones(d), sparse_X, signs),
+    }
+
+
+def kivinen_warmuth_table(d: int = 100) -> str:
+    """:func:`kivinen_warmuth_examples` as a Markdown table."""
+    rows = [[name, f"{winnow:.4g}", f"{perceptron:.4g}",
+             "multiplicative" if winnow < perceptron else "additive"]
+            for name, (winnow, perceptron) in kivinen_warmuth_examples(d).items()]
+    return markdown_table(["data (d = " + str(d) + ")", "M_w (multiplicative)",
+                           "M_p (additive)", "smaller bound"], rows)

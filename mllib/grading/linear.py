@@ -56,7 +56,8 @@ def lms_step() -> Check:
 
 
 def adagrad_step() -> Check:
-    """Check ``adagrad_step(w, g, G, eta)`` returns (w, G) after one AdaGrad step (CS446)."""
+    """Check ``adagrad_step(w, g, G, eta)`` returns (w, G) after one AdaGrad step (CS446);
+    wherever the updated Gⱼ is 0 (g = 0, or gⱼ² underflows) wⱼ is unchanged."""
     rng = _rng(3)
     w, g = rng.normal(size=5), rng.normal(size=5)
     G = rng.uniform(0.5, 4.0, 5)
@@ -71,6 +72,8 @@ def adagrad_step() -> Check:
              (w, sparse_g, G, 1.0)),
         Case("a feature whose gradients have all been 0 (G = 0, g = 0: leave it alone)",
              (w, sparse_g, fresh_G, 1.0)),
+        Case("a gradient whose square underflows (the updated G is 0: leave it alone)",
+             (w, np.where(np.arange(5) == 1, 1e-170, sparse_g), fresh_G, 1.0)),
     ]
     return Check("adagrad_step", cases, reference.adagrad_step)
 
