@@ -63,7 +63,7 @@ WIDGETS = [
     ("09_neighbors/neighbors_walkthrough.ipynb", "σ"),
     ("10_ensemble/ensemble_walkthrough.ipynb", "round t"),
     ("11_linear/linear_walkthrough.ipynb", "decay c"),
-    ("12_online/online_walkthrough.ipynb", "expert noise"),
+    ("12_online/online_walkthrough.ipynb", "best error p"),
     ("13_bayesnet/bayesnet_walkthrough.ipynb", "prior a"),
     ("14_neural/neural_walkthrough.ipynb", "epoch"),
     ("15_parallel/parallel_walkthrough.ipynb", "partitions P"),
