@@ -334,10 +334,16 @@ def kernel_regression(x, y, queries, *, kernel: str = "inverse_square",
 
     A query that coincides with training points: with ``"inverse_square"`` their weight is
     infinite, and the estimate is their label (the mean of their labels if several points sit
-    there), which is the limit as q approaches them (MMDS, "Problems in the Limit"). With
-    ``"gaussian"`` nothing special happens. Far from the data the Gaussian weights can all
-    underflow to 0; the code divides every weight by the largest one first (the ratio is
-    unchanged), so the estimate is then the label of the nearest point rather than 0/0.
+    there), which is the limit as q approaches them (MMDS, "Problems in the Limit"). A query
+    so close to a point that (x − q)² underflows to 0 (|x − q| below about 1e-162) counts as
+    coinciding with it.
+
+    Every weight is divided by the largest one before the ratio is taken (the ratio is
+    unchanged): 1/(xᵢ − q)² becomes min_j (x_j − q)² / (xᵢ − q)², and the Gaussian weight
+    becomes exp(−((xᵢ − q)² − min_j (x_j − q)²)/σ²). So the nearest weight is 1 and nothing
+    overflows or underflows to 0/0: far from the data (beyond about 27σ every Gaussian weight
+    underflows) the estimate tends to the nearest point's label, and within 1e-154 of a point
+    (where 1/(x − q)² overflows) to that point's label, as the formula's limits do.
 
     Parameters
     ----------
@@ -361,9 +367,9 @@ def kernel_regression(x, y, queries, *, kernel: str = "inverse_square",
     if kernel == "gaussian":
         w = np.exp(-(gap - gap.min(axis=1, keepdims=True)) / sigma**2)
     else:
-        hit = gap == 0
-        with np.errstate(divide="ignore"):
-            w = np.where(hit.any(axis=1, keepdims=True), hit.astype(float), 1.0 / gap)
+        nearest = gap.min(axis=1, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            w = np.where(nearest == 0, (gap == 0).astype(float), nearest / gap)
     return (w @ y) / w.sum(axis=1)
 
 

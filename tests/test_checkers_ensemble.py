@@ -137,3 +137,21 @@ def test_stump_judge_explains_the_form_without_revealing_the_answer():
         run_check(check.best_stump(), lambda X, y, D: (7, 0.5, 1))
     with pytest.raises(ExerciseFailed, match="polarity should be"):
         run_check(check.best_stump(), lambda X, y, D: (0, 0.5, 0))
+
+
+def test_reweight_cases_pass_a_finite_alpha():
+    """Exercise 2 promises α = ∞ never occurs."""
+    assert all(np.isfinite(case.args[3]) for case in check.reweight().cases)
+
+
+def test_any_threshold_below_the_minimum_is_accepted():
+    """Exercise 3: the everywhere-constant stump may use -inf or any value below the minimum
+    (the "every label +1" case needs it)."""
+    def below(shift):
+        def answer(X, y, D):
+            j, t, p = stump_brute(X, y, D)
+            return (j, shift if t < X[:, j].min() else t, p)
+        return answer
+
+    for shift in (-np.inf, -1e6):
+        run_check(check.best_stump(), below(shift))

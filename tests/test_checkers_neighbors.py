@@ -11,21 +11,35 @@ def kernel_vectorised(x, y, q, kernel="inverse_square", sigma=1.0):
     x, y = np.asarray(x, float), np.asarray(y, float)
     d2 = (x - q) ** 2
     if kernel == "gaussian":
-        w = np.exp(-d2 / sigma**2)
+        w = np.exp(-(d2 - d2.min()) / sigma**2)
     elif np.any(d2 == 0):
         return float(y[d2 == 0].mean())
     else:
-        w = 1 / d2
+        w = d2.min() / d2
     return float(w @ y / w.sum())
+
+
+def kernel_plain(x, y, q, kernel="inverse_square", sigma=1.0):  # unscaled: 0/0 far away
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    d2 = (x - q) ** 2
+    if kernel == "inverse_square" and np.any(d2 == 0):
+        return float(y[d2 == 0].mean())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = np.exp(-d2 / sigma**2) if kernel == "gaussian" else 1 / d2
+        return float(w @ y / w.sum())
 
 
 def kernel_loops(x, y, q, kernel="inverse_square", sigma=1.0):
     hits = [yi for xi, yi in zip(x, y, strict=True) if xi == q]
     if kernel == "inverse_square" and hits:
         return sum(hits) / len(hits)
+    nearest = min((xi - q) ** 2 for xi in x)
     num = den = 0.0
     for xi, yi in zip(x, y, strict=True):
-        w = np.exp(-((xi - q) ** 2) / sigma**2) if kernel == "gaussian" else 1 / (xi - q) ** 2
+        if kernel == "gaussian":
+            w = np.exp(-((xi - q) ** 2 - nearest) / sigma**2)
+        else:
+            w = nearest / (xi - q) ** 2
         num += w * yi
         den += w
     return num / den
@@ -80,9 +94,19 @@ def two_nn_ok(x, y, q):
     x, y = np.asarray(x, float), np.asarray(y, float)
     d = np.abs(x - q)
     i, j = np.argsort(d, kind="stable")[:2]
+    if d[j] == 0:
+        return float((y[i] + y[j]) / 2)
     if d[i] == 0:
         return float(y[i])
     return float((y[i] / d[i] + y[j] / d[j]) / (1 / d[i] + 1 / d[j]))
+
+
+def two_nn_first_label(x, y, q):  # two points at q: takes the first one's label only
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    d = np.abs(x - q)
+    if np.any(d == 0):
+        return float(y[np.argmax(d == 0)])
+    return two_nn_ok(x, y, q)
 
 
 def two_nn_interpolating(x, y, q):  # the line through the two neighbours, even outside them
@@ -123,6 +147,8 @@ def test_correct_answers_pass(checker, answer):
 @pytest.mark.parametrize("checker, answer, situation", [
     (check.kernel_regression, kernel_first_hit, "two training points coincide"),
     (check.kernel_regression, kernel_standard_deviation, "Gaussian"),
+    (check.kernel_regression, kernel_plain, "far from every training point"),
+    (check.weighted_two_nn, two_nn_first_label, "two training points at the query"),
     (check.knn_classify, knn_last_tie, "same distance"),
     (check.knn_classify, knn_largest_label_wins, "tied vote"),
     (check.weighted_two_nn, two_nn_interpolating, "below every training point"),
@@ -142,3 +168,13 @@ def test_unimplemented_and_broken_answers_are_reported():
         run_check(check.kernel_regression(), todo)
     with pytest.raises(ExerciseFailed, match="raised ZeroDivisionError"):
         run_check(check.relative_contrast(), lambda X, q: 1 / 0)
+
+
+def test_hidden_cases_stay_inside_the_declared_domains():
+    """Exercise 2 promises 1 <= k <= n; Exercise 4 promises q is never a row of X."""
+    for case in check.knn_classify().cases:
+        X, _, _, k = case.args
+        assert 1 <= k <= len(X), case.hint
+    for case in check.relative_contrast().cases:
+        X, q = case.args
+        assert np.linalg.norm(X - q, axis=1).min() > 0, case.hint

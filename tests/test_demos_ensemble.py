@@ -169,3 +169,37 @@ def test_round_widget_sweeps_every_round_and_dataset(monkeypatch):
             trained = np.mean(movie.run.predict(movie.X, rounds=t) != movie.y)
             assert f"training error of H = {trained:.2f}" in title
             fig.clf()
+
+
+def test_every_point_lies_in_a_drawn_region_of_its_prediction_by_h():
+    """The scrubber's regions are drawn on cells bounded by the stump thresholds, so the colour
+    under each training point is H's prediction there, for every t and both data sets (a
+    regular 100 x 100 grid missed thresholds between neighbouring moons points at t = 30,
+    where the title says training error 0.00). Read from the drawn mesh itself."""
+    for dataset in ("toy", "moons"):
+        movie = demo.boosting_movie(dataset)
+        ix = np.searchsorted(movie.x_edges, movie.X[:, 0]) - 1
+        iy = np.searchsorted(movie.y_edges, movie.X[:, 1]) - 1
+        for t in range(1, 31):
+            fig = demo.show_round(t, dataset)
+            drawn = np.asarray(fig.axes[0].collections[0].get_array()).reshape(movie.grid_x.shape)
+            predicted = movie.run.predict(movie.X, rounds=t) > 0
+            np.testing.assert_array_equal(drawn[iy, ix].astype(bool), predicted,
+                                          err_msg=f"{dataset}, t = {t}")
+            fig.clf()
+    # The frame the review looked at: H fits the moons at t = 30, so every point sits on its
+    # own colour.
+    movie = demo.boosting_movie("moons")
+    assert np.all(movie.run.predict(movie.X, rounds=30) == movie.y)
+
+
+def test_oob_error_would_pick_the_wrong_model_here():
+    """§6's sentence: the OOB errors rank bagging first, the test errors the forest."""
+    c = demo.forest_curves()
+    assert c.bag_oob[-1] < c.forest_oob[-1]
+    assert c.forest_test[-1] < c.bag_test[-1]
+
+
+def test_boosting_curves_never_reach_zero_training_error():
+    """§4: "this run does not show it": the training error stays above 0 for all 300 rounds."""
+    assert demo.boosting_curves().training_error.min() > 0

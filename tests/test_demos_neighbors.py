@@ -292,3 +292,31 @@ def test_log_axes_have_two_labelled_ticks():
                                                             axis.get_ticklabels(), strict=True)
                      if label.get_text() and lo <= loc <= hi]
             assert len(shown) >= 2, shown
+
+
+def test_weighted_two_nn_jumps_on_uneven_data_but_not_on_the_peak():
+    """The continuity cell: x = 0, 1, 3 with labels 0, 1, 4 jumps at q = 1.5 from 3/4 to 7/4
+    (weights 2 and 2/3 either side: (2*1 + 0)/(8/3) and (2*1 + (2/3)*4)/(8/3)); the evenly
+    spaced peak has no jump anywhere (largest step on a fine grid is that of the slope)."""
+    left, right = N.one_d_rule([0.0, 1.0, 3.0], [0.0, 1.0, 4.0], [1.5 - 1e-9, 1.5 + 1e-9],
+                               "weighted average of 2 nearest")
+    np.testing.assert_allclose([left, right], [0.75, 1.75], atol=1e-8)  # O(1e-9) from 1.5 ± 1e-9
+    x, y = data.mmds_peak()
+    q = np.linspace(0, 8, 80_001)
+    steps = np.abs(np.diff(N.one_d_rule(x, y, q, "weighted average of 2 nearest")))
+    assert steps.max() < 1e-3  # slopes are at most 4 and the grid step is 1e-4
+
+
+def test_two_nn_leaves_a_band_of_the_dogs_picture_unclassified():
+    """Exercise 12.4.1's cell: the share of the grid whose two nearest dogs differ in breed,
+    recomputed by brute force."""
+    X, y, _ = data.dogs()
+    lo, hi = X.min(axis=0) - 4, X.max(axis=0) + 4
+    grid = np.stack(np.meshgrid(np.linspace(lo[0], hi[0], 201), np.linspace(lo[1], hi[1], 201)),
+                    axis=-1).reshape(-1, 2)
+    two = np.argsort(((grid[:, None] - X[None]) ** 2).sum(axis=2), axis=1, kind="stable")[:, :2]
+    share = (y[two[:, 0]] != y[two[:, 1]]).mean()
+    _, pairs = N.kneighbors(X, grid, k=2)
+    # grid points equidistant from two dogs may be ranked apart by rounding: a few of 40401
+    assert abs(share - (y[pairs[:, 0]] != y[pairs[:, 1]]).mean()) < 1e-3
+    assert 0.4 < share < 0.6  # "about half of the picture"

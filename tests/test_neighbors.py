@@ -167,13 +167,32 @@ def test_kernel_regression_tends_to_the_label_near_a_training_point():
     np.testing.assert_allclose(near, 8.0, rtol=1e-9)
 
 
+def test_kernel_regression_stays_finite_where_the_plain_weights_overflow():
+    """Within 1e-154 of a point 1/(x - q)^2 overflows (the plain ratio is inf/inf = nan); the
+    scaled weights give the limit, the point's label. Below ~1e-162 (x - q)^2 underflows to 0
+    and the point counts as coinciding: the same answer."""
+    x, y = data.mmds_peak()
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        plain = 1.0 / (x - (4 + 1e-155)) ** 2
+        assert np.isnan((plain @ y) / plain.sum())  # the failure the scaling avoids
+    for q in (4 + 1e-155, 4 - 1e-160, 4 + 1e-170, 4 + 1e-300):
+        assert N.kernel_regression(x, y, [q])[0] == 8.0
+
+
 def test_gaussian_kernel_regression_against_the_formula_and_far_away():
     x, y = data.mmds_peak()
     q = np.array([0.3, 3.5, 6.1])
     w = np.exp(-((x[None] - q[:, None]) ** 2) / 1.5**2)
     np.testing.assert_allclose(N.kernel_regression(x, y, q, kernel="gaussian", sigma=1.5),
                                (w @ y) / w.sum(axis=1), rtol=1e-12)
-    # Far away every weight underflows; the estimate is still the nearest point's label.
+    # Beyond ~27 sigma every weight underflows (exp(-27.3**2) < 5e-324), so the plain ratio
+    # is 0/0; the scaled weights give the limit, the nearest point's label.
+    assert np.exp(-27.3**2) == 0.0
+    q_far = x.max() + 27.3 * 0.5
+    with np.errstate(invalid="ignore"):
+        plain = np.exp(-((x - q_far) ** 2) / 0.5**2)
+        assert np.isnan((plain @ y) / plain.sum())
+    assert N.kernel_regression(x, y, [q_far], kernel="gaussian", sigma=0.5)[0] == 1.0
     np.testing.assert_allclose(N.kernel_regression(x, y, [1000.0], kernel="gaussian",
                                                    sigma=0.5), [1.0])
 

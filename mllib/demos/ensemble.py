@@ -11,6 +11,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
+from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
@@ -67,9 +68,19 @@ class BoostingMovie:
     X: np.ndarray
     y: np.ndarray
     run: E.AdaBoostResult
-    grid_x: np.ndarray
+    x_edges: np.ndarray  # (nx + 1,): the picture's edges and every stump threshold on x1
+    y_edges: np.ndarray  # (ny + 1,): the same on x2
+    grid_x: np.ndarray  # (ny, nx): the centre of every cell between those edges
     grid_y: np.ndarray
-    grid_scores: np.ndarray  # (T, GRID, GRID): Σ_{s<=t} α_s h_s on the grid
+    grid_scores: np.ndarray  # (T, ny, nx): Σ_{s<=t} α_s h_s at the cell centres
+
+
+def _stump_edges(lo: float, hi: float, thresholds) -> np.ndarray:
+    """The picture's limits and every stump threshold between them: H is constant on each cell
+    of these edges, so its value at a cell's centre is its value on the whole cell (exact
+    regions, where a regular grid misses thresholds between neighbouring points)."""
+    inside = [t for t in thresholds if lo < t < hi]
+    return np.unique(np.concatenate([[lo, hi], inside]))
 
 
 @lru_cache(maxsize=2)
@@ -77,9 +88,13 @@ def boosting_movie(dataset: str = "toy", rounds: int = 30) -> BoostingMovie:
     """AdaBoost with stumps on the toy points or on 80 moons points, and its staged scores."""
     X, y = data.boosting_toy() if dataset == "toy" else data.moons(80, noise=0.25, seed=3)
     run = E.adaboost(X, y, rounds=rounds)
-    gx, gy, grid = _grid(X, pad=1.0 if dataset == "toy" else 0.5)
-    scores = run.staged_scores(grid).reshape(-1, *gx.shape)
-    return BoostingMovie(X, y, run, gx, gy, scores)
+    pad = 1.0 if dataset == "toy" else 0.5
+    lo, hi = X.min(axis=0) - pad, X.max(axis=0) + pad
+    edges = [_stump_edges(lo[f], hi[f], [r.learner.threshold for r in run.history
+                                         if r.learner.feature == f]) for f in (0, 1)]
+    gx, gy = np.meshgrid(*((e[:-1] + e[1:]) / 2 for e in edges))
+    scores = run.staged_scores(np.column_stack([gx.ravel(), gy.ravel()])).reshape(-1, *gx.shape)
+    return BoostingMovie(X, y, run, edges[0], edges[1], gx, gy, scores)
 
 
 def round_controls() -> dict:
@@ -97,8 +112,8 @@ def show_round(t: int = 1, dataset: str = "toy") -> Figure:
     t = min(t, len(movie.run.history))
     r = movie.run.history[t - 1]
     fig, (ax,) = figure(1, width=5.2, height=4.4)
-    ax.contourf(movie.grid_x, movie.grid_y, movie.grid_scores[t - 1], levels=[-np.inf, 0, np.inf],
-                colors=REGION_COLOURS)
+    ax.pcolormesh(movie.x_edges, movie.y_edges, movie.grid_scores[t - 1] > 0,
+                  cmap=ListedColormap(REGION_COLOURS), vmin=0, vmax=1)
     size = 2000 * r.distribution / r.distribution.max() ** 0.5 / len(movie.y) ** 0.5
     for label, colour, marker in ((1, POSITIVE, "o"), (-1, NEGATIVE, "s")):
         rows = movie.y == label
@@ -108,8 +123,8 @@ def show_round(t: int = 1, dataset: str = "toy") -> Figure:
     if np.isfinite(stump.threshold):
         line = ax.axvline if stump.feature == 0 else ax.axhline
         line(stump.threshold, color="black", ls="--", lw=1.5, label=f"h_{t}")
-    ax.set_xlim(movie.grid_x.min(), movie.grid_x.max())
-    ax.set_ylim(movie.grid_y.min(), movie.grid_y.max())
+    ax.set_xlim(movie.x_edges[0], movie.x_edges[-1])
+    ax.set_ylim(movie.y_edges[0], movie.y_edges[-1])
     side = ">" if stump.polarity > 0 else "<="
     ax.set_title(f"round {t}: h says +1 where x{stump.feature + 1} {side} {stump.threshold:.2f}\n"
                  f"ε = {r.error:.3f}, α = {r.alpha:.3f}, training error of H = "
@@ -247,8 +262,9 @@ class ForestCurves:
 
 @lru_cache(maxsize=1)
 def forest_curves(n_estimators: int = 60, seed: int = 0) -> ForestCurves:
-    """Bagged trees and a random forest (max_features = 1 of the 2 features, plus 3 noise
-    features so that the feature sampling matters) on the moons split."""
+    """Bagged trees and a random forest (max_features = 2 of the 5 features: the 2 moons
+    coordinates plus 3 noise features, so that the feature sampling matters) on the moons
+    split."""
     X, y, X_test, y_test = _moons_split()
     rng = np.random.default_rng(seed)
     noise = rng.normal(size=(len(X), 3)), rng.normal(size=(len(X_test), 3))

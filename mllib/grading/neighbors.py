@@ -40,6 +40,9 @@ def kernel_regression() -> Check:
         Case("the Gaussian kernel with sigma = 1.5", (x, y, float(x[2] - 0.7), "gaussian", 1.5)),
         Case("the Gaussian kernel with a narrow sigma = 0.4, on a training point",
              (x, y, float(x[7]), "gaussian", 0.4)),
+        Case("the Gaussian kernel far from every training point (30 sigma beyond the largest x), "
+             "where every plain weight underflows to 0",
+             (x, y, float(x.max() + 30 * 0.4), "gaussian", 0.4)),
     ]
     return Check("kernel_regression", cases, _kernel_estimate)
 
@@ -89,6 +92,8 @@ def weighted_two_nn() -> Check:
         Case("a query below every training point", (x, y, float(x[0] - 3.0))),
         Case("a query above every training point", (x, y, float(x[-1] + 0.5))),
         Case("a query equal to a training point", (x, y, float(x[6]))),
+        Case("two training points at the query: the mean of their labels",
+             (np.append(x, x[2]), np.append(y, y[2] + 6.0), float(x[2]))),
     ]
     return Check("weighted_two_nn", cases, _two_nn)
 

@@ -7,18 +7,17 @@ import math
 
 
 def kernel_regression(x, y, q, kernel="inverse_square", sigma=1.0):
-    on_point = [y_i for x_i, y_i in zip(x, y) if x_i == q]
+    on_point = [y_i for x_i, y_i in zip(x, y) if (x_i - q) ** 2 == 0]
     if kernel == "inverse_square" and on_point:
         return sum(on_point) / len(on_point)
-    top = bottom = 0.0
-    for x_i, y_i in zip(x, y):
-        if kernel == "gaussian":
-            w = math.exp(-((x_i - q) ** 2) / sigma ** 2)
-        else:
-            w = 1.0 / (x_i - q) ** 2
-        top += w * y_i
-        bottom += w
-    return top / bottom
+    # log-weights, shifted so the largest is 0: exp cannot overflow, and one weight is 1
+    if kernel == "gaussian":
+        logs = [-((x_i - q) ** 2) / sigma ** 2 for x_i in x]
+    else:
+        logs = [-2 * math.log(abs(x_i - q)) for x_i in x]
+    top_log = max(logs)
+    weights = [math.exp(v - top_log) for v in logs]
+    return sum(w * y_i for w, y_i in zip(weights, y)) / sum(weights)
 """,
     "knn_classify": """\
 import math
@@ -36,6 +35,8 @@ def knn_classify(X_train, y_train, query, k):
     "weighted_two_nn": """\
 def weighted_two_nn(x, y, q):
     (d1, i1), (d2, i2) = sorted((abs(x_i - q), i) for i, x_i in enumerate(x))[:2]
+    if d2 == 0:
+        return (y[i1] + y[i2]) / 2
     if d1 == 0:
         return y[i1]
     return (y[i1] * d2 + y[i2] * d1) / (d1 + d2)  # the weights 1/d, multiplied by d1*d2
