@@ -171,3 +171,22 @@ def test_trainer_carries_a_static_first_frame_for_headless_front_ends(monkeypatc
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
     bundle = demo.trainer()._repr_mimebundle_()
     assert bundle["image/png"].startswith(b"\x89PNG")
+
+
+def test_by_hand_parity_network_leaks_a_little_more_at_the_output_than_one_sigmoid():
+    # The walk-through: hidden units within σ(-5) ≈ 0.0067 of a step, but the output on a
+    # false row is σ(-5 + 10·(3σ(-5) + σ(-25))) ≈ 0.0082 (three hidden units one bit away leak
+    # σ(-5), the fourth, three bits away, σ(-25)); it prints as 0.008, not 0.007.
+    import itertools
+
+    def sigmoid(z):
+        return 1 / (1 + np.exp(-z))
+
+    X3 = np.array(list(itertools.product([0, 1], repeat=3)), dtype=float)
+    parity = (X3.sum(axis=1) % 2).astype(int)
+    out = neural.predict_proba(demo.boolean_network(X3, parity), X3).ravel()
+    expected = sigmoid(-5 + 10 * (3 * sigmoid(-5.0) + sigmoid(-25.0)))
+    np.testing.assert_allclose(out[parity == 0], expected, rtol=1e-9)  # float rounding only
+    assert out[parity == 0].max() > sigmoid(-5.0)  # the old "within σ(-5)" was false
+    assert set(np.round(out[parity == 0], 3)) == {0.008}
+    assert (out[parity == 0] < 0.5).all() and (out[parity == 1] > 0.5).all()

@@ -17,13 +17,22 @@ def texts(fig):
 
 def test_scheme_shows_each_chunks_mistakes_and_the_new_w_of_mmds_fig_12_6():
     X, y, words = mmds_spam()
-    run = parallel.mapreduce_perceptron(parallel.split(X, y, 3), eta=0.5)
-    shown = texts(demo.show_scheme(run, 1, words))
-    assert shown.count("Map: 2 mistakes\nΣ η·y·x") == 3
-    assert "Reduce: add\n6 increments" in shown
+    chunks = parallel.split(X, y, 3)
+    run = parallel.mapreduce_perceptron(chunks, eta=0.5)
+    shown = texts(demo.show_scheme(run, chunks, 1, words))
+    # MMDS's Map emits one pair (i, η·y·xᵢ) per nonzero component of each mistake: the emails
+    # have 4, 2, 2, 2, 3, 3 words, so round 1 (all six wrong) emits 16 pairs.
+    assert sum(demo.emitted_pairs(np.zeros(5), chunk) for chunk in chunks) == 16
+    assert (X != 0).sum() == 16
+    maps = [t for t in shown if t.startswith("Map:")]
+    assert all(t.startswith("Map: 2 mistakes\nemits ") for t in maps) and len(maps) == 3
+    assert sum(int(t.split("emits ")[1].split()[0]) for t in maps) == 16
+    assert "Reduce: sum the\n16 pairs\nkey by key i" in shown
     assert "new w\nand: 0\nviagra: 1\nthe: 0\nof: -1\nnigeria: 1" in shown
-    assert "w = [0, 0, 0, 0, 0]" in demo.show_scheme(run, 1).axes[0].get_title()
-    assert "Map: 0 mistakes" in texts(demo.show_scheme(run, 2))[1]
+    assert "w = [0, 0, 0, 0, 0]" in demo.show_scheme(run, chunks, 1).axes[0].get_title()
+    round_2 = texts(demo.show_scheme(run, chunks, 2))
+    assert "Map: 0 mistakes\nemits 0 pairs (i, η·y·xᵢ)" in round_2
+    assert "Reduce: sum the\n0 pairs\nkey by key i" in round_2
 
 
 def stacked_tops(ax):
@@ -59,6 +68,7 @@ def test_partition_slider_draws_one_band_per_chunk_and_the_runs_it_claims(parts)
 def test_mapreduce_rounds_do_not_depend_on_the_partitions_but_mixing_rounds_do():
     rows = [[cell.strip() for cell in r.strip("|").split("|")]
             for r in demo.comparison_table().splitlines()[2:]]
+    assert [int(row[0]) for row in rows] == list(range(1, demo.MAX_PARTS + 1))  # every P
     assert len({row[2] for row in rows}) == 1  # MapReduce: the same rounds / updates
     assert len({row[3] for row in rows}) > 1
     assert rows[0][1] == rows[0][3].replace("chunk ", "")  # P = 1: mixing is the sequential
@@ -90,14 +100,16 @@ def test_dashboard_note_gives_the_link():
     assert "http://127.0.0.1:8787/status" in demo.dashboard_note("http://127.0.0.1:8787/status")
 
 
-def test_on_a_sample_symmetric_about_the_origin_mapreduce_needs_few_rounds():
-    # The walk-through's counterpoint: without the shift, Σ y·x over the mistakes points close
-    # to the separator, and the batch rounds are fewer than the sequential epochs.
-    X, y, _ = separable(400, 5, margin=0.02, seed=2)
+@pytest.mark.parametrize(("seed", "rounds", "epochs"), [(2, 4, 29), (1, 10, 2)])
+def test_on_samples_symmetric_about_the_origin_either_can_need_fewer_passes(seed, rounds,
+                                                                              epochs):
+    # The walk-through's cell: seed 2 (the shifted sample's seed, unshifted) gives 4 rounds
+    # against 29 epochs, seed 1 gives 10 rounds against 2 epochs: no law either way.
+    X, y, _ = separable(400, 5, margin=0.02, seed=seed)
     mapreduce = parallel.mapreduce_perceptron(parallel.split(X, y, 4), max_rounds=2000)
     sequential = P.perceptron(X, y, max_epochs=2000)
     assert mapreduce.converged and sequential.converged
-    assert mapreduce.rounds < sequential.epochs
+    assert (mapreduce.rounds, sequential.epochs) == (rounds, epochs)
 
 
 def test_walkthrough_claims_about_rounds_and_epochs():
@@ -105,9 +117,18 @@ def test_walkthrough_claims_about_rounds_and_epochs():
     assert sequential.converged and sequential.epochs == 20
     for parts in (1, 2, 4, 8):
         assert demo.compare(parts).mapreduce.rounds == 50 > sequential.epochs
-    mixing = {parts: demo.compare(parts).mixing.rounds for parts in (1, 2, 4, 8)}
-    assert mixing[1] == sequential.epochs  # P = 1 is the sequential perceptron
-    assert mixing[2] < sequential.epochs and mixing[4] < sequential.epochs < mixing[8]
+    for parts in range(1, demo.MAX_PARTS + 1):
+        assert demo.compare(parts).mapreduce.rounds == 50 > sequential.epochs
+    mixing = [demo.compare(parts).mixing.rounds for parts in range(1, demo.MAX_PARTS + 1)]
+    assert mixing[0] == sequential.epochs  # P = 1 is the sequential perceptron
+    assert mixing[1:] == [14, 7, 11, 41, 11, 55, 25]  # as the prose lists them for P = 2..8
+    fewer = [p for p in range(2, 9) if mixing[p - 1] < sequential.epochs]
+    more = [p for p in range(2, 9) if mixing[p - 1] > sequential.epochs]
+    assert fewer == [2, 3, 4, 6] and more == [5, 7, 8]
+    assert mixing[6] > demo.compare(7).mapreduce.rounds  # P = 7: more than MapReduce's 50
+    # "no trend": the rounds go up and down with P, not monotonically either way
+    steps = np.diff(mixing)
+    assert (steps > 0).any() and (steps < 0).any()
 
 
 def test_the_sequential_perceptron_makes_four_updates_on_the_spam_emails():
@@ -128,14 +149,38 @@ def test_sparse_shares_add_up_to_the_sparse_dot_product_at_nnz_cost():
     assert split.partial.sum() == pytest.approx(w @ dense, rel=1e-12)  # the dense oracle
 
 
-def test_rotating_chunks_read_fewer_examples_than_full_rounds():
-    for parts in (1, 2, 4, 8):
+def test_rotating_chunks_read_fewer_examples_than_full_rounds_for_p_at_least_2():
+    full = demo.compare(1).mapreduce
+    one = demo.rotating_chunks(1)  # P = 1: the full-data perceptron, counted the same way
+    assert (one.rounds, one.examples) == (full.rounds, full.rounds * 400) == (50, 20_000)
+    examples = {}
+    for parts in range(2, demo.MAX_PARTS + 1):
         rotating = demo.rotating_chunks(parts)
         assert rotating.converged
+        examples[parts] = rotating.examples
         assert rotating.examples < demo.compare(parts).mapreduce.rounds * 400
+    assert min(examples.values()) == examples[4] == 2_700  # "from 2,700 with P = 4
+    assert max(examples.values()) == examples[2] == 10_800  # to 10,800 with P = 2"
     # "not monotonically" in P
-    jobs = [demo.rotating_chunks(parts).rounds for parts in (1, 2, 4, 8)]
+    jobs = [demo.rotating_chunks(parts).rounds for parts in range(1, demo.MAX_PARTS + 1)]
     assert jobs != sorted(jobs) and jobs != sorted(jobs, reverse=True)
+
+
+@pytest.mark.parametrize("parts", range(1, demo.MAX_PARTS + 1))
+def test_rotating_chunks_count_the_final_mistake_free_pass_like_the_full_rounds(parts):
+    # An independent count: find the first job after which w separates everything, then add
+    # the P jobs (one pass, 400 examples) that the stopping rule needs to see that.
+    X, y = demo.shifted_sample()
+    chunks = parallel.split(X, y, parts)
+    w, read = np.zeros(X.shape[1]), 0
+    for number in range(1, 2001):
+        X_p, y_p = chunks[(number - 1) % parts]
+        w = w + (y_p[y_p * (X_p @ w) <= 0] @ X_p[y_p * (X_p @ w) <= 0])
+        read += len(y_p)
+        if (y * (X @ w) > 0).all():
+            break
+    rotating = demo.rotating_chunks(parts)
+    assert (rotating.rounds, rotating.examples) == (number + parts, read + len(y))
 
 
 def test_svm_averaging_claims():
@@ -147,11 +192,37 @@ def test_svm_averaging_claims():
     assert table[2].startswith("| 1 | ") and len(table) == 6
 
 
+def test_fig_12_20_rows_5_and_6_are_the_book_s_when_every_iterate_is_rounded():
+    # The walk-through's note: the parallel run (full precision) prints rows (5)-(6) as
+    # [-0.095, 0.541], -0.867 and [-0.156, 0.413]; rounding w and b to 3 decimals after every
+    # iteration, as MMDS did, gives the book's [-0.094, 0.542], -0.866 and [-0.155, 0.414].
+    from mllib import svm
+    X, y = svm.mmds_fig_12_18()
+    chunks = parallel.split(X, y, 2)
+    run = parallel.mapreduce_svm(chunks, C=0.1, eta=0.2, w0=[0, 1], b0=-2, iterations=5)
+    full = [(*np.round(s.w, 3), round(s.b, 3)) for s in run.history[4:6]]
+    assert full == [(-0.095, 0.541, -0.867), (-0.156, 0.413, -0.733)]
+    w, b, rounded = [0.0, 1.0], -2.0, []
+    for _ in range(5):
+        step = parallel.mapreduce_svm(chunks, C=0.1, eta=0.2, w0=w, b0=b, iterations=1)
+        w, b = [round(float(v), 3) for v in step.w], round(float(step.b), 3)
+        rounded.append((*w, b))
+    assert rounded == [(0.04, 0.84, -1.58), (-0.048, 0.652, -1.304), (-0.118, 0.502, -1.083),
+                       (-0.094, 0.542, -0.866), (-0.155, 0.414, -0.733)]  # MMDS rows (2)-(6)
+    # The text's slips: row (2)'s u is +0.04, and rows (2), (3), (5) have pattern oxoxxx
+    # (bad points 1 of chunk 1's three, 3 of chunk 2's three), not "oxxxxx".
+    assert run.history[1].w[0] == pytest.approx(0.04, abs=1e-12)
+    assert [svm.bad_pattern(svm.margins(s.w, s.b, X, y)) for s in run.history[1:4:2]] == [
+        "oxoxxx", "xxxxxx"]
+    assert svm.bad_pattern(svm.margins(run.history[4].w, run.history[4].b, X, y)) == "oxoxxx"
+
+
 def test_streamed_examples_and_megabytes_as_printed():
     from mllib.data import chunk_stream
     streamed = parallel.stream_perceptron(chunk_stream(50, 2000, 40))
     assert streamed.seen == 76_429  # the margin filter drops about a quarter of 100,000
-    assert demo.megabytes(streamed.seen, 40) == pytest.approx(25.07, abs=0.01)
+    assert f"{demo.megabytes(streamed.seen, 40):.1f}" == "25.1"  # as the prose states it
+    assert demo.megabytes(2000, 40) == pytest.approx(0.656)  # one chunk at most: "0.66 MB"
     pegasos = parallel.stream_sgd(chunk_stream(50, 2000, 40), lam=1e-4)
     assert sum(s.mistakes for s in pegasos.history[-5:]) < sum(
         s.mistakes for s in pegasos.history[:5])
@@ -161,7 +232,7 @@ def test_map_boxes_are_light_so_black_text_reads():
     from matplotlib.colors import to_rgb
     X, y, words = mmds_spam()
     run = parallel.mapreduce_perceptron(parallel.split(X, y, 3), eta=0.5)
-    fig = demo.show_scheme(run, 1, words)
+    fig = demo.show_scheme(run, parallel.split(X, y, 3), 1, words)
     for patch in fig.axes[0].patches:
         if hasattr(patch, "get_boxstyle"):
             r, g, b = to_rgb(patch.get_facecolor())

@@ -261,6 +261,15 @@ def inference_cost(sizes: tuple[int, ...] = (4, 6, 8, 10, 12), *, seed: int = 0,
     return InferenceCost(np.array(sizes), np.array(enumeration), np.array(elimination))
 
 
+def enumeration_terms(n: int, *, seed: int = 0) -> int:
+    """The joint probabilities enumeration adds up for :func:`inference_cost`'s query on its
+    network of ``n`` variables: one per value of the target and assignment of the hidden
+    variables (all but the target and the one observed), 2·2^(n-2) = 2^(n-1)."""
+    net = random_network(n, max_parents=2, seed=seed)
+    hidden = [v for v in net.names if v not in (net.names[-1], net.names[0])]
+    return 2 * 2 ** len(hidden)
+
+
 def show_cost(cost: InferenceCost) -> Figure:
     """Seconds per query against the number of variables, on a log scale."""
     fig, (ax,) = figure(1, width=5.5, height=3.6)

@@ -119,7 +119,9 @@ def boolean_network(X, t, *, scale: float = 10.0) -> neural.Network:
 
     Hidden unit for row r: weight +s where r_i = 1 and -s where r_i = 0, bias -s·(|r| - ½), so
     its net input is s/2 on r and at most -s/2 elsewhere. Output: weight s per hidden unit,
-    bias -s/2. With s = 10 every sigmoid is within σ(-5) ≈ 0.007 of a step. This is why
+    bias -s/2. With s = 10 every hidden unit is within σ(-5) ≈ 0.0067 of a step; the output
+    unit adds up their leaks, so it can be a little further off (on a false row of 3-bit parity,
+    σ(-5 + 3·10·σ(-5)) ≈ 0.0082, since three true rows are one bit away). This is why
     "multi-layer networks can represent arbitrary functions" (CS446 "Multi-Layer Neural
     Network"); the price is up to 2ⁿ hidden units.
     """

@@ -38,23 +38,34 @@ def _arrow(ax, start, end):
     ax.add_patch(FancyArrowPatch(start, end, arrowstyle="->", mutation_scale=10, linewidth=0.8))
 
 
-def show_scheme(run: parallel.RoundsResult, round_number: int, words=None) -> Figure:
+def emitted_pairs(w: np.ndarray, chunk: tuple[np.ndarray, np.ndarray]) -> int:
+    """The key-value pairs (i, η·y·xᵢ) a Map task emits (MMDS §12.2.8): one per nonzero
+    component of each example of ``chunk`` = (X (n, d), y (n,)) that w (d,) gets wrong."""
+    X, y = chunk
+    wrong = y * (X @ w) <= 0
+    return int(np.count_nonzero(X[wrong]))
+
+
+def show_scheme(run: parallel.RoundsResult, chunks, round_number: int, words=None) -> Figure:
     """MMDS §12.2.8 drawn for one round of ``run`` (a :func:`parallel.mapreduce_perceptron`
-    result): each chunk's Map task with its mistakes, the Reduce, and the new w; the w the
+    result on ``chunks``): each chunk's Map task with its mistakes and the key-value pairs
+    (i, η·y·xᵢ) it emits, the Reduce that sums the pairs key by key, and the new w; the w the
     round started from is broadcast back to every Map task."""
     step = run.history[round_number - 1]
     before = run.history[round_number - 2].w if round_number > 1 else np.zeros_like(step.w)
     parts = len(step.mistakes)
+    pairs = [emitted_pairs(before, chunk) for chunk in chunks]
     fig, (ax,) = figure(1, width=8.0, height=1.2 + 0.9 * parts)
     ys = np.arange(parts)[::-1] * 1.1
     middle = ys.mean()
-    for p, (y, mistakes) in enumerate(zip(ys, step.mistakes, strict=True)):
+    for p, (y, mistakes, emitted) in enumerate(zip(ys, step.mistakes, pairs, strict=True)):
         _box(ax, 0.0, y, f"chunk {p + 1}", "whitesmoke")
-        _box(ax, 2.3, y, f"Map: {mistakes} mistake{'s' * (mistakes != 1)}\nΣ η·y·x",
+        _box(ax, 2.3, y, f"Map: {mistakes} mistake{'s' * (mistakes != 1)}\n"
+             f"emits {emitted} pair{'s' * (emitted != 1)} (i, η·y·xᵢ)",
              "lightskyblue" if mistakes else "honeydew")
         _arrow(ax, (0.85, y), (1.45, y))
         _arrow(ax, (3.15, y), (4.25, middle))
-    _box(ax, 5.0, middle, f"Reduce: add\n{step.total} increments", "navajowhite")
+    _box(ax, 5.0, middle, f"Reduce: sum the\n{sum(pairs)} pairs\nkey by key i", "navajowhite")
     names = words if words is not None else [f"w{j + 1}" for j in range(len(step.w))]
     shown = "\n".join(f"{name}: {value:g}" for name, value in zip(names, step.w, strict=True))
     _box(ax, 7.4, middle, "new w\n" + shown, "wheat", width=2.2,
@@ -148,7 +159,7 @@ def show_partitions(parts: int) -> Figure:
     return fig
 
 
-def comparison_table(parts_list=(1, 2, 4, 8)) -> str:
+def comparison_table(parts_list=range(1, MAX_PARTS + 1)) -> str:
     """Rounds (epochs) and total mistakes of the three perceptrons, per number of chunks."""
     rows = []
     for parts in parts_list:
@@ -266,9 +277,9 @@ class Rotating:
     Attributes
     ----------
     rounds : int
-        Jobs run until w separated the whole training set (or ``max_rounds``).
+        Jobs run, the last P of them without a mistake (or ``max_rounds``).
     examples : int
-        Examples the update jobs read in all.
+        Examples those jobs read in all, the final mistake-free pass included.
     converged : bool
     """
 
@@ -281,15 +292,17 @@ class Rotating:
 def rotating_chunks(parts: int, max_rounds: int = 2000) -> Rotating:
     """MMDS §12.2.8's "perhaps with different chunks": round r runs the MapReduce round
     (``parallel.mapreduce_round``) on chunk r mod P only, of :func:`shifted_sample` cut into
-    ``parts`` chunks; stop when w makes no mistake on any chunk (that check, a pass over all
-    the data, is not counted in ``examples``)."""
+    ``parts`` chunks. It stops after P consecutive jobs without a mistake: w then went
+    unchanged through a whole pass, so it separates every chunk. Counted like the full-data
+    MapReduce perceptron, whose last round is also a pass without a mistake."""
     X, y = shifted_sample()
     chunks = parallel.split(X, y, parts)
-    w, examples = np.zeros(X.shape[1]), 0
+    w, examples, clean = np.zeros(X.shape[1]), 0, 0
     for number in range(1, max_rounds + 1):
         chunk = chunks[(number - 1) % parts]
-        w, _ = parallel.mapreduce_round(w, [chunk], 1.0)
+        w, (mistakes,) = parallel.mapreduce_round(w, [chunk], 1.0)
         examples += len(chunk[1])
-        if sum(parallel.map_mistakes(w, X_p, y_p)[1] for X_p, y_p in chunks) == 0:
+        clean = clean + 1 if mistakes == 0 else 0
+        if clean == parts:
             return Rotating(number, examples, True)
     return Rotating(max_rounds, examples, False)
