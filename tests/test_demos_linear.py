@@ -368,3 +368,23 @@ def test_explore_draws_a_static_frame_under_nbgrader(monkeypatch):
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     frame = explore(demo.show_logistic, C=FloatLogSlider(value=1.0, min=-2, max=2))
     assert isinstance(frame, Figure)
+
+
+def test_ridge_shortens_w_while_a_single_weight_may_grow_or_change_sign():
+    """The walk-through: ridge shortens w as a whole, one grey line crosses zero, none reaches 0."""
+    paths = demo.coefficient_paths()
+    lengths = np.linalg.norm(paths.ridge, axis=1)
+    assert np.all(np.diff(lengths) < 0)  # along α from 10⁻³ to 10³
+    useless = paths.true_w == 0
+    crossed = np.any(np.diff(np.sign(paths.ridge[:, useless]), axis=0) != 0, axis=0)
+    assert crossed.sum() >= 1
+    grows = np.any(np.diff(np.abs(paths.ridge), axis=0) > 0, axis=0)
+    assert grows.any()
+    assert np.all(paths.ridge != 0)
+
+
+def test_bias_squared_is_smallest_at_c_10_then_creeps_up():
+    bv = demo.bias_variance()
+    low = int(np.argmin(bv.bias2))
+    assert np.isclose(bv.Cs[low], 10.0, rtol=1e-9)  # a grid point: the value printed
+    assert np.all(np.diff(bv.bias2[low:]) > 0)

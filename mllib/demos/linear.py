@@ -310,7 +310,8 @@ def coefficient_paths(n: int = 60, seed: int = 5) -> Paths:
 
 
 def show_paths() -> Figure:
-    """Ridge shrinks every coefficient smoothly; LASSO sets them to exactly 0 one by one."""
+    """Ridge shortens w smoothly (a single coefficient may grow or change sign, none reaches 0);
+    LASSO sets coefficients to exactly 0 one by one."""
     paths = coefficient_paths()
     fig, axes = figure(2, width=4.8, height=3.8)
     for ax, name, coefs in ((axes[0], "ridge: (1/n)‖y − Xw‖² + α‖w‖²", paths.ridge),
