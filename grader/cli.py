@@ -27,7 +27,7 @@ from nbgrader.validator import Validator
 from traitlets import List
 from traitlets.config import Config
 
-from grader import integrity
+from grader import integrity, secret
 from grader.api import load_config, make_api
 from grader.cluster import grade_class_on_cluster
 from grader.collect import EXIT_SKIPPED, collect, is_safe_id, printable
@@ -195,6 +195,8 @@ def autograde(
     # A student's run waits for its kernel about a third of the time: one more worker than
     # CPUs keeps the CPUs busy.
     jobs = jobs or (os.cpu_count() or 1) + 1
+    # Created here, once, before any worker needs it; only its fingerprint is ever shown.
+    secret_fingerprint = secret.fingerprint(secret.load(secret_path(api)))
     protected = integrity.protected_roots(root)
     before = integrity.snapshot(protected)
     start = time.monotonic()
@@ -210,6 +212,7 @@ def autograde(
     record = {"sandbox": sandbox, "cluster": cluster,
               "integrity": {"checked": len(before), "changed": changed},
               "versions": _versions(), "students": len(students),
+              "secret": secret_fingerprint,
               "seconds": round(time.monotonic() - start, 1)}
     run_record_path(root, assignment).write_text(json.dumps(record, indent=1))
     if changed:
@@ -227,6 +230,29 @@ def autograde(
           f"{assignment} in {time.monotonic() - start:.0f} s "
           + (f"on the Dask cluster {cluster}" if cluster else f"with {jobs} workers"))
     return [o.student for o in failed] + unsafe + (["<integrity>"] if changed else [])
+
+
+def secret_path(api: NbGraderAPI) -> Path:
+    """Where the course secret lives (``c.GradingExecute.secret_file``)."""
+    configured = api.config.GradingExecute.get("secret_file")
+    if not configured:
+        raise SystemExit("course: c.GradingExecute.secret_file is not set in the course config")
+    return Path(configured)
+
+
+def show_secret(api: NbGraderAPI, rotate: bool) -> None:
+    """Say where the course secret is and its fingerprint; ``rotate`` replaces it first."""
+    path = secret_path(api)
+    if rotate:
+        print("WARNING: a new secret gives every student new hidden inputs: regrading a "
+              "submission graded under the old one can change its score. Rotate between "
+              "terms, not during one.", file=sys.stderr)
+        try:
+            secret.rotate(path)
+        except ValueError as error:
+            raise SystemExit(f"course: {error}") from None
+    where = f"${secret.ENVIRONMENT}" if os.environ.get(secret.ENVIRONMENT) else str(path)
+    print(f"course secret: {where}, fingerprint {secret.fingerprint(secret.load(path))}")
 
 
 def feedback(api: NbGraderAPI, assignment: str) -> bool:
@@ -377,6 +403,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="write an HTML report: score plots, failures, flags")
     p.add_argument("assignment", metavar="ASSIGNMENT")
     p.add_argument("--out", type=Path, help="default: grader/exports/report-ASSIGNMENT.html")
+    p = sub.add_parser("secret", help="show the course secret's fingerprint (each student's "
+                       "hidden inputs derive from it); create it if missing")
+    p.add_argument("--rotate", action="store_true",
+                   help="replace it (a new term): regrades of earlier submissions then change")
     p = sub.add_parser("validate", help="run a notebook's tests; exit 1 if any fails")
     p.add_argument("notebook", type=Path, metavar="NOTEBOOK")
     return parser
@@ -414,6 +444,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError as error:  # e.g. --cluster local:0
             raise SystemExit(f"course: {error}") from None
         return 1 if failed else 0
+    if args.command == "secret":
+        show_secret(api, args.rotate)
+        return 0
     if args.command == "feedback":
         return 0 if feedback(api, args.assignment) else 1
     if args.command == "report":

@@ -44,6 +44,7 @@ from traitlets import Unicode
 
 import grader
 import mllib
+from grader import outside, secret
 from grader.api import make_api
 from grader.files import read_tree
 from grader.parallel import Outcome, grade_one
@@ -107,6 +108,16 @@ def submission_files(api, assignment: str, student: str) -> dict[str, bytes]:
                                             assignment))
     found, _ = read_tree(folder, ignore=("__pycache__", ".ipynb_checkpoints"))
     return found
+
+
+def student_variants(bundle: Bundle, course_secret: bytes, student: str) -> dict[str, str]:
+    """Hidden test key -> the student's variant in hex, for every hidden test of the bundle's
+    source notebooks."""
+    sources = [cell.get("source", "") for path, content in bundle.files.items()
+               if path.endswith(".ipynb")
+               for cell in nbformat.reads(content.decode(), as_version=4).cells]
+    return {key: secret.variant(course_secret, bundle.assignment, key, student).hex()
+            for key in outside.hidden_keys(sources)}
 
 
 @functools.cache
@@ -175,7 +186,7 @@ def _worker_course(bundle: Bundle) -> Path:
 
 
 def grade_submission(bundle: Bundle, student: str, files: dict[str, bytes],
-                     sandbox: str) -> Graded:
+                     sandbox: str, variants: dict[str, str]) -> Graded:
     """The task run on a worker: autograde one student's submission in a private course.
 
     Parameters
@@ -189,11 +200,16 @@ def grade_submission(bundle: Bundle, student: str, files: dict[str, bytes],
     sandbox : str
         :attr:`grader.sandbox.SandboxedKernelManager.sandbox` mode (``"required"`` or
         ``"off"``).
+    variants : dict of str to str
+        The student's variant (hex) of every hidden test (:func:`student_variants`): the
+        worker draws the student's inputs from them and never holds the course secret.
     """
     with _worker_lock:
         root = _worker_course(bundle)
         api = _worker_api(root)
         api.config.SandboxedKernelManager.sandbox = sandbox
+        api.config.GradingExecute.secret_file = ""
+        api.config.GradingExecute.variants = variants
         submitted = Path(api.coursedir.format_path(api.coursedir.submitted_directory, student,
                                                    bundle.assignment))
         autograded = Path(api.coursedir.format_path(api.coursedir.autograded_directory, student,
@@ -297,12 +313,14 @@ def grade_class_on_cluster(
 
     recorder = _recorder(course_root, db_url)
     bundle = course_bundle(recorder, assignment)
+    course_secret = secret.load(Path(recorder.config.GradingExecute.secret_file))
     mine = library_fingerprint()
     done: dict[str, Outcome] = {}
     with connect(address) as client, tempfile.TemporaryDirectory() as scratch:
         print(f"grading on {address}; Dask dashboard: {client.dashboard_link}", flush=True)
         futures = {client.submit(grade_submission, bundle, student,
                                  submission_files(recorder, assignment, student), sandbox,
+                                 student_variants(bundle, course_secret, student),
                                  key=f"autograde-{assignment}-{student}-{os.getpid()}",
                                  pure=False): student
                    for student in students}

@@ -117,6 +117,9 @@ c.Autograde.sanitize_preprocessors = [
 # than that, plus headers, before decoding it), and LimitOutput then keeps 1000 lines and
 # 100 traceback lines of it.
 c.GradingExecute.max_output_bytes = 2 * OUTPUT_LIMIT
+# Each student's hidden inputs are derived from this secret (grader/secret.py): created on
+# first use, git-ignored, never sent into a kernel. $COURSE_SECRET replaces the file.
+c.GradingExecute.secret_file = os.path.join(GRADER_DIR, "course_secret")
 # Per notebook, on top of the per-cell limits (a submission can add cells): 5 MB of output
 # kept and 10 minutes of running cells in all. Past either, the rest of the notebook is not
 # run, its tests score 0, and the report lists it as not run to completion.

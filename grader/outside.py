@@ -24,6 +24,7 @@ import ast
 import importlib
 import json
 import operator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -122,12 +123,33 @@ def _visible(source: str, tree: ast.Module) -> VisibleTest | None:
                        "del _mlcourse\n", tuple(expectations))
 
 
-def _hidden(tree: ast.Module) -> HiddenTest | None:
+def _hidden_key(tree: ast.Module) -> str | None:
     calls = [node for node in ast.walk(tree) if _is_call(node, "hidden_test")]
-    if len(calls) != 1 or not isinstance(calls[0].args[0], ast.Constant):
+    if (len(calls) != 1 or not calls[0].args or not isinstance(calls[0].args[0], ast.Constant)
+            or not isinstance(calls[0].args[0].value, str)):
         return None
-    key = calls[0].args[0].value
-    return HiddenTest(key, load_check(key))
+    return calls[0].args[0].value
+
+
+def hidden_key(source: str) -> str | None:
+    """The checker key of a hidden test cell (``"perceptron.update_rule"``); None for any
+    other cell."""
+    if HIDDEN_MARK not in source:
+        return None
+    try:
+        return _hidden_key(ast.parse(source))
+    except SyntaxError:
+        return None
+
+
+def hidden_keys(sources: Iterable[str]) -> list[str]:
+    """The checker keys of the hidden test cells among ``sources``, sorted."""
+    return sorted({key for source in sources if (key := hidden_key(source))})
+
+
+def _hidden(tree: ast.Module) -> HiddenTest | None:
+    key = _hidden_key(tree)
+    return None if key is None else HiddenTest(key, load_check(key))
 
 
 def reference_modules(key: str) -> tuple[str, ...]:

@@ -26,11 +26,12 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.util import run_sync
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
-from traitlets import Integer, Unicode, default
+from traitlets import Dict, Integer, Unicode, default
 
-from grader import outside
+from grader import outside, secret
 from grader.hostile import repair
 from grader.sandbox import SandboxedKernelManager
+from mllib.grading import variant
 from mllib.grading.wire import MIME
 
 KERNEL_DIED = "KernelDied"
@@ -67,7 +68,10 @@ class GradingExecute(Execute):
       the cell's outputs: the kernel's own output and errors for a visible test, only the
       verdict for a hidden one. A failed hidden test makes later checks that build on that
       function say so.
-
+    * **Inputs of each student's own.** A hidden test's inputs are drawn under the student's
+      variant of that exercise (:func:`grader.secret.variant` of ``secret_file``'s secret, or
+      ``variants`` precomputed by the client for a cluster worker), so students' inputs
+      differ and a regrade draws the same ones.
     * **Output cap.** A cell keeps at most ``max_output_bytes`` characters of output (streams,
       displays, results); the rest is dropped while it arrives, so a cell that prints gigabytes
       costs neither memory nor a crash. Errors are always kept: they decide the score.
@@ -104,6 +108,15 @@ class GradingExecute(Execute):
     ).tag(config=True)
     notebook_timeout = Integer(
         600, help="Seconds a whole notebook's cells may run in total (-1: no limit)."
+    ).tag(config=True)
+
+    secret_file = Unicode(
+        "", help="The course secret's file (grader/secret.py); empty: every student gets the "
+        "course's fixed hidden inputs, unless `variants` are given."
+    ).tag(config=True)
+    variants = Dict(
+        {}, help="Hidden test key -> the student's variant in hex, computed by a client that "
+        "holds the secret (cluster workers); when set, it must hold every key graded."
     ).tag(config=True)
 
     def __init__(self, **kwargs) -> None:
@@ -187,10 +200,30 @@ class GradingExecute(Execute):
         if self._stopped:
             cell.outputs = [_error(NOT_RUN, f"not run: {self._stopped}")]
             return cell, resources
-        test = (outside.plan(cell.source)
-                if cell.metadata.get("nbgrader", {}).get("grade") else None)
-        if test is None:
+        if not cell.metadata.get("nbgrader", {}).get("grade"):
             return self._run(cell, resources, index)
+        with variant(self._variant(outside.hidden_key(cell.source), resources)):
+            test = outside.plan(cell.source)
+            if test is None:
+                return self._run(cell, resources, index)
+            return self._decide(test, cell, resources, index)
+
+    def _variant(self, key: str | None, resources: dict) -> bytes | None:
+        """The student's variant of hidden test ``key`` (None: the fixed inputs)."""
+        if key is None:
+            return None
+        if self.variants:
+            if key not in self.variants:
+                raise ValueError(f"no variant was sent for hidden test {key}")
+            return bytes.fromhex(self.variants[key])
+        ids = resources.get("nbgrader") or {}
+        if not self.secret_file or not ids.get("student"):
+            return None
+        return secret.variant(secret.load(Path(self.secret_file)), ids["assignment"], key,
+                              ids["student"])
+
+    def _decide(self, test, cell, resources, index):
+        """Run a test cell's probe in the kernel and write the verdict decided here."""
         probe = copy.deepcopy(cell)
         probe.source = test.code
         probe, resources = self._run(probe, resources, index)

@@ -210,8 +210,11 @@ def _run_section(course_root: Path, assignment: str) -> str:
                  '<strong class="warning">files changed during grading:</strong> '
                  + e(", ".join(changed)))
     versions = ", ".join(f"{e(k)} {e(v)}" for k, v in run["versions"].items())
+    inputs = (f'<p id="variants">Hidden inputs: each student\'s own, drawn from the course '
+              f'secret with fingerprint <code>{e(run["secret"])}</code> (a regrade under another '
+              "secret draws other inputs).</p>" if run.get("secret") else "")
     return (f'<p id="sandbox">Submissions ran {sandbox}{where}.</p><p id="integrity">Integrity: '
-            f"{integrity}.</p><p>Environment: {versions}.</p>")
+            f"{integrity}.</p>{inputs}<p>Environment: {versions}.</p>")
 
 
 def _collect_section(course_root: Path, assignment: str) -> str:

@@ -212,11 +212,14 @@ class SafePathKernelManager(AsyncKernelManager):
     a submission's ``ipykernel_launcher.py``, ``IPython/`` or ``zmq/`` (or ``grader/``) would
     run before the guard. ``PYTHONSAFEPATH`` keeps it off; the guard
     (``grader/kernel_guard.py``, run by its absolute path) then puts it back where plain
-    Jupyter has it, so a student's own helper modules import as usual.
+    Jupyter has it, so a student's own helper modules import as usual. ``$COURSE_SECRET``
+    (:mod:`grader.secret`) is removed from its environment.
     """
 
     async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
-        kw["env"] = {**(kw.get("env") or os.environ), "PYTHONSAFEPATH": "1"}
+        # The course secret never enters a kernel, sandboxed (which keeps an allow-list) or not.
+        env = {k: v for k, v in (kw.get("env") or os.environ).items() if k != "COURSE_SECRET"}
+        kw["env"] = {**env, "PYTHONSAFEPATH": "1"}
         return await super()._async_launch_kernel(kernel_cmd, **kw)
 
 

@@ -6,8 +6,9 @@ texts' worked numbers, so the student sees both values when they differ.
 
 **Hidden tests** are decided where the submission cannot reach them. A lecture's checker
 module (``mllib.grading.<topic>``) has one function per exercise that returns a :class:`Check`:
-the name of the student's function, fresh inputs drawn from a fixed seed (:func:`seeded`, so a
-regrade gives the same score), and the reference that computes each answer. At grading time
+the name of the student's function, fresh inputs drawn from fixed seeds (:func:`seeded`, so a
+regrade gives the same score; while grading, mixed with each student's :func:`variant`, so each
+student has inputs of their own), and the reference that computes each answer. At grading time
 the grader (``grader/outside.py``) sends the inputs to the sandboxed kernel, gets back what the
 student's function returned as plain data (:mod:`mllib.grading.wire`), and judges it in its own
 process with :func:`judge`; the expected answers never enter the kernel. In a notebook run
@@ -22,7 +23,9 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,13 +33,41 @@ import numpy as np
 from mllib.grading import wire
 
 
-def seeded(seed: int) -> Callable[[int], np.random.Generator]:
-    """A lecture's source of hidden inputs: ``rng(k)`` is a fresh Generator seeded ``seed + k``.
+_variant: ContextVar[bytes | None] = ContextVar("hidden_input_variant", default=None)
 
+
+@contextmanager
+def variant(key: bytes | None) -> Iterator[None]:
+    """Draw hidden inputs for one student: inside, every :func:`seeded` source mixes ``key``
+    into its seeds.
+
+    The grader passes the HMAC of the course secret, the assignment, the exercise and the
+    student id (``grader/secret.py``); ``None`` (the default, e.g. on a student's machine) draws
+    the course's fixed inputs. A checker keeps its structure under every variant (a tie case is
+    still a tie): only the numbers its generator draws change.
+    """
+    token = _variant.set(key)
+    try:
+        yield
+    finally:
+        _variant.reset(token)
+
+
+def seeded(seed: int) -> Callable[[int], np.random.Generator]:
+    """A lecture's source of hidden inputs: ``rng(k)`` is a fresh Generator.
+
+    Seeded ``seed + k`` outside a :func:`variant`, and from ``(variant, seed + k)`` inside one.
     Fixed seeds make a regrade draw the same inputs and give the same score; a different ``k``
     per checker keeps the checkers' inputs independent.
     """
-    return lambda offset: np.random.default_rng(seed + offset)
+
+    def rng(offset: int) -> np.random.Generator:
+        key = _variant.get()
+        if key is None:
+            return np.random.default_rng(seed + offset)
+        return np.random.default_rng([int.from_bytes(key, "big"), seed + offset])
+
+    return rng
 
 
 class ExerciseFailed(AssertionError):

@@ -25,13 +25,23 @@ def _coin_map(heads, tosses, a, b):
 
 def map_estimate() -> Check:
     """Check ``map_estimate(heads, tosses, a, b)`` = (k + a - 1)/(m + a + b - 2)."""
+    rng = _rng(0)
+    m = int(rng.integers(8, 21))
+    flat = int(rng.integers(5, 16))
+    strong = int(rng.integers(15, 26))
     cases = [
-        Case("7 heads in 10 tosses with a Beta(3, 3) prior", (7, 10, 3.0, 3.0)),
-        Case("a flat prior Beta(1, 1), where MAP equals k/m", (5, 8, 1.0, 1.0)),
-        Case("no heads at all, prior Beta(2, 5)", (0, 6, 2.0, 5.0)),
-        Case("all heads, prior Beta(4, 1.5)", (9, 9, 4.0, 1.5)),
-        Case("no tosses yet: the prior's own mode, Beta(6, 3)", (0, 0, 6.0, 3.0)),
-        Case("a strong prior Beta(50, 50) against 20 heads in 20 tosses", (20, 20, 50.0, 50.0)),
+        Case("some heads in a dozen or so tosses, prior Beta(a, a) with a > 1",
+             (int(rng.integers(1, m)), m, *[float(rng.integers(2, 6))] * 2)),
+        Case("a flat prior Beta(1, 1), where MAP equals k/m",
+             (int(rng.integers(1, flat)), flat, 1.0, 1.0)),
+        Case("no heads at all, prior Beta(a, b) with b > a > 1",
+             (0, int(rng.integers(3, 11)), 2.0, float(rng.integers(3, 8)))),
+        Case("all heads, prior Beta(a, 1.5)", (*[int(rng.integers(5, 13))] * 2,
+                                               float(rng.integers(2, 7)), 1.5)),
+        Case("no tosses yet: the prior's own mode",
+             (0, 0, float(rng.integers(2, 9)), float(rng.integers(2, 9)))),
+        Case("a strong prior Beta(a, a), a about 50, against all heads",
+             (strong, strong, *[float(rng.integers(40, 61))] * 2)),
     ]
     return Check("map_estimate", cases, _coin_map)
 

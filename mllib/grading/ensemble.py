@@ -19,10 +19,11 @@ _rng = seeded(20261210)
 
 def alpha() -> Check:
     """Check ``adaboost_alpha(error)`` = ½ ln((1 − ε)/ε) (CS446, "Adaboost")."""
+    rng = _rng(0)
     cases = [
-        Case("a weak learner with error 0.1", (0.1,)),
-        Case("an error just below 1/2", (0.499,)),
-        Case("a tiny error", (1e-4,)),
+        Case("a weak learner with error 0.1 or so", (rng.uniform(0.08, 0.12),)),
+        Case("an error just below 1/2", (0.5 - rng.uniform(1e-4, 1e-2),)),
+        Case("a tiny error", (10 ** -rng.uniform(3.5, 4.5),)),
         Case("the toy example's third round, error 3/22", (3 / 22,)),
     ]
     return Check("adaboost_alpha", cases, reference.alpha_from_error)
@@ -46,6 +47,29 @@ def reweight() -> Check:
         Case("α = 0, which must leave D unchanged", (D, y, h, 0.0)),
     ]
     return Check("reweight", cases, reference.reweight)
+
+
+def _every_stump_error(X, y, D) -> np.ndarray:
+    """The weighted error of every stump (feature, threshold at a value or below all, ±1)."""
+    errors = []
+    for column in X.T:
+        for threshold in (-np.inf, *np.unique(column)):
+            plus = np.where(column > threshold, 1.0, -1.0)
+            errors += [D[plus != y].sum(), D[plus == y].sum()]
+    return np.array(errors) / D.sum()
+
+
+def _weights_that_matter(X, y, rng: np.random.Generator, tries: int = 50) -> np.ndarray | None:
+    """A random D under which no stump of least unweighted error is a best weighted stump:
+    a solution that ignores D fails, whatever its tie rule. None when ``tries`` draws found
+    none (a stump with no error at all is best under every D)."""
+    counted = _every_stump_error(X, y, np.ones(len(y)))
+    for _ in range(tries):
+        D = rng.random(len(y))
+        weighted = _every_stump_error(X, y, D)
+        if weighted[counted == counted.min()].min() > weighted.min() + 1e-6:
+            return D / D.sum()
+    return None
 
 
 def _stump_error(X, y, D):
@@ -76,10 +100,11 @@ def _stump_judge(answer, expected, case: Case) -> str | None:
 def best_stump() -> Check:
     """Check ``best_stump(X, y, D)``: any stump of minimum weighted error is accepted."""
     rng = _rng(2)
-    X = rng.integers(0, 10, (25, 3)).astype(float)  # repeated values within columns
-    y = np.where(X[:, 1] + rng.normal(0, 2, 25) > 4.5, 1.0, -1.0)
-    D = rng.random(25)
-    D /= D.sum()
+    D = None
+    while D is None:  # the same situation for every student's draw
+        X = rng.integers(0, 10, (25, 3)).astype(float)  # repeated values within columns
+        y = np.where(X[:, 1] + rng.normal(0, 2, 25) > 4.5, 1.0, -1.0)
+        D = _weights_that_matter(X, y, rng)
     heavy = D.copy()
     heavy[np.argmax(y < 0)] = 5.0  # one negative example outweighs the rest
     heavy /= heavy.sum()

@@ -67,8 +67,12 @@ def conservative_update() -> Check:
     rival, a tie with the true label a mistake)."""
     rng = _rng(10)
     k, d = 4, 3
-    W = rng.integers(-3, 4, (k, d)).astype(float)
-    x = rng.integers(1, 3, d).astype(float)
+    while True:  # a unique best and worst score, so the first two cases say what they say
+        W = rng.integers(-3, 4, (k, d)).astype(float)
+        x = rng.integers(1, 3, d).astype(float)
+        scores = np.sort(W @ x)
+        if scores[1] > scores[0] and scores[-1] > scores[-2]:
+            break
     scores = W @ x
     best, worst = int(np.argmax(scores)), int(np.argmin(scores))
     tied = np.array([[0.0, 0, 0], [1, 1, 1], [1, 1, 1], [-1, 0, 0]])  # 1 and 2 tie on top

@@ -76,7 +76,9 @@ def _halving(predictions, outcomes):
 def _experts(rng, T, N, perfect):
     outcomes = rng.choice([-1.0, 1.0], T)
     wrong = rng.random((T, N)) < rng.uniform(0.05, 0.5, N)
-    if perfect is not None:
+    if perfect is None:  # "none perfect" must hold for every student's draw
+        wrong[rng.integers(0, T, N), np.arange(N)] = True
+    else:
         wrong[:, perfect] = False
     return np.where(wrong, -outcomes[:, None], outcomes[:, None]), outcomes
 
