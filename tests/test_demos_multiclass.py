@@ -247,6 +247,8 @@ def test_update_slider_follows_the_rule_and_every_frame_draws(monkeypatch):
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
     step, rule = demo.update_controls()
     explore(demo.show_update, step=step, conservative=rule)
+    assert (step.description, rule.description) == ("update", "rule")  # two distinct labels
+    seen_one = False
     for conservative in (True, False):
         rule.value = conservative
         X, y, run = demo.perceptron_run(conservative)
@@ -256,8 +258,11 @@ def test_update_slider_follows_the_rule_and_every_frame_draws(monkeypatch):
             fig = demo.show_update(value, conservative)
             W = run.history[value - 1].W if value else np.zeros((4, 3))
             wrong = int(np.sum(multiclass.predict_linear(W, demo.with_bias(X)) != y))
-            assert fig.axes[0].get_title().endswith(f"{wrong} training errors")
+            plural = "" if wrong == 1 else "s"
+            assert fig.axes[0].get_title().endswith(f"{wrong} training error{plural}")
+            seen_one |= wrong == 1
             assert f"after {value} of {run.mistakes} updates" in fig.axes[0].get_title()
+    assert seen_one  # some frame has exactly one training error: "1 training error"
     rule.value = True
     step.value = step.max
     rule.value = False  # to the shorter run: the slider is clipped to its last update
@@ -318,6 +323,8 @@ def test_ova_fails_on_three_in_a_row_only_through_scale():
     assert wta[0.1] == wta[0.3] == 1.0
     assert f"{wta[1.0]:.0%}" == "96%"
     assert all(b < 0.5 for b in own.values())
+    # "the same yes/no answers at every scale, right on only 37% of the points"
+    assert {f"{b:.0%}" for b in own.values()} == {"37%"}
     assert demo.show_ova_vs_ava().axes[0].get_title().endswith("96% right")
 
 
@@ -347,3 +354,52 @@ def test_winner_take_all_and_the_margin_at_ties_follow_the_lowest_label_rule():
                 tied = np.flatnonzero(scores == scores[y])
                 assert (predicted == y) == (y == tied.min())
     assert seen_ties > 50  # the tie case was exercised
+
+
+def _decode(bits, code, rule, rng=None):
+    """Nearest code word, written out point by point, with ties to the lowest, the highest or
+    a random tied row."""
+    decoded = []
+    for row in bits:
+        distances = [int(np.sum(row != word)) for word in code]
+        tied = [c for c, d in enumerate(distances) if d == min(distances)]
+        decoded.append({"lowest": tied[0], "highest": tied[-1]}.get(rule) if rng is None
+                       else rng.choice(tied))
+    return np.array(decoded)
+
+
+def test_flipping_column_1_helps_under_every_tie_rule():
+    # The walk-through: the gain is not the tie rule's; the points with two or more wrong bits
+    # (the only ones that can be decoded wrong with rows 4 apart) fall from 15 to 8.
+    X, y = demo.ecoc_data()
+    seven = demo.ecoc_frame("exhaustive (7 bits)")
+    flipped = demo.ecoc_frame("exhaustive (7 bits)", 1)
+    assert seven.distance == 4
+    two_wrong = [int(np.sum(np.sum(f.bits != f.code[y], axis=1) >= 2)) for f in (seven, flipped)]
+    assert two_wrong == [15, 8]
+    for frame in (seven, flipped):
+        one_wrong = np.sum(frame.bits != frame.code[y], axis=1) <= 1
+        assert np.all(frame.predictions[one_wrong] == y[one_wrong])  # corrected, whatever ties
+    for rule in ("lowest", "highest"):
+        before, after = (np.mean(_decode(f.bits, f.code, rule) == y) for f in (seven, flipped))
+        assert demo.tie_rule_accuracy(seven, rule) == before
+        assert demo.tie_rule_accuracy(flipped, rule) == after
+        assert after > before + 0.04
+    # Random ties: the exact expectation against a Monte Carlo estimate (400 draws; the standard
+    # error of the mean accuracy is below 0.002, so 0.01 is five of them).
+    rng = np.random.default_rng(20)
+    for frame in (seven, flipped):
+        draws = [np.mean(_decode(frame.bits, frame.code, "random", rng) == y) for _ in range(400)]
+        assert abs(np.mean(draws) - demo.tie_rule_accuracy(frame, "random")) < 0.01
+    assert demo.tie_rule_accuracy(flipped, "random") > demo.tie_rule_accuracy(seven, "random") + 0.03
+    with pytest.raises(ValueError, match="rule must be one of"):
+        demo.tie_rule_accuracy(seven, "first")
+
+
+def test_kesler_panel_has_a_colour_key():
+    fig = demo.show_kesler()
+    assert len(fig.axes) == 3  # the regions, the Kesler rows and their colour bar
+    assert fig.axes[2].get_ylabel() == "entry of the Kesler row"
+    image = fig.axes[1].get_images()[0]
+    low, high = image.get_clim()
+    assert low == -high and high > 0  # symmetric: white is 0, blue positive, red negative
