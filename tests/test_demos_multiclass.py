@@ -430,3 +430,5 @@ def test_kesler_panel_has_a_colour_key():
     image = fig.axes[1].get_images()[0]
     low, high = image.get_clim()
     assert low == -high and high > 0  # symmetric: white is 0, blue positive, red negative
+    assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == [
+        "class 0", "class 1", "class 2"]

@@ -174,6 +174,7 @@ def show_kesler(n: int = 45, seed: int = 2) -> Figure:
         diff = (with_bias(points) @ (W[i] - W[j])).reshape(g1.shape)
         left.contour(g1, g2, diff, levels=[0.0], colors="grey", linestyles=":", linewidths=1)
     left.set_title("regions of the Kesler separator;\ndotted: (w_i − w_j)·x = 0", fontsize=9)
+    left.legend(fontsize=7, loc="upper left")
     shown = Xk[:12]
     image = right.imshow(shown, cmap="RdBu", vmin=-np.abs(shown).max(),
                          vmax=np.abs(shown).max(), aspect="auto")
@@ -182,6 +183,7 @@ def show_kesler(n: int = 45, seed: int = 2) -> Figure:
         right.axvline(boundary, color="black", linewidth=1)
     right.set_xticks(range(9), ["x₁", "x₂", "1"] * 3, fontsize=7)
     right.set_yticks(range(12), [f"{'+' if s > 0 else '−'}" for s in yk[:12]], fontsize=7)
+    right.set_ylabel("the row's binary label", fontsize=8)
     right.set_title(f"the first 12 of {len(Xk)} Kesler rows\n(blocks w_0 | w_1 | w_2)",
                     fontsize=9)
     return fig
