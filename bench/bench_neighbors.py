@@ -3,9 +3,11 @@
 50,000 × 20 training points, 5,000 queries, k = 5, uniform and distance weights, classification.
 Both sides compute the exact Euclidean neighbours by brute force (scikit-learn with
 ``algorithm="brute"``), one BLAS thread each. The script checks that both predict the same
-labels (Gaussian data: no distance ties) and prints the time ratio; the issue's target is
-mllib within 2× of scikit-learn. Times are the best of a few interleaved runs. Nothing here
-asserts on timing.
+labels (Gaussian data: no distance ties) and prints the time ratio. mllib selects neighbours by
+‖x‖² − 2q·x and then finishes the k distances it keeps, recomputing from the differences those
+that lost digits to cancellation (nearby points; none here), so the timing includes that
+check; the issue's target is mllib within 2× of scikit-learn. Times are the best of a few
+interleaved runs. Nothing here asserts on timing.
 
     .venv/bin/python bench/bench_neighbors.py            # or: make bench
 """

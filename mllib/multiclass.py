@@ -8,6 +8,8 @@ Sources
   (k-1)m/k, the multiclass margin, the multiclass SVM (hard and soft), constraint
   classification, the Kesler construction, the perceptron in the Kesler space and the
   conservative update.
+- Crammer and Singer's dual (as for the binary SVM, one variable per constraint) for
+  :func:`multiclass_svm_dual`.
 - MMDS ch. 12 §12.2.5 (seed 003): multiclass perceptrons, one per class, prediction by the
   largest w_i·x.
 
@@ -518,3 +520,98 @@ def multiclass_svm(
         np.add.at(pull, y[active], -C * X[active])
         W = W - eta / (1 + eta * t) * (W + pull)
     return MulticlassSVMResult(best, np.array(objectives))
+
+
+@dataclass(frozen=True)
+class MulticlassSVMDualResult:
+    """What :func:`multiclass_svm_dual` returns.
+
+    Attributes
+    ----------
+    W : ndarray of shape (k, d)
+        The weights W(α) of the last dual iterate.
+    alpha : ndarray of shape (n, k)
+        The dual variables, α[i, yᵢ] = 0.
+    objective : float
+        The primal (soft) objective of ``W``.
+    gap : float
+        The primal objective minus the dual objective, >= 0: ``objective`` exceeds the optimum
+        by at most ``gap``.
+    """
+
+    W: np.ndarray
+    alpha: np.ndarray
+    objective: float
+    gap: float
+
+
+def _cap_rows(A: np.ndarray, C: float) -> np.ndarray:
+    """Project each row of A onto {a >= 0, Σa <= C} (Euclidean): clip at 0, and a row whose sum
+    then exceeds C goes onto the simplex Σa = C by the sort-and-threshold rule."""
+    P = np.maximum(A, 0.0)
+    over = P.sum(axis=1) > C
+    if np.any(over):
+        V = A[over]
+        top = -np.sort(-V, axis=1)
+        excess = (np.cumsum(top, axis=1) - C) / np.arange(1, V.shape[1] + 1)
+        count = np.sum(top > excess, axis=1)
+        P[over] = np.maximum(V - excess[np.arange(len(V)), count - 1][:, None], 0.0)
+    return P
+
+
+def multiclass_svm_dual(
+    X, y, *, k: int, C: float, iterations: int = 3000,
+) -> MulticlassSVMDualResult:
+    """The soft multiclass SVM of CS446 (Crammer and Singer) solved through its dual.
+
+    One dual variable α[i, j] >= 0 per constraint (w_{yᵢ} - w_j)·xᵢ >= 1 - ξᵢ, j ≠ yᵢ, with
+    Σ_j α[i, j] <= C per example. The weights are W(α): row yᵢ gains Σ_j α[i, j]·xᵢ and row j
+    loses α[i, j]·xᵢ. The dual maximises Σα - ½‖W(α)‖²; its gradient in α[i, j] is
+    1 - (w_{yᵢ} - w_j)·xᵢ. Projected gradient ascent with Nesterov's momentum, restarted when
+    a step turns against the momentum, with the step 1/L, L = k·‖X‖₂² (a bound on the dual's
+    curvature). At the optimum W(α) is the primal solution; ``gap`` certifies how close it is.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, d)
+        Append a constant feature to learn per-class biases.
+    y : array_like of shape (n,)
+        Labels 0..k-1.
+    k : int
+    C : float
+        A large C approaches the hard-margin problem on separable data.
+    iterations : int, default 3000
+
+    Returns
+    -------
+    MulticlassSVMDualResult
+    """
+    X, y, k = _data(X, y, k)
+    C = positive(C, "C")
+    iterations = positive_int(iterations, "iterations")
+    rows = np.arange(len(y))
+    others = np.ones((len(y), k), dtype=bool)
+    others[rows, y] = False
+
+    def weights(A: np.ndarray) -> np.ndarray:
+        tau = -A.copy()
+        tau[rows, y] = A.sum(axis=1)
+        return tau.T @ X
+
+    step = 1.0 / max(k * np.linalg.norm(X, 2) ** 2, np.finfo(float).tiny)
+    alpha = np.zeros((len(y), k))
+    ahead, momentum = alpha, 1.0
+    for _ in range(iterations):
+        scores = X @ weights(ahead).T
+        gradient = np.where(others, 1.0 - (scores[rows, y][:, None] - scores), 0.0)
+        new = np.where(others, _cap_rows(ahead + step * gradient, C), 0.0)
+        if np.sum((new - alpha) * (ahead - new)) > 0:  # the momentum overshot: restart
+            ahead, momentum = alpha, 1.0
+            continue
+        following = (1 + np.sqrt(1 + 4 * momentum ** 2)) / 2
+        ahead = new + (momentum - 1) / following * (new - alpha)
+        alpha, momentum = new, following
+    W = weights(alpha)
+    objective = multiclass_objective(W, X, y, C)
+    dual = float(alpha.sum()) - 0.5 * float(np.sum(W * W))
+    return MulticlassSVMDualResult(W, alpha, objective, objective - dual)

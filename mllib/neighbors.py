@@ -65,6 +65,25 @@ def _shifted_squares(Q: np.ndarray, X_aug: np.ndarray) -> np.ndarray:
     return np.hstack([Q, np.ones((len(Q), 1))]) @ X_aug.T
 
 
+# ‖q‖² + ‖x‖² − 2q·x loses about log10((‖q‖² + ‖x‖²)/‖q − x‖²) digits to cancellation; below
+# this ratio the squared distance is recomputed from the differences, so every Euclidean
+# distance keeps a relative error of about d·1e-12 or better.
+CANCELLATION = 1e-4
+
+
+def _euclidean(squares: np.ndarray, Q: np.ndarray, X: np.ndarray, rows: np.ndarray,
+               cols: np.ndarray) -> np.ndarray:
+    """Euclidean distances ‖Q[rows] − X[cols]‖ from squared distances ``squares`` computed by
+    the expansion ‖q‖² + ‖x‖² − 2q·x (all arrays of one shape): entries that lost their digits
+    to cancellation (below ``CANCELLATION`` times ‖q‖² + ‖x‖²) are recomputed directly as
+    Σⱼ (qⱼ − xⱼ)², and rounding below 0 is clamped."""
+    scale = (Q * Q).sum(axis=1)[rows] + (X * X).sum(axis=1)[cols]
+    redo = np.nonzero(squares <= CANCELLATION * scale)
+    squares = squares.copy()
+    squares[redo] = ((Q[rows[redo]] - X[cols[redo]]) ** 2).sum(axis=-1)
+    return np.sqrt(np.maximum(squares, 0.0))
+
+
 def pairwise_distances(Q, X, metric: str = "euclidean") -> np.ndarray:
     """Distances between every query and every training point (MMDS §12.4.6).
 
@@ -75,7 +94,8 @@ def pairwise_distances(Q, X, metric: str = "euclidean") -> np.ndarray:
     X : array of shape (n, d)
         Training points.
     metric : {"euclidean", "manhattan", "cosine", "jaccard"}
-        - euclidean: ‖q − x‖₂;
+        - euclidean: ‖q − x‖₂, by one matrix product (‖q‖² + ‖x‖² − 2q·x), with the entries
+          that this loses to cancellation (nearby points) recomputed from the differences;
         - manhattan: Σⱼ |qⱼ − xⱼ|;
         - cosine: 1 − q·x / (‖q‖ ‖x‖), undefined for a zero vector;
         - jaccard: rows are sets given as 0/1 indicator vectors, distance 1 − |q ∩ x| / |q ∪ x|,
@@ -93,7 +113,8 @@ def pairwise_distances(Q, X, metric: str = "euclidean") -> np.ndarray:
         )
     if metric == "euclidean":
         squares = _shifted_squares(Q, _augment(X)) + (Q * Q).sum(axis=1)[:, None]
-        return np.sqrt(np.maximum(squares, 0.0))
+        rows, cols = np.indices(squares.shape)
+        return _euclidean(squares, Q, X, rows, cols)
     if metric == "manhattan":
         return np.abs(Q[:, None, :] - X[None, :, :]).sum(axis=2)
     if metric == "cosine":
@@ -147,9 +168,11 @@ def kneighbors(X_train, X_query, *, k: int, metric: str = "euclidean"
 
     The distance matrix is computed a block of queries at a time (at most ``BLOCK_ENTRIES``
     entries), so memory stays bounded for any number of queries. Ties in distance are broken by
-    training order. Euclidean neighbours are ranked by ‖x‖² − 2 q·x (one matrix product per block),
-    so two distances equal in exact arithmetic can differ in the last bit; for data on a grid of
-    binary fractions such as the book's examples the computation is exact.
+    training order. Euclidean neighbours are selected by ‖x‖² − 2 q·x (one matrix product per
+    block), so two distances equal in exact arithmetic can differ in the last bits; for data on a
+    grid of binary fractions such as the book's examples the computation is exact. The k
+    distances returned are finished as in :func:`pairwise_distances` (nearby points recomputed
+    from the differences) and sorted again.
 
     Parameters
     ----------
@@ -192,7 +215,11 @@ def kneighbors(X_train, X_query, *, k: int, metric: str = "euclidean"
         distances[start : start + block] = np.take_along_axis(D, nearest, axis=1)
     if metric == "euclidean":
         distances += (X_query * X_query).sum(axis=1)[:, None]
-        distances = np.sqrt(np.maximum(distances, 0.0))
+        rows = np.broadcast_to(np.arange(len(X_query))[:, None], indices.shape)
+        distances = _euclidean(distances, X_query, X_train, rows, indices)
+        order = np.lexsort((indices, distances), axis=-1)  # recomputed: sort again, ties by index
+        distances = np.take_along_axis(distances, order, axis=1)
+        indices = np.take_along_axis(indices, order, axis=1)
     return distances, indices
 
 
@@ -347,7 +374,7 @@ def kernel_regression(x, y, queries, *, kernel: str = "inverse_square",
 
     Parameters
     ----------
-    x, y : arrays of shape (n,)
+    x, y : arrays of shape (n,), n >= 1
     queries : array of shape (q,)
     kernel : {"inverse_square", "gaussian"}
     sigma : float > 0, for the Gaussian kernel (see :func:`kernel_weights`)
@@ -360,6 +387,8 @@ def kernel_regression(x, y, queries, *, kernel: str = "inverse_square",
     y = as_vector(y, "y")
     if len(y) != len(x):
         raise ValueError(f"x has {len(x)} points but y has {len(y)} labels; they must match.")
+    if len(x) == 0:
+        raise ValueError("x is empty: kernel regression needs at least one training point.")
     _choice(kernel, KERNELS, "kernel")
     if kernel == "gaussian":
         sigma = positive(sigma, "sigma")
@@ -465,6 +494,52 @@ def bisector_side(a, b, queries) -> np.ndarray:
     if Q.shape[1] != len(a):
         raise ValueError(f"queries have {Q.shape[1]} columns but a and b have {len(a)}.")
     return Q @ (b - a) - (b @ b - a @ a) / 2
+
+
+def voronoi_neighbours(X) -> list[tuple[int, int]]:
+    """The pairs of points whose Voronoi cells share a wall of positive length (MMDS §12.4.2).
+
+    The cells of a and b meet along their perpendicular bisector m + t·u (m the midpoint, u ⟂
+    b − a) where no third point c is nearer: each c keeps the t with
+    2t·u·(c − a) < ‖c‖² − ‖a‖² − 2m·(c − a), a half-line, so the shared wall is an interval of
+    t, and a and b are neighbours when it is not empty. Walls that reach infinity count; a
+    single shared corner (four points on a circle) does not. In the plane there are at most
+    3n − 6 such pairs for n >= 3 (the diagram is a planar graph), against n(n − 1)/2 bisectors.
+
+    Parameters
+    ----------
+    X : array of shape (n, 2)
+        Distinct points in the plane.
+
+    Returns
+    -------
+    list of (i, j)
+        With i < j, in increasing order.
+    """
+    X = as_matrix(X, "X")
+    if X.shape[1] != 2:
+        raise ValueError(f"Voronoi walls are computed in the plane: X needs 2 columns, not "
+                         f"{X.shape[1]}.")
+    if len(np.unique(X, axis=0)) < len(X):
+        raise ValueError("X has repeated points; their cells coincide.")
+    squares = (X * X).sum(axis=1)
+    pairs = []
+    for a in range(len(X)):
+        for b in range(a + 1, len(X)):
+            m = (X[a] + X[b]) / 2
+            u = np.array([X[a, 1] - X[b, 1], X[b, 0] - X[a, 0]])
+            others = np.delete(np.arange(len(X)), [a, b])
+            slope = 2 * (X[others] - X[a]) @ u
+            bound = squares[others] - squares[a] - 2 * (X[others] - X[a]) @ m
+            if np.any((slope == 0) & (bound <= 0)):
+                continue  # a third point is at least as near along the whole bisector
+            with np.errstate(divide="ignore"):
+                limits = bound / slope
+            low = np.max(limits[slope < 0], initial=-np.inf)
+            high = np.min(limits[slope > 0], initial=np.inf)
+            if low < high:
+                pairs.append((a, b))
+    return pairs
 
 
 def minhash_signatures(S, n_hashes: int, *, seed=0) -> np.ndarray:

@@ -76,6 +76,24 @@ def knn_lists(X, y, query, k):
     return min(label for label, v in votes.items() if v == best)
 
 
+def knn_expanded(X, y, query, k):  # ‖x‖² + ‖q‖² − 2x·q, no differences taken
+    X, query = np.asarray(X, float), np.asarray(query, float)
+    d2 = (X * X).sum(axis=1) + query @ query - 2 * X @ query
+    nearest = np.argsort(d2, kind="stable")[:k]
+    labels, counts = np.unique(np.asarray(y)[nearest], return_counts=True)
+    return labels[np.argmax(counts)]
+
+
+def knn_hypot(X, y, query, k):  # math.hypot of the differences, ranked with sorted()
+    import math
+
+    d = [math.hypot(*(float(a) - float(b) for a, b in zip(row, query, strict=True)))
+         for row in X]
+    nearest = sorted(range(len(X)), key=lambda i: (d[i], i))[:k]
+    votes = [int(y[i]) for i in nearest]
+    return min(set(votes), key=lambda label: (-votes.count(label), label))
+
+
 def knn_last_tie(X, y, query, k):  # equal distances taken last row first
     d = np.linalg.norm(np.asarray(X, float) - query, axis=1)
     nearest = (len(d) - 1 - np.argsort(d[::-1], kind="stable"))[:k]
@@ -99,6 +117,24 @@ def two_nn_ok(x, y, q):
     if d[i] == 0:
         return float(y[i])
     return float((y[i] / d[i] + y[j] / d[j]) / (1 / d[i] + 1 / d[j]))
+
+
+def two_nn_squares(x, y, q):  # ranks by (q − x)², takes square roots for the weights
+    d2 = [(q - float(v)) ** 2 for v in x]
+    i, j = sorted(range(len(x)), key=lambda t: (d2[t], t))[:2]
+    if d2[j] == 0:
+        return (y[i] + y[j]) / 2
+    if d2[i] == 0:
+        return float(y[i])
+    di, dj = d2[i] ** 0.5, d2[j] ** 0.5
+    return float((y[i] * dj + y[j] * di) / (di + dj))
+
+
+def two_nn_last_tie(x, y, q):  # equal distances: the point listed last counts as nearer
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    n = len(x)
+    order = n - 1 - np.argsort(np.abs(x - q)[::-1], kind="stable")
+    return two_nn_ok(x[order], y[order], q)
 
 
 def two_nn_first_label(x, y, q):  # two points at q: takes the first one's label only
@@ -136,7 +172,10 @@ def contrast_squared(X, q):
     (check.kernel_regression, kernel_loops),
     (check.knn_classify, knn_stable),
     (check.knn_classify, knn_lists),
+    (check.knn_classify, knn_expanded),
+    (check.knn_classify, knn_hypot),
     (check.weighted_two_nn, two_nn_ok),
+    (check.weighted_two_nn, two_nn_squares),
     (check.relative_contrast, contrast_ok),
     (check.relative_contrast, lambda X, q: contrast_ok(X, q).tolist()),
 ])
@@ -154,6 +193,7 @@ def test_correct_answers_pass(checker, answer):
     (check.weighted_two_nn, two_nn_interpolating, "below every training point"),
     (check.weighted_two_nn, two_nn_assumes_sorted, "not in increasing order"),
     (check.relative_contrast, contrast_squared, "2 dimensions"),
+    (check.weighted_two_nn, two_nn_last_tie, "the one listed first counts"),
 ])
 def test_typical_slips_fail_with_the_situation_named(checker, answer, situation):
     with pytest.raises(ExerciseFailed, match=situation):
@@ -178,3 +218,17 @@ def test_hidden_cases_stay_inside_the_declared_domains():
     for case in check.relative_contrast().cases:
         X, q = case.args
         assert np.linalg.norm(X - q, axis=1).min() > 0, case.hint
+
+
+def test_exercises_2_and_3_use_binary_fractions_so_any_distance_formula_ties_alike():
+    """The statements promise coordinates that are multiples of 1/8: then a difference, its
+    square and a sum of squares are exact, and every way of computing a distance ranks the rows
+    the same, ties included (the correct answers above, computing distances four ways, pass)."""
+    for case in check.knn_classify().cases:
+        X, _, query, _ = case.args
+        for values in (X, query):
+            assert np.all(np.asarray(values) * 8 == np.round(np.asarray(values) * 8)), case.hint
+    for case in check.weighted_two_nn().cases:
+        x, _, q = case.args
+        assert np.all(np.asarray(x) * 8 == np.round(np.asarray(x) * 8)) and q * 8 == round(q * 8)
+        assert len(x) >= 2, case.hint  # Exercise 3 promises at least two points

@@ -118,7 +118,13 @@ def test_voronoi_walls_are_scipys_ridges_and_fewer_than_3n_minus_6():
     ridges = {tuple(sorted(map(int, p))) for p in Voronoi(X).ridge_points}
     walls = demo.voronoi_walls()
     assert walls <= ridges
-    assert len(walls) <= 3 * len(X) - 6 < len(X) * (len(X) - 1) // 2
+    # The printed counts: 21 bisectors; the whole diagram's walls (the count 3n − 6 bounds)
+    # are scipy's ridges, 13 <= 15; the picture's window shows only some of them.
+    full = N.voronoi_neighbours(X)
+    assert set(full) == ridges
+    assert len(full) <= 3 * len(X) - 6 < len(X) * (len(X) - 1) // 2
+    assert (len(X) * (len(X) - 1) // 2, len(full), 3 * len(X) - 6) == (21, 13, 15)
+    assert walls < set(full) and len(walls) == 9
 
 
 def test_voronoi_figure_marks_each_witness():

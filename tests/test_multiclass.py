@@ -1,6 +1,7 @@
 """Tests for mllib.multiclass.
 
 Oracles: scikit-learn's OneVsRestClassifier, OneVsOneClassifier and LinearSVC (Crammer-Singer),
+scipy's SLSQP on the hard multiclass SVM's quadratic programme,
 plain loops written here from the CS446 slides' pseudocode, the slides' worked statements typed
 as literals, and properties (convergence on separable data, separation of the Kesler expansion).
 """
@@ -11,6 +12,7 @@ import doctest
 
 import numpy as np
 import pytest
+from scipy.optimize import minimize
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.multiclass import OneVsOneClassifier, OneVsRestClassifier
 from sklearn.svm import LinearSVC
@@ -26,6 +28,7 @@ from mllib.multiclass import (
     multiclass_objective,
     multiclass_perceptron,
     multiclass_svm,
+    multiclass_svm_dual,
     one_vs_all,
     predict_all_vs_all,
     predict_ecoc,
@@ -259,6 +262,62 @@ def test_multiclass_svm_reaches_liblinears_crammer_singer_objective(C):
     # within a fraction of a percent in a few thousand steps.
     assert optimum <= run.objectives.min() <= optimum * 1.01
     assert multiclass_objective(run.W, X, y, C) == pytest.approx(run.objectives.min(), rel=1e-12)
+
+
+@pytest.mark.parametrize("C", [0.1, 1.0])
+def test_the_dual_solver_reaches_liblinears_crammer_singer_optimum(C):
+    X, y = blobs(80, 7)
+    X = with_bias(X)
+    theirs = LinearSVC(multi_class="crammer_singer", fit_intercept=False, C=C, tol=1e-10,
+                       max_iter=1_000_000).fit(X, y)
+    optimum = multiclass_objective(theirs.coef_, X, y, C)
+    run = multiclass_svm_dual(X, y, k=4, C=C)
+    # Both solve the same problem; liblinear stops at its own tolerance, so agree to 1e-6.
+    assert run.objective == pytest.approx(optimum, rel=1e-6)
+    assert 0 <= run.gap <= 1e-6 * run.objective  # the certificate: within 1e-6 of the optimum
+    assert np.all(run.alpha >= 0) and np.all(run.alpha.sum(axis=1) <= C * (1 + 1e-12))
+    assert np.all(run.alpha[np.arange(len(y)), y] == 0)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_dual_solver_with_a_large_C_solves_the_hard_qp(seed):
+    # Independent optimum: scipy's SLSQP on min ½‖W‖² s.t. (w_y - w_j)·x >= 1, written out
+    # constraint by constraint.
+    X, y = separable_classes(30, 3, 2, seed, margin=0.5)
+    X = with_bias(X)
+    k, d = 3, X.shape[1]
+    rows = []
+    for x, label in zip(X, y, strict=True):
+        for j in range(k):
+            if j != label:
+                row = np.zeros((k, d))
+                row[label], row[j] = x, -x
+                rows.append(row.ravel())
+    A = np.array(rows)
+    qp = minimize(lambda w: 0.5 * w @ w, np.zeros(k * d), jac=lambda w: w, method="SLSQP",
+                  constraints=[{"type": "ineq", "fun": lambda w: A @ w - 1, "jac": lambda w: A}],
+                  options={"maxiter": 1000, "ftol": 1e-14})
+    assert qp.success
+    run = multiclass_svm_dual(X, y, k=k, C=1e4, iterations=20_000)
+    # C = 1e4 is far above the hard problem's total dual weight here, so the soft optimum is the
+    # hard one; SLSQP's answer is accurate to about 1e-7.
+    assert run.alpha.sum(axis=1).max() < 1e4
+    np.testing.assert_allclose(run.W.ravel(), qp.x, atol=1e-5)
+    assert 0.5 * np.sum(run.W ** 2) == pytest.approx(0.5 * qp.x @ qp.x, rel=1e-6)
+    assert multiclass_margins(run.W, X, y).min() >= 1 - 1e-6
+
+
+def test_the_dual_projection_is_onto_the_capped_simplex():
+    # Each row onto {a >= 0, Σa <= C}: against SLSQP on the projection problem itself.
+    rng = np.random.default_rng(11)
+    A = rng.normal(0, 2, (20, 4))
+    P = multiclass._cap_rows(A, 1.5)
+    for a, p in zip(A, P, strict=True):
+        best = minimize(lambda v, a=a: 0.5 * np.sum((v - a) ** 2), np.zeros(4), method="SLSQP",
+                        bounds=[(0, None)] * 4, constraints=[{"type": "ineq",
+                                                              "fun": lambda v: 1.5 - v.sum()}],
+                        options={"ftol": 1e-14})
+        np.testing.assert_allclose(p, best.x, atol=1e-6)
 
 
 def test_hard_multiclass_objective_is_infinite_when_a_constraint_fails():

@@ -279,7 +279,54 @@ def test_lsh_probability_is_the_s_curve():
     (lambda: N.bisector_side([0, 0], [1, 1], [[1, 2, 3]]), "columns"),
     (lambda: N.minhash_signatures([[0, 0], [1, 0]], 3), "at least one 1"),
     (lambda: N.lsh_candidates(np.zeros((2, 6)), np.zeros((1, 6)), 4), "must divide"),
+    (lambda: N.kernel_regression([], [], [1.5]), "x is empty"),
+    (lambda: N.kernel_regression([1.0], [2.0], [1.5], kernel="gaussian", sigma=0.0), "sigma"),
+    (lambda: N.kernel_regression([1.0], [2.0], [1.5], kernel="gaussian", sigma=-1.0), "sigma"),
 ])
 def test_new_bad_input_is_named(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e3, 1e6])
+def test_euclidean_distances_of_nearby_points_match_scipy(scale):
+    """Near-coincident points far from the origin: ‖q‖² + ‖x‖² − 2q·x alone loses every digit
+    (its square root can be off by more than the distance itself); the distances must match
+    scipy's cdist, which takes the differences, to a relative 5e-12 (about d·1e-12, the bound
+    CANCELLATION gives, d = 5)."""
+
+    from scipy.spatial.distance import cdist
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(60, 5)) * scale
+    Q = np.vstack([X[:20] + rng.normal(size=(20, 5)) * scale * 1e-9, X[20:25],
+                   rng.normal(size=(5, 5)) * scale])
+    expected = cdist(Q, X)
+    D = N.pairwise_distances(Q, X)
+    np.testing.assert_allclose(D, expected, rtol=5e-12, atol=0)
+    distances, indices = N.kneighbors(X, Q, k=3)
+    np.testing.assert_allclose(distances, np.take_along_axis(expected, indices, axis=1),
+                               rtol=5e-12, atol=0)
+    assert np.all(np.diff(distances, axis=1) >= 0)  # still nearest first after recomputing
+    np.testing.assert_array_equal(indices[:25, 0], np.arange(25))  # each copy finds its point
+    np.testing.assert_array_equal(distances[20:25, 0], 0.0)  # exact copies: exactly 0
+
+
+def test_voronoi_neighbours_are_scipys_ridges():
+    from scipy.spatial import Voronoi
+
+    rng = np.random.default_rng(12)
+    for n in (3, 4, 7, 25, 60):
+        P = rng.normal(size=(n, 2))
+        ridges = {tuple(sorted(map(int, p))) for p in Voronoi(P).ridge_points}
+        walls = N.voronoi_neighbours(P)
+        assert set(walls) == ridges and walls == sorted(walls)
+        assert len(walls) <= 3 * n - 6  # a planar graph
+    collinear = np.column_stack([np.arange(5.0), np.zeros(5)])
+    assert N.voronoi_neighbours(collinear) == [(0, 1), (1, 2), (2, 3), (3, 4)]
+    square = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # on one circle
+    assert N.voronoi_neighbours(square) == [(0, 1), (0, 2), (1, 3), (2, 3)]  # no corner walls
+    with pytest.raises(ValueError, match="2 columns"):
+        N.voronoi_neighbours(np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="repeated points"):
+        N.voronoi_neighbours(np.zeros((3, 2)))

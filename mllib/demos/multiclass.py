@@ -162,7 +162,7 @@ def show_kesler(n: int = 45, seed: int = 2) -> Figure:
     """Kesler for k = 3 in 2-D. Left: the data, the regions of a binary perceptron's separator
     W = (w_0, w_1, w_2) learned on the 6-D expansion, and the three lines (w_i − w_j)·x = 0 that
     bound them. Right: the expanded examples as a matrix, one row each (2m(k−1) rows, k·d = 9
-    columns with the bias feature), blue +, red −."""
+    columns with the bias feature), positive entries blue, negative red, with a colour bar."""
     X, y = data.blobs(n, SQUARE_CENTRES[:3], spread=0.5, seed=seed)
     Xb = with_bias(X)
     Xk, yk = multiclass.kesler(Xb, y, 3)
@@ -174,13 +174,16 @@ def show_kesler(n: int = 45, seed: int = 2) -> Figure:
         diff = (with_bias(points) @ (W[i] - W[j])).reshape(g1.shape)
         left.contour(g1, g2, diff, levels=[0.0], colors="grey", linestyles=":", linewidths=1)
     left.set_title("regions of the Kesler separator;\ndotted: (w_i − w_j)·x = 0", fontsize=9)
+    left.legend(fontsize=7, loc="upper left")
     shown = Xk[:12]
-    right.imshow(shown, cmap="RdBu", vmin=-np.abs(shown).max(), vmax=np.abs(shown).max(),
-                 aspect="auto")
+    image = right.imshow(shown, cmap="RdBu", vmin=-np.abs(shown).max(),
+                         vmax=np.abs(shown).max(), aspect="auto")
+    fig.colorbar(image, ax=right, label="entry of the Kesler row", shrink=0.8)
     for boundary in (2.5, 5.5):
         right.axvline(boundary, color="black", linewidth=1)
     right.set_xticks(range(9), ["x₁", "x₂", "1"] * 3, fontsize=7)
     right.set_yticks(range(12), [f"{'+' if s > 0 else '−'}" for s in yk[:12]], fontsize=7)
+    right.set_ylabel("the row's binary label", fontsize=8)
     right.set_title(f"the first 12 of {len(Xk)} Kesler rows\n(blocks w_0 | w_1 | w_2)",
                     fontsize=9)
     return fig
@@ -198,12 +201,12 @@ def perceptron_run(conservative: bool = True, n: int = 60, seed: int = 3):
 
 
 def update_controls():
-    """The scrubber's two controls: the update rule and the update slider, whose range follows
-    the chosen rule's number of updates."""
+    """The scrubber's two controls: the update slider ("update"), whose range follows the chosen
+    rule's number of updates, and the update rule ("rule")."""
     import ipywidgets
 
     rule = ipywidgets.ToggleButtons(options=[("conservative", True), ("full", False)],
-                                    value=True, description="update")
+                                    value=True, description="rule")
     step = ipywidgets.IntSlider(value=0, min=0, max=perceptron_run(True)[2].mistakes,
                                 description="update", continuous_update=False)
 
@@ -230,7 +233,7 @@ def show_update(step: int, conservative: bool = True) -> Figure:
         what = "W = 0: every score ties, class 0 wins"
     wrong = int(np.sum(multiclass.predict_linear(W, with_bias(X)) != y))
     ax.set_title(f"after {step} of {run.mistakes} updates ({what});\n"
-                 f"{wrong} training errors", fontsize=9)
+                 f"{wrong} training error{'' if wrong == 1 else 's'}", fontsize=9)
     ax.legend(fontsize=7, loc="lower left")
     return fig
 
@@ -362,6 +365,28 @@ def per_class(frame: EcocFrame, column: int) -> PerClass:
                     np.array([np.sum(frame.ties & c) for c in classes]),
                     np.array([np.sum(frame.ties & right & c) for c in classes]),
                     np.array([np.mean(right[c]) for c in classes]))
+
+
+TIE_RULES = ("lowest", "highest", "random")
+
+
+def tie_rule_accuracy(frame: EcocFrame, rule: str = "lowest") -> float:
+    """The accuracy of ``frame``'s bits decoded to the nearest code word with ties sent to the
+    ``"lowest"`` or the ``"highest"`` tied label, or to a ``"random"`` one: then the exact
+    expected accuracy, each tied point counting 1/(number of tied labels) when its own class is
+    among them."""
+    if rule not in TIE_RULES:
+        raise ValueError(f"rule must be one of {TIE_RULES}; got {rule!r}.")
+    _, y = ecoc_data()
+    distances = np.sum(frame.bits[:, None, :] != frame.code[None], axis=2)
+    nearest = distances == distances.min(axis=1, keepdims=True)
+    if rule == "random":
+        return float(np.mean(nearest[np.arange(len(y)), y] / nearest.sum(axis=1)))
+    if rule == "highest":
+        nearest = nearest[:, ::-1]
+    first = np.argmax(nearest, axis=1)
+    decoded = first if rule == "lowest" else nearest.shape[1] - 1 - first
+    return float(np.mean(decoded == y))
 
 
 def flip_table(code_name: str = "exhaustive (7 bits)", column: int = 1) -> str:

@@ -47,6 +47,14 @@ def kernel_regression() -> Check:
     return Check("kernel_regression", cases, _kernel_estimate)
 
 
+def _eighths(values: np.ndarray) -> np.ndarray:
+    """Round to multiples of 1/8. Every coordinate of Exercises 2 and 3 is such a binary fraction
+    (the statements say so): differences, squares and their sums are then exact in floating
+    point, so two distances that are equal come out equal however a student computes them,
+    and the tie rules decide as written."""
+    return np.round(np.asarray(values) * 8) / 8
+
+
 def _knn_label(X, y, query, k):
     return reference.knn_predict(X, y, np.asarray(query)[None, :], k=k)[0]
 
@@ -57,13 +65,14 @@ def knn_classify() -> Check:
     rng = _rng(2)
     X = rng.integers(-5, 6, (30, 2)).astype(float)  # a grid: distance ties happen
     y = rng.integers(0, 3, 30)
-    far = rng.normal(size=(25, 6))
+    far = _eighths(rng.normal(size=(25, 6)))
     y_far = rng.integers(1, 5, 25) * 10
     tie_X = np.array([[2.0, 0], [0, 2], [-2, 0], [0, -2], [5, 5]])
     cases = [
-        Case("k = 1", (X, y, np.array([0.3, -1.2]), 1)),
-        Case("k = 5 in two dimensions", (X, y, np.array([1.4, 2.2]), 5)),
-        Case("k = 7 in six dimensions, labels 10 to 40", (far, y_far, rng.normal(size=6), 7)),
+        Case("k = 1", (X, y, np.array([0.25, -1.25]), 1)),
+        Case("k = 5 in two dimensions", (X, y, np.array([1.5, 2.25]), 5)),
+        Case("k = 7 in six dimensions, labels 10 to 40",
+             (far, y_far, _eighths(rng.normal(size=6)), 7)),
         Case("four points at the same distance, k = 2: the first two rows count",
              (tie_X, np.array([2, 2, 0, 0, 0]), np.zeros(2), 2)),
         Case("a tied vote, which goes to the smallest label",
@@ -84,16 +93,21 @@ def weighted_two_nn() -> Check:
     y = rng.normal(0, 5, 9).round(2)
     shuffled = rng.permutation(9)
     gap = int(np.argmin(np.diff(x)))  # a query inside the smallest gap has its ends nearest
+    tie_x, tie_y = np.array([0.0, 1.0, 4.0, 9.0]), np.array([6.0, 3.0, -2.0, 5.0])
     cases = [
         Case("a query between its two nearest neighbours",
-             (x, y, float(x[gap] + 0.3 * (x[gap + 1] - x[gap])))),
+             (x, y, float(x[gap] + 0.25 * (x[gap + 1] - x[gap])))),
         Case("training points not in increasing order", (x[shuffled], y[shuffled],
-                                                           float(x[4] + 0.4))),
+                                                           float(x[4] + 0.375))),
         Case("a query below every training point", (x, y, float(x[0] - 3.0))),
         Case("a query above every training point", (x, y, float(x[-1] + 0.5))),
         Case("a query equal to a training point", (x, y, float(x[6]))),
         Case("two training points at the query: the mean of their labels",
              (np.append(x, x[2]), np.append(y, y[2] + 6.0), float(x[2]))),
+        Case("the second-nearest distance shared by two points (0 and 4, both 2 from q = 2): "
+             "the one listed first counts", (tie_x, tie_y, 2.0)),
+        Case("the same tie with 4 listed before 0",
+             (tie_x[[2, 1, 0, 3]], tie_y[[2, 1, 0, 3]], 2.0)),
     ]
     return Check("weighted_two_nn", cases, _two_nn)
 
