@@ -3,7 +3,8 @@
 Every exercise of every lecture has a second correct answer in ``tests/fairness/<assignment>.py``
 (``ANSWERS``: answer cell's grade id -> code, in notebook order), written unlike the
 instructor's (loops, lists, another algorithm, log space, another tie). Each
-is graded twice: in this process with the hidden checks (fast, names the failing exercise), and
+is graded twice: in this process with the hidden checks, on the inputs of 50 students and the
+course's fixed ones (fast, names the failing exercise and student), and
 through nbgrader with ``course autograde``, sandbox and all, where every autograded cell must
 get its points.
 """
@@ -15,6 +16,7 @@ import copy
 import io
 import itertools
 import math
+import os
 import re
 import runpy
 from collections.abc import Callable
@@ -25,8 +27,9 @@ import numpy as np
 import pytest
 from nbgrader.api import Gradebook
 
+from grader import secret
 from grader.cli import main
-from mllib.grading import ExerciseFailed, load_check, run_check
+from mllib.grading import ExerciseFailed, load_check, run_check, variant
 
 REPO = Path(__file__).resolve().parents[1]
 STUDENT = "alt"
@@ -65,17 +68,25 @@ def hidden_keys(assignment: str) -> list[tuple[str, str]]:
     return found
 
 
+# Each student's hidden inputs are their own (grader/secret.py): every second solution must get
+# full marks on the inputs of each of these 50 students, and on the course's fixed ones (None).
+STUDENT_IDS = (None, *(f"s{number:04d}" for number in range(50)))
+
+
 @pytest.mark.parametrize("assignment", sorted(ANSWERS))
-def test_second_solutions_pass_the_hidden_checks_in_process(assignment: str) -> None:
+def test_second_solutions_pass_the_hidden_checks_of_every_student(assignment: str) -> None:
     namespace = {"np": np, "math": math, "itertools": itertools}
     for code in ANSWERS[assignment].values():  # in notebook order: later ones call earlier ones
         exec(code, namespace)
+    course_secret = bytes.fromhex(os.environ["COURSE_SECRET"])  # tests/conftest.py
     for answer, key in hidden_keys(assignment):
-        check = load_check(key)
-        try:
-            run_check(check, namespace[check.function])
-        except ExerciseFailed as failure:
-            pytest.fail(f"{answer} ({key}): {failure}")
+        for student in STUDENT_IDS:
+            with variant(student and secret.variant(course_secret, assignment, key, student)):
+                check = load_check(key)
+                try:
+                    run_check(check, namespace[check.function])
+                except ExerciseFailed as failure:
+                    pytest.fail(f"{answer} ({key}) for student {student}: {failure}")
 
 
 def autograded_tests(assignment: str) -> set[str]:

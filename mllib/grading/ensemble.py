@@ -118,13 +118,25 @@ def best_stump() -> Check:
     return Check("best_stump", cases, _stump_error, judge=_stump_judge)
 
 
+def _tied_votes(rng: np.random.Generator) -> np.ndarray:
+    """4 learners' labels 0-2 for 30 examples, with a tie whose first-listed label is not the
+    smallest (so a tie rule other than "smallest" shows), for every student's draw."""
+    while True:
+        votes = rng.integers(0, 3, (4, 30))
+        for column in votes.T:
+            counts = np.bincount(column, minlength=3)
+            tied = np.flatnonzero(counts == counts.max())
+            if len(tied) > 1 and column[np.isin(column, tied)][0] != tied[0]:
+                return votes
+
+
 def bagging_vote() -> Check:
     """Check ``bagging_vote(predictions)``: each column's most frequent label, ties to the
     smallest."""
     rng = _rng(3)
     cases = [
         Case("15 learners, labels -1 and +1", (rng.choice([-1, 1], (15, 20)),)),
-        Case("4 learners and three classes, with tied columns", (rng.integers(0, 3, (4, 30)),)),
+        Case("4 learners and three classes, with tied columns", (_tied_votes(rng),)),
         Case("a single learner", (rng.integers(0, 5, (1, 8)),)),
         Case("labels 3, 7 and 9, ties to the smallest", (np.array([[7, 9, 3], [9, 7, 3],
                                                                    [3, 3, 9], [9, 7, 7]]),)),

@@ -94,12 +94,14 @@ def ova_predict() -> Check:
     Xb = np.hstack([X, np.ones((30, 1))])
     W = np.array([perceptron(Xb, np.where(y == c, 1.0, -1.0)).w for c in range(4)])
     ties = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
-    cases = [
+    random_W, random_X = rng.normal(size=(5, 4)), rng.normal(size=(8, 4))
+    tied_X = rng.normal(size=(6, 2))
+    tied_X[0] = np.sort(tied_X[0])[::-1]
+    cases = [  # the tie decides row 0 of tied_X (x₀ > x₁) for every student's draw
         Case("the weights of four one-vs-all perceptrons on 2-D points with a bias feature",
              (W, Xb)),
-        Case("random weights for 5 classes", (rng.normal(size=(5, 4)), rng.normal(size=(8, 4)))),
-        Case("classes 0 and 1 always tie (the lower label wins)",
-             (ties, rng.normal(size=(6, 2)))),
+        Case("random weights for 5 classes", (random_W, random_X)),
+        Case("classes 0 and 1 always tie (the lower label wins)", (ties, tied_X)),
         Case("all weights zero", (np.zeros((3, 2)), rng.normal(size=(4, 2)))),
     ]
     return Check("ova_predict", cases, reference.predict_linear)

@@ -59,20 +59,35 @@ def _knn_label(X, y, query, k):
     return reference.knn_predict(X, y, np.asarray(query)[None, :], k=k)[0]
 
 
+def _clear_vote(X, y, query, k: int) -> bool:
+    """True when the k nearest (distance ties by training order) have one most common label.
+    Coordinates are multiples of 1/8, so the squared distances are exact."""
+    nearest = np.argsort(((X - query) ** 2).sum(axis=1), kind="stable")[:k]
+    counts = np.unique(y[nearest], return_counts=True)[1]
+    return int((counts == counts.max()).sum()) == 1
+
+
 def knn_classify() -> Check:
     """Check ``knn_classify(X_train, y_train, query, k)``: ties in distance by training order,
     ties in the vote to the smallest label."""
     rng = _rng(2)
-    X = rng.integers(-5, 6, (30, 2)).astype(float)  # a grid: distance ties happen
-    y = rng.integers(0, 3, 30)
-    far = _eighths(rng.normal(size=(25, 6)))
-    y_far = rng.integers(1, 5, 25) * 10
+    near, middle = np.array([0.25, -1.25]), np.array([1.5, 2.25])
+    while True:  # only the case that says so has a tied vote, for every student's draw
+        X = rng.integers(-5, 6, (30, 2)).astype(float)  # a grid: distance ties happen
+        y = rng.integers(0, 3, 30)
+        if _clear_vote(X, y, middle, 5) and _clear_vote(X[:9], y[:9], np.zeros(2), 9):
+            break
+    while True:
+        far = _eighths(rng.normal(size=(25, 6)))
+        y_far = rng.integers(1, 5, 25) * 10
+        query = _eighths(rng.normal(size=6))
+        if _clear_vote(far, y_far, query, 7):
+            break
     tie_X = np.array([[2.0, 0], [0, 2], [-2, 0], [0, -2], [5, 5]])
     cases = [
-        Case("k = 1", (X, y, np.array([0.25, -1.25]), 1)),
-        Case("k = 5 in two dimensions", (X, y, np.array([1.5, 2.25]), 5)),
-        Case("k = 7 in six dimensions, labels 10 to 40",
-             (far, y_far, _eighths(rng.normal(size=6)), 7)),
+        Case("k = 1", (X, y, near, 1)),
+        Case("k = 5 in two dimensions", (X, y, middle, 5)),
+        Case("k = 7 in six dimensions, labels 10 to 40", (far, y_far, query, 7)),
         Case("four points at the same distance, k = 2: the first two rows count",
              (tie_X, np.array([2, 2, 0, 0, 0]), np.zeros(2), 2)),
         Case("a tied vote, which goes to the smallest label",
@@ -91,14 +106,17 @@ def weighted_two_nn() -> Check:
     rng = _rng(3)
     x = np.sort(rng.choice(np.arange(40), 9, replace=False)).astype(float)
     y = rng.normal(0, 5, 9).round(2)
-    shuffled = rng.permutation(9)
     gap = int(np.argmin(np.diff(x)))  # a query inside the smallest gap has its ends nearest
+    query = float(x[gap] + 0.25 * (x[gap + 1] - x[gap]))
+    while True:  # an order in which the query's list neighbours are not its nearest points
+        shuffled = rng.permutation(9)
+        after = int(np.clip(np.searchsorted(x[shuffled], query) - 1, 0, 7))
+        if set(shuffled[after:after + 2]) != {gap, gap + 1}:
+            break
     tie_x, tie_y = np.array([0.0, 1.0, 4.0, 9.0]), np.array([6.0, 3.0, -2.0, 5.0])
     cases = [
-        Case("a query between its two nearest neighbours",
-             (x, y, float(x[gap] + 0.25 * (x[gap + 1] - x[gap])))),
-        Case("training points not in increasing order", (x[shuffled], y[shuffled],
-                                                           float(x[4] + 0.375))),
+        Case("a query between its two nearest neighbours", (x, y, query)),
+        Case("training points not in increasing order", (x[shuffled], y[shuffled], query)),
         Case("a query below every training point", (x, y, float(x[0] - 3.0))),
         Case("a query above every training point", (x, y, float(x[-1] + 0.5))),
         Case("a query equal to a training point", (x, y, float(x[6]))),

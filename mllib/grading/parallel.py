@@ -88,13 +88,31 @@ def _mixing(w, chunks, eta):
     return step.w, np.array(step.mistakes, dtype=float)
 
 
+def _no_zero_score(w, chunks, eta) -> bool:
+    """True when no example scores exactly 0 in the chunks' sequential epochs from w."""
+    for X, y in chunks:
+        w_p = np.array(w, dtype=float)
+        for x, label in zip(np.asarray(X, float), y, strict=True):
+            score = label * (w_p @ x)
+            if score == 0:
+                return False
+            if score < 0:
+                w_p = w_p + eta * label * x
+    return True
+
+
 def mixing_round() -> Check:
     """Check ``mixing_round(w, chunks, eta)`` returns (the uniform average of the chunks' w_p,
     mistakes of each chunk), each w_p one sequential epoch over its chunk from the same w
     (McDonald, Hall and Mann 2010, Fig. 2; y·(w·x) <= 0 is a mistake, MMDS)."""
     rng = _rng(4)
-    X, y = _sample(rng, 14, 3)
-    w = rng.integers(-2, 3, 3).astype(float)
+    while True:  # only the w = 0 case meets a score of exactly 0, for every student's draw
+        X, y = _sample(rng, 14, 3)
+        w = rng.integers(-2, 3, 3).astype(float)
+        if all(_no_zero_score(w, chunk, eta) for chunk, eta in
+               ((_chunks(X, y, [7, 4, 3]), 1.0), (_chunks(X, y, [14]), 0.5),
+                (_chunks(X[:4], y[:4], [1, 1, 1, 1]), 2.0))):
+            break
     cases = [
         Case("three chunks of different sizes (each chunk counts equally in the average)",
              (w, _chunks(X, y, [7, 4, 3]), 1.0)),

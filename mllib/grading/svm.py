@@ -95,15 +95,27 @@ def _descent(X, y, C, eta, w0, b0, iterations):
     return run.w, run.b
 
 
+def _margins_clear_of_one(X, y, C, eta, w0, b0, iterations) -> bool:
+    """True when no iterate puts a point within 1e-9 of its margin line, where the order of
+    a student's floating-point operations could decide whether its hinge term counts."""
+    iterates = [(np.asarray(w0, dtype=float), float(b0))] + [
+        (run.w, run.b) for run in (reference.gradient_descent(
+            X, y, C=C, eta=eta, w0=w0, b0=b0, iterations=done) for done in range(1, iterations))]
+    return all(np.all(np.abs(y * (X @ w + b) - 1) >= 1e-9) for w, b in iterates)
+
+
 def descent() -> Check:
     """Check ``svm_gradient_descent(X, y, C, eta, w0, b0, iterations)`` returns the final (w, b)."""
     rng = _rng(4)
     X, y, _ = data.noisy(20, 2, margin=0.1, flip=0.1, seed=rng)
-    X3, y3 = _integer_sample(rng, 12, 3)
+    start = (0.1, 0.2, np.array([1.0, -1.0, 0.5]), -2.0, 30)
+    while True:  # rounding cannot decide which points count, for every student's draw
+        X3, y3 = _integer_sample(rng, 12, 3)
+        if _margins_clear_of_one(X3, y3, *start):
+            break
     cases = [
         Case("a run of a few iterations from w = 0, b = 0", (X, y, 1.0, 0.1, np.zeros(2), 0.0, 4)),
-        Case("a run of many iterations from a non-zero start",
-             (X3, y3, 0.1, 0.2, np.array([1.0, -1.0, 0.5]), -2.0, 30)),
+        Case("a run of many iterations from a non-zero start", (X3, y3, *start)),
         Case("a single iteration", (X, y, 0.5, 0.3, np.ones(2), 1.0, 1)),
     ]
     return Check("svm_gradient_descent", cases, _descent,
