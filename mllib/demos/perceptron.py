@@ -7,6 +7,8 @@ proof), Balcan 10-601 (the proof's two claims).
 from __future__ import annotations
 
 import functools
+import itertools
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,6 +17,7 @@ from matplotlib.figure import Figure
 from mllib import data, svm
 from mllib.perceptron import (
     PerceptronResult,
+    add_threshold_feature,
     WinnowResult,
     geometric_margin,
     gupta_bound,
@@ -28,6 +31,7 @@ from mllib.perceptron import (
     predict_voted,
     radius,
     voted_perceptron,
+    winnow,
 )
 from mllib.plotting import (
     draw_hyperplane,
@@ -318,6 +322,13 @@ def eta_comparison(eta: float, *, w0=(0.0, 0.0), n: int = 100, seed: int = 1) ->
                          float(np.linalg.norm(scaled.w) / np.linalg.norm(base.w)))
 
 
+def eta_sample_bound(*, n: int = 100, seed: int = 1) -> float:
+    """Novikoff's (R/γ)² for the η widget's sample, with γ the margin of the unit w* it was
+    drawn around. The theorem assumes the run starts from w = 0."""
+    X, y, w_star = data.separable(n, 2, margin=0.05, seed=seed)
+    return mistake_bound(radius(X), geometric_margin(w_star, X, y))
+
+
 @functools.lru_cache(maxsize=4)
 def eta_trend(w0: tuple[float, float], etas: tuple[float, ...] = ETA_GRID) -> np.ndarray:
     """Mistakes of the run from ``w0`` for every η in ``etas``, shape (len(etas),) (cached)."""
@@ -415,6 +426,50 @@ def threshold_example() -> tuple[np.ndarray, np.ndarray]:
     (w·x = 0) splits them: the perceptron needs a threshold θ with 2 < θ/w < 3.
     """
     return np.array([[1.0], [2.0], [3.0], [4.0]]), np.array([-1.0, -1.0, 1.0, 1.0])
+
+
+def threshold_by_order(eta: float = 0.5) -> Counter:
+    """MMDS §12.2.4 on the spam data (Fig. 12.6) in every order of its six rows: how many of
+    the 720 orders end with each learned threshold θ (the weight of the appended -1 feature).
+
+    Every update adds η·y·(-1) to θ, so θ = -η·Σy over the updates: it is 0 exactly when the
+    updates' labels balance, which depends on the order, not on whether a threshold is needed.
+    """
+    X, y, _ = data.mmds_spam()
+    X = add_threshold_feature(X)
+    return Counter(float(perceptron(X[list(order)], y[list(order)], eta=eta).w[-1])
+                   for order in itertools.permutations(range(len(y))))
+
+
+# --- MMDS's exercises for §12.2 ----------------------------------------------------------------
+
+
+def exercise_12_2_1() -> dict[str, PerceptronResult | WinnowResult]:
+    """MMDS Exercise 12.2.1: Fig. 12.6 with "nigeria" added to example b (still not spam),
+    trained by (a) the perceptron (η = ½), (b) Winnow, (c) the perceptron with a learned
+    threshold and (d) Winnow with a learned threshold (MMDS §12.2.4)."""
+    X, y, _ = data.mmds_spam()
+    X = X.copy()
+    X[1, 4] = 1.0  # b = [0, 0, 1, 1, 1]: the, of, nigeria
+    return {
+        "(a) perceptron": perceptron(X, y, eta=0.5),
+        "(b) Winnow": winnow(X, y),
+        "(c) perceptron, learned θ": perceptron(add_threshold_feature(X), y, eta=0.5),
+        "(d) Winnow, learned θ": winnow(X, y, learn_threshold=True),
+    }
+
+
+def exercise_12_2_2() -> tuple[np.ndarray, np.ndarray]:
+    """MMDS Exercise 12.2.2's training set: [1, 2] and [2, 1] positive, [2, 3] and [3, 2]
+    negative. X has shape (4, 2), y shape (4,)."""
+    return np.array([[1.0, 2.0], [2.0, 1.0], [2.0, 3.0], [3.0, 2.0]]), np.array([1.0, 1, -1, -1])
+
+
+def threshold_interval(w: np.ndarray, X: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """The thresholds θ for which w·x - θ = 0 separates (X, y): the open interval between the
+    largest negative score and the smallest positive score (empty when low >= high)."""
+    scores = X @ w
+    return float(np.max(scores[y < 0])), float(np.min(scores[y > 0]))
 
 
 # --- The margin variants (Gupta §2.2.2, Balcan) --------------------------------------------------
