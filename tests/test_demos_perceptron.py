@@ -11,7 +11,8 @@ from mllib import data
 from mllib import perceptron as P
 from mllib.demos import perceptron as demo
 
-WALKTHROUGH = Path(__file__).resolve().parents[1] / "solutions/01_perceptron/perceptron_walkthrough.ipynb"
+WALKTHROUGH = (Path(__file__).resolve().parents[1]
+               / "solutions/01_perceptron/perceptron_walkthrough.ipynb")
 
 # The γ slider: FloatLogSlider(min=-2, max=-0.4, step=0.1); the η slider: min=-3, max=1, step=0.25.
 MARGIN_EXPONENTS = np.arange(-2.0, -0.39, 0.1)
@@ -195,3 +196,26 @@ def test_exercise_12_2_2_separators_are_both_weights_negative_with_theta_in_betw
     low, high = demo.threshold_interval(w, X, y)
     assert found.converged and np.all(w < 0) and low < theta < high
     np.testing.assert_array_equal(demo.threshold_interval(np.array([-1.0, -1.0]), X, y), [-5, -3])
+
+
+# --- Claims of §3 and §4 --------------------------------------------------------------------
+
+
+def test_one_seed_and_even_the_mean_go_up_and_down_along_gamma():
+    trend = demo.margin_trend()
+    seed_2 = trend.mistakes[:, trend.seeds.index(2)]
+    assert np.any(np.diff(seed_2) > 0)  # as γ grows, this seed's mistakes sometimes rise
+    assert np.any(np.diff(trend.mean_mistakes) > 0)  # "though not at every step"
+    assert trend.mean_mistakes[0] > 5 * trend.mean_mistakes[-1]  # but the trend is down
+
+
+def test_the_proof_run_ends_far_left_of_the_bound_and_the_variants_table_reads_as_stated():
+    X, y, w_star = data.separable(300, 2, margin=0.02, seed=7)
+    R, gamma = P.radius(X), P.geometric_margin(w_star, X, y)
+    run = P.perceptron(X, y, w_star=w_star)
+    assert run.mistakes < P.mistake_bound(R, gamma) / 100  # "far to the left of the red line"
+    classic, gupta, balcan = demo.margin_variants(X / R, y, gamma / R)
+    gamma_s = demo.sample_margin(X / R, y)
+    assert gupta.run.mistakes > 10 * max(classic.run.mistakes, balcan.run.mistakes)
+    assert gamma_s * 0.99 < gupta.margin <= gamma_s  # "almost at γ(S)"
+    assert balcan.margin < classic.margin and balcan.margin < gupta.margin  # the smallest

@@ -14,11 +14,12 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.figure import Figure
 
-from mllib import data, svm
+from mllib import data
+from mllib.demos.svm import origin_solution
 from mllib.perceptron import (
     PerceptronResult,
-    add_threshold_feature,
     WinnowResult,
+    add_threshold_feature,
     geometric_margin,
     gupta_bound,
     gupta_perceptron,
@@ -110,7 +111,7 @@ def margin_experiment(margin: float, *, n: int = 200, seed: int = 2) -> MarginEx
 
 
 # The γ slider's values (a FloatLogSlider from 10^-2 to 10^-0.4 in steps of 0.1) and the seeds
-# averaged over: one sample's mistakes are not monotone in γ, their mean is.
+# averaged over: one sample's mistakes jump up and down along γ, their mean follows the trend.
 MARGIN_GRID = tuple(round(10.0**e, 6) for e in np.arange(-2.0, -0.39, 0.1))
 TREND_SEEDS = tuple(range(20))
 
@@ -479,11 +480,9 @@ def sample_margin(X: np.ndarray, y: np.ndarray) -> float:
     """Gupta's γ(S) = 1/‖w*‖ for the shortest w* with yᵢ(w*·xᵢ) >= 1: the largest margin of a
     separator through the origin. X has shape (n, d), y shape (n,).
 
-    Computed as the hard-margin SVM of the sample together with its mirror image
-    {(-xᵢ, -yᵢ)}: that SVM's optimum is symmetric, so its bias is 0, and an origin separator
-    has the same margin on both halves.
+    Computed as the hard-margin SVM without an offset (:func:`mllib.demos.svm.origin_solution`).
     """
-    return svm.solve(np.vstack([X, -X]), np.concatenate([y, -y])).margin
+    return origin_solution(X, y).margin
 
 
 @dataclass(frozen=True)
