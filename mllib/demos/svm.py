@@ -150,7 +150,7 @@ def show_hinge() -> Figure:
     ax.set_xlabel("z = y (w·x + b)")
     ax.set_ylabel("loss")
     ax.legend(fontsize=8)
-    ax.set_title("the hinge loss (MMDS Fig. 12.17)")
+    ax.set_title("the hinge loss (MMDS Fig. 12.17) and two more from CS446", fontsize=10)
     return fig
 
 
