@@ -384,3 +384,23 @@ def test_at_c_001_the_margin_is_about_6_5_and_wider_than_the_data():
     fit = demo.soft_margin(0.01)
     assert round(fit.solution.margin, 1) == 6.5
     assert fit.solution.margin > np.ptp(fit.X, axis=0).max()
+
+
+def test_the_solver_returns_t_0_of_example_12_8s_family():
+    """The walk-through: "Our solver happens to return t = 0, using only two points"."""
+    X, y = svm.mmds_example_12_8()
+    sol = svm.solve(X, y)
+    np.testing.assert_allclose(sol.alpha, [1, 1, 0, 0], atol=1e-12)
+    np.testing.assert_array_equal(sol.support, [0, 1, 2, 3])
+
+
+def test_the_long_run_settles_on_the_regularised_optimum_as_section_4_says():
+    run = demo.book_run(300)
+    assert all(step.pattern == "oxxxxx" for step in run.history[6:])  # from row (7) on
+    last = run.history[-1]
+    np.testing.assert_allclose(last.w, [-0.1, 0.3], atol=1e-9)
+    assert last.b == pytest.approx(-0.1, abs=1e-9)
+    X, y = svm.mmds_fig_12_18()
+    z = svm.margins(np.array([-0.1, 0.3]), -0.1, X, y)
+    assert z[0] == pytest.approx(1)  # (1, 4) on its margin line
+    assert np.all(z[1:] < 1) and z[3] < 0  # the rest inside the band, (1, 1) on the wrong side
