@@ -219,3 +219,13 @@ def test_the_proof_run_ends_far_left_of_the_bound_and_the_variants_table_reads_a
     assert gupta.run.mistakes > 10 * max(classic.run.mistakes, balcan.run.mistakes)
     assert gamma_s * 0.99 < gupta.margin <= gamma_s  # "almost at γ(S)"
     assert balcan.margin < classic.margin and balcan.margin < gupta.margin  # the smallest
+
+
+def test_section_5_no_clean_epoch_and_averaging_and_voting_are_steadier():
+    """The walk-through's run (15 epochs): every epoch has updates, and the averaged and voted
+    perceptron's training accuracy varies far less from epoch to epoch than the last w's."""
+    noisy = demo.noisy_comparison(epochs=15)
+    assert np.all(noisy.mistakes > 0)
+    for steadier in (noisy.averaged, noisy.voted):
+        assert np.std(steadier) < np.std(noisy.last) / 3
+        assert np.all(steadier[1:] >= noisy.last[1:])
