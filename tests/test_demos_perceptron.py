@@ -35,6 +35,20 @@ def assert_log_axes_readable(fig) -> None:
                 assert len(labelled_ticks(ax, which)) >= 2, (ax.get_title(), which)
 
 
+def assert_legend_below(ax) -> None:
+    """The legend lies under the axes' tick labels and x label, off the data, and inside the
+    figure's canvas (the widget's PNG is not cropped to what is drawn)."""
+    fig = ax.figure
+    fig.draw_without_rendering()  # lays out every text, the x label included
+    legend = ax.get_legend().get_window_extent()
+    low, high = sorted(ax.get_xlim())
+    texts = [t for t, x in zip(ax.get_xticklabels(), ax.get_xticks(), strict=True)
+             if t.get_text() and low <= x <= high] + [ax.xaxis.label]
+    assert legend.y1 <= min(t.get_window_extent().y0 for t in texts)
+    canvas = fig.bbox
+    assert canvas.x0 <= legend.x0 and legend.x1 <= canvas.x1 and canvas.y0 <= legend.y0
+
+
 def widget_cell(function: str) -> str:
     import json
 
@@ -104,6 +118,7 @@ def test_eta_widget_sweep(start):
         assert star.get_xdata()[0] == eta and star.get_ydata()[0] == mistakes == trend[k]
         assert f"{mistakes} mistakes with η = {eta:.3g}" in fig.axes[0].get_title()
         assert_log_axes_readable(fig)
+        assert_legend_below(fig.axes[0])
         plt.close(fig)
 
 
@@ -132,6 +147,7 @@ def test_margin_widget_sweep(seed):
             fig = demo.show_margin_experiment(margin, seed)
             assert fig.axes[1].get_title().startswith(f"this sample: {exp.run.mistakes} mistakes")
             assert_log_axes_readable(fig)
+            assert_legend_below(fig.axes[0])
             plt.close(fig)
 
 
@@ -149,6 +165,8 @@ def test_update_scrubber_sweep_rings_the_example_that_caused_each_update():
             np.testing.assert_array_equal(ring, X[update.index])
             # The ringed example was a mistake before the update (MMDS: y·w·x <= 0).
             assert y[update.index] * update.score <= 0
+            if k in (1, run.mistakes):
+                assert_legend_below(fig.axes[0])
         plt.close(fig)
     with pytest.raises(ValueError):
         demo.show_update(run, X, y, run.mistakes + 1)

@@ -309,11 +309,13 @@ def test_c_slider_sweep(C):
     left, right = fig.axes
     assert left.get_title().startswith(f"C = {C:.3g}: {len(fit.solution.support)} support")
     assert sum(p.get_height() for p in right.patches) == len(fit.solution.support)
-    fig.canvas.draw()
+    fig.draw_without_rendering()  # lays out every text, the x label included
     legend, frame = left.get_legend().get_window_extent(), left.get_window_extent()
     assert legend.y1 <= frame.y0  # entirely below the plotting area
-    ticks = [t.get_window_extent() for t in left.get_xticklabels() if t.get_text()]
-    assert legend.y1 <= min(t.y0 for t in ticks)  # and below the tick labels
+    low, high = sorted(left.get_xlim())
+    texts = [t for t, x in zip(left.get_xticklabels(), left.get_xticks(), strict=True)
+             if t.get_text() and low <= x <= high] + [left.xaxis.label]
+    assert legend.y1 <= min(t.get_window_extent().y0 for t in texts)  # and below the x labels
     canvas = fig.bbox  # inside the canvas: the widget's PNG is not cropped to what is drawn
     assert canvas.x0 <= legend.x0 and legend.x1 <= canvas.x1 and canvas.y0 <= legend.y0
     plt.close(fig)

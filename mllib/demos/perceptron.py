@@ -15,7 +15,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from mllib import data
-from mllib.demos.svm import origin_solution
+from mllib.demos.svm import legend_below, origin_solution
 from mllib.perceptron import (
     PerceptronResult,
     WinnowResult,
@@ -160,7 +160,8 @@ def show_margin_experiment(margin: float, seed: int = 2) -> Figure:
     over :data:`TREND_SEEDS`, next to (R/γ)², with this γ and this sample marked (right)."""
     exp = margin_experiment(margin, seed=seed)
     trend = margin_trend()
-    fig, (left, right) = figure(2)
+    height = 4.6
+    fig, (left, right) = figure(2, height=height)
     square_limits(left, 1.05)
     scatter_labelled(left, exp.X, exp.y, size=12)
     draw_hyperplane(left, exp.w_star, color="grey", linestyle="--", label="w* (target)")
@@ -168,7 +169,7 @@ def show_margin_experiment(margin: float, seed: int = 2) -> Figure:
     for offset in (-exp.margin, exp.margin):
         draw_hyperplane(left, exp.w_star, offset=offset, color="grey", linewidth=0.6)
     left.set_title(f"γ = {exp.margin:.3f}, R = {exp.radius:.3f}")
-    left.legend(fontsize=8)
+    legend_below(fig, left, height, ncol=2)
     right.fill_between(trend.margins, trend.mistakes.min(axis=1), trend.mistakes.max(axis=1),
                        color="grey", alpha=0.25, linewidth=0,
                        label=f"range over {len(trend.seeds)} samples")
@@ -195,7 +196,8 @@ def show_update(run: PerceptronResult, X: np.ndarray, y: np.ndarray, k: int) -> 
     """
     if not 0 <= k <= run.mistakes:
         raise ValueError(f"k must be between 0 and {run.mistakes}, the number of updates.")
-    fig, (ax,) = figure(1, width=5.5)
+    height = 5.0
+    fig, (ax,) = figure(1, width=5.5, height=height)
     half = 1.1 * float(np.max(np.abs(X)))
     square_limits(ax, half)
     scatter_labelled(ax, X, y, size=14)
@@ -211,7 +213,7 @@ def show_update(run: PerceptronResult, X: np.ndarray, y: np.ndarray, k: int) -> 
     scale = 0.5 * half / max(np.linalg.norm(update.w), 1e-12)
     ax.arrow(0, 0, *(scale * update.w), width=0.01 * half, color="black")
     ax.set_title(f"update {k} of {run.mistakes} (epoch {update.epoch}, example {update.index})")
-    ax.legend(fontsize=8)
+    legend_below(fig, ax, height)
     return fig
 
 
@@ -342,13 +344,14 @@ def show_eta(eta: float, start: str = "w₀ = 0") -> Figure:
     with this η marked (right)."""
     w0 = ETA_STARTS[start]
     comparison = eta_comparison(eta, w0=w0)
-    fig, (left, right) = figure(2)
+    height = 4.6
+    fig, (left, right) = figure(2, height=height)
     square_limits(left, 1.05)
     scatter_labelled(left, comparison.X, comparison.y, size=12)
     draw_hyperplane(left, comparison.w0, color="grey", linestyle=":", label="start w₀")
     draw_hyperplane(left, comparison.base.w, color="black", linewidth=3, label="η = 1")
     draw_hyperplane(left, comparison.scaled.w, color="red", linestyle="--", label=f"η = {eta:.3g}")
-    left.legend(fontsize=8)
+    legend_below(fig, left, height)
     left.set_title(f"{start}: {comparison.scaled.mistakes} mistakes with η = {eta:.3g}, "
                    f"{comparison.base.mistakes} with η = 1", fontsize=10)
     for name, colour in zip(ETA_STARTS, ("black", "tab:red"), strict=True):

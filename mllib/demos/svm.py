@@ -21,6 +21,19 @@ BOOK_C, BOOK_ETA, BOOK_W0, BOOK_B0 = 0.1, 0.2, (0.0, 1.0), -2.0
 # CS578 L2's sequence of C values.
 CS578_C = (100.0, 10.0, 1.0, 0.1, 0.01)
 
+# Room under the axes for the x label and a legend below it (inches), see :func:`legend_below`.
+BELOW = 1.3
+
+
+def legend_below(fig: Figure, ax: Axes, height: float, *, ncol: int = 3) -> None:
+    """Move ``ax``'s legend under its x label, off the data, and inside the canvas (a widget's
+    PNG is not cropped to what is drawn). ``height`` is the figure's height in inches; the
+    figure's bottom margin becomes :data:`BELOW` inches."""
+    fig.subplots_adjust(bottom=BELOW / height)
+    axes_height = height * (fig.subplotpars.top - fig.subplotpars.bottom)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.5 / axes_height), ncol=ncol,
+              fontsize=7)
+
 
 def _number(value: float) -> str:
     """A table entry to 3 decimals, as MMDS prints Fig. 12.20 (no '-0.000')."""
@@ -214,12 +227,10 @@ def show_soft_margin(C: float, seed: int = 3) -> Figure:
     sol = fit.solution
     height = 4.6
     fig, (left, right) = figure(2, width=4.8, height=height)
-    # Below the axes, not on them (at small C the separator runs where "best" would put it),
-    # and inside the canvas: the widget's PNG is not cropped to what is drawn.
-    fig.subplots_adjust(bottom=1.1 / height)
     draw_svm(left, fit.X, fit.y, sol.w, sol.b, support=sol.support, slacks=True)
     left.set_title(f"C = {C:.3g}: {len(sol.support)} support vectors, Σξ = {fit.slack.sum():.2f}")
-    left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3, fontsize=7)
+    # Below the axes, not on them: at small C the separator runs where "best" would put it.
+    legend_below(fig, left, height)
     right.bar(["on the\nmargin", "inside the\nmargin", "mis-\nclassified"],
               [fit.on_margin, fit.inside, fit.misclassified],
               color=["grey", "tab:orange", "tab:red"])
