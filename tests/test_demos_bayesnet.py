@@ -284,3 +284,20 @@ def test_on_a_tree_elimination_multiplies_tables_of_4_entries_and_leaves_tables_
                        method="elimination")
     assert len(products) > 40  # many eliminations ran, each recorded
     assert max(products) == 2 and max(results) == 2  # 2 × 2 tables in, 2 out
+
+
+@pytest.mark.parametrize("spread", [1.5, 1e3])
+def test_cost_figure_labels_at_least_two_ticks_inside_its_log_axis(spread):
+    # made-up timings: within one decade, and over three
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    sizes = np.array([4, 6, 8])
+    cost = demo.InferenceCost(sizes, 2e-4 * spread ** np.linspace(0, 1, 3),
+                              np.array([2.2e-4, 2.5e-4, 2.9e-4]))
+    fig = demo.show_cost(cost)
+    FigureCanvasAgg(fig).draw()
+    ax = fig.axes[0]
+    low, high = ax.get_ylim()
+    shown = [t for t in (*ax.get_yticklabels(), *ax.get_yticklabels(minor=True))
+             if t.get_text() and low <= t.get_position()[1] <= high]
+    assert len(shown) >= 2
