@@ -7,7 +7,7 @@ partitions, on a large synthetic set.
 * Parameter mixing (McDonald et al. 2010): 2 rounds on 60,000 × 10 noisy examples (the size of
   lecture 15's Dask cell) and on 1,000,000 × 10. Each chunk's epoch is the sequential perceptron,
   which scores its examples in vectorised blocks between mistakes: tens of milliseconds per task
-  at the notebook's size, about sixteen times that at the larger one.
+  at the notebook's size, with 17 times as many rows per task at the larger one.
 
 The Dask runs use one LocalCluster of as many single-threaded worker processes as partitions
 (capped at the machine's cores), started before timing; the chunks are scattered once per run,
