@@ -133,16 +133,19 @@ def test_scenario_iii_ll_never_decreases_and_settles_at_one_coin():
 
 
 def test_jensen_on_the_slides_average_is_an_equality_and_the_bound_is_not_strict():
-    # The erratum: averaging P(Dⁱ | θ), which does not depend on y, gives log E = E log exactly;
-    # the right bound (weights frozen at θ₀) equals LL at θ₀, so ">" must be "≥".
+    # The erratum: the slides average log P(Dⁱ | θ), which does not depend on y, so the average
+    # is log P(Dⁱ | θ) itself (Jensen bounds nothing). The right bound, with the weights frozen
+    # at θ₀, equals LL at θ₀ (so ">" must be "≥") and lies strictly below LL elsewhere.
     heads, m = demo.three_groups()
     theta0 = (0.5, 0.3, 0.6)
     weights = em.e_step(heads, m, *theta0)
-    single = np.log([em.log_likelihood([h], m, *theta0) * -1 for h in heads[:3]])
-    averaged = weights[:3] * single + (1 - weights[:3]) * single
-    np.testing.assert_allclose(averaged, single, rtol=1e-15)
+    single = np.array([em.log_likelihood([h], m, *theta0) for h in heads])
+    np.testing.assert_allclose(weights * single + (1 - weights) * single, single, rtol=1e-14)
     assert em.lower_bound(heads, m, *theta0, posterior=weights) == pytest.approx(
         em.log_likelihood(heads, m, *theta0), rel=1e-13)
+    theta1 = em.m_step(heads, m, weights)
+    assert (em.lower_bound(heads, m, *theta1, posterior=weights)
+            < em.log_likelihood(heads, m, *theta1) - 1)
 
 
 def test_the_variance_of_a_two_coin_mixture_exceeds_one_coins_by_the_stated_term():
