@@ -1,5 +1,7 @@
 """The Chow-Liu walk-through's widget logic, driven without a browser."""
 
+import itertools
+
 import ipywidgets
 import numpy as np
 import pytest
@@ -281,3 +283,18 @@ def test_kl_from_the_empirical_distribution_is_minus_entropy_minus_the_mean_logl
     kl = float(np.sum(p_hat * np.log(p_hat / bayes.joint(tree, strings))))
     entropy = -float(np.sum(p_hat * np.log(p_hat)))
     assert kl == pytest.approx(-entropy - chowliu.log_likelihood(tree, X) / len(X), rel=1e-12)
+
+
+def test_walking_up_distribution_3_matches_enumeration():
+    # §2: marginals and the pairs (x3, x4) and (x3, x1) up the tree equal brute-force sums.
+    tree = demo.slides_candidates().chain
+    everything = np.array(list(itertools.product([0, 1], repeat=4)), dtype=float)
+    probabilities = bayes.joint(tree, everything)
+    assert probabilities.sum() == pytest.approx(1.0, abs=1e-12)
+    for i in range(4):
+        assert bayes.marginal(tree, i) == pytest.approx(probabilities @ everything[:, i],
+                                                        abs=1e-12)
+    for i, j in [(2, 3), (2, 0)]:
+        brute = [[probabilities[(everything[:, i] == a) & (everything[:, j] == b)].sum()
+                  for b in (0, 1)] for a in (0, 1)]
+        np.testing.assert_allclose(bayes.pairwise(tree, i, j), brute, atol=1e-12)

@@ -94,6 +94,11 @@ def test_jensen_bound_touches_at_the_start_and_peaks_at_the_m_step():
     touch = np.argmin(np.abs(curves.grid - curves.p_old))
     assert curves.bound[touch] == pytest.approx(curves.loglik[touch], rel=1e-12)
     assert abs(curves.grid[np.argmax(curves.bound)] - curves.p_new) <= 0.005
+    # §2: "meets it only at p₀ ... LL there (at the bound's peak) is higher still"
+    away = np.abs(curves.grid - curves.p_old) > 0.01
+    assert np.all(curves.bound[away] < curves.loglik[away])
+    peak = np.argmax(curves.bound)
+    assert curves.loglik[peak] > curves.bound[peak] > curves.loglik[touch]
     assert isinstance(demo.show_jensen(curves), Figure)
 
 
