@@ -475,3 +475,12 @@ def test_sliders_show_the_value_the_frames_use():
     race = demo.race(*map(float, shown))
     for line, distance in zip(fig.axes[0].get_lines(), race.distances.values(), strict=True):
         np.testing.assert_allclose(line.get_ydata(), np.clip(distance, 1e-12, 1e6))
+
+
+def test_sgd_gets_to_moderate_accuracy_fast_then_crawls():
+    """§3, "How to solve it": in the race SGD's distance falls more than tenfold in its first two
+    passes, then keeps shrinking at every pass, by less than a factor 4 over the last 15."""
+    sgd = demo.race(0.05, 0.01, 0.2).distances["SGD, η₀/(1 + ct)"]
+    assert sgd[0] / sgd[2] > 10
+    assert np.all(np.diff(sgd) < 0)
+    assert sgd[10] / sgd[25] < 4

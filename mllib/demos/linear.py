@@ -227,7 +227,8 @@ def sgd_orders_table() -> str:
     rows = [[name, result.steps[name], result.used_first_pass[name],
              f"{np.median(d):.1e}", f"{d.min():.1e} – {d.max():.1e}"]
             for name, d in result.distances.items()]
-    return markdown_table(["examples per step", "steps per pass", "distinct examples in pass 1",
+    return markdown_table(["examples per step, and their order", "steps per pass",
+                           "distinct examples in pass 1",
                            f"‖w − w_LS‖ after {RACE_EPOCHS} passes (median of 5 seeds)",
                            "smallest – largest"], rows)
 
