@@ -296,3 +296,12 @@ def test_bagged_regression_figure_titles_match_the_table():
     fig = demo.show_bagged_regression()
     for ax, name in zip(fig.axes, demo.REGRESSION_LEARNERS, strict=True):
         assert ax.get_title() == f"{name}: test MSE {r.single[name]:.3f} → {r.bagged[name]:.3f}"
+
+
+def test_each_bound_factor_is_at_most_exp_minus_two_gamma_squared():
+    """§4: for εₜ <= ½ − γ, 2√(εₜ(1 − εₜ)) <= √(1 − 4γ²) <= e^{−2γ²}."""
+    for gamma in np.linspace(0.001, 0.5, 200):
+        for eps in np.linspace(0, 0.5 - gamma, 20):
+            z = 2 * np.sqrt(eps * (1 - eps))
+            assert z <= np.sqrt(1 - 4 * gamma**2) + 1e-12
+            assert np.sqrt(1 - 4 * gamma**2) <= np.exp(-2 * gamma**2) + 1e-12
