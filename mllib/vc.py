@@ -585,12 +585,18 @@ def growth_function(hclass: HypothesisClass, m, pool) -> int:
                for s in itertools.combinations(range(len(pool)), m))
 
 
+def _whole(value, name: str) -> int:
+    """A whole number >= 0 (not a bool)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise ValueError(f"{name} must be a whole number >= 0; got {value!r}.")
+    return int(value)
+
+
 def sauer_bound(m, d) -> int:
     """Σ_{i=0}^{d} C(m, i): Sauer's lemma bound on the growth function of a class of VC
-    dimension d. It equals 2^m for m <= d and grows like m^d after."""
-    m = positive_int(m, "m")
-    if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 0:
-        raise ValueError(f"the VC dimension d must be a whole number >= 0; got {d!r}.")
+    dimension d, for whole numbers m, d >= 0. It equals 2^m for m <= d (1 at m = 0: the empty
+    set of points has one labelling) and grows like m^d after."""
+    m, d = _whole(m, "the number of points m"), _whole(d, "the VC dimension d")
     return sum(math.comb(m, i) for i in range(d + 1))
 
 

@@ -274,3 +274,49 @@ def test_the_first_panel_frame_is_inside_the_axes():
     frame = next(p for p in ax.patches if isinstance(p, Box) and not p.get_fill())
     assert ax.get_xlim()[0] < frame.get_x()
     assert ax.get_ylim()[1] > frame.get_y() + frame.get_height()
+
+
+# --- Claims of the walk-through and its other figures -------------------------------------------
+
+
+def test_conjunctions_have_vc_n_except_2_at_n_1():
+    # §7's prose: n for n >= 2, and 2 at n = 1, below log2(3^n + 1) each time.
+    for n_vars, expected in ((1, 2), (2, 2), (3, 3)):
+        assert vc.vc_dimension(vc.conjunctions(n_vars), vc.cube(n_vars)).dimension == expected
+        assert expected <= np.log2(3**n_vars + 1)
+
+
+def test_growth_figure_keys_every_line_and_labels_two_ticks():
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = demo.show_growth(demo.growth_curves(8))
+    FigureCanvasAgg(fig).draw()
+    for ax, d in zip(fig.axes, (1, 2, 3, 4), strict=True):
+        texts = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert texts == ["2^m", "Sauer bound", "growth Π(m)", f"m = VC = {d}"]
+        low, high = ax.get_ylim()
+        labelled = [t for t in ax.yaxis.get_major_ticks()
+                    if low <= t.get_loc() <= high and t.label1.get_text()]
+        assert len(labelled) >= 2
+        sauer = next(line for line in ax.lines if line.get_label() == "Sauer bound")
+        assert sauer.get_linewidth() > 3 * ax.lines[2].get_linewidth()  # a band under the markers
+
+
+def test_learning_a_rectangle_lowers_the_error_as_m_grows():
+    # §10's cell, computed the same way: the error of the learned box falls at every step.
+    rng = np.random.default_rng(4)
+    target = vc.Rectangle(0.2, 0.7, 0.3, 0.6)
+    test_points = rng.random((200_000, 2))
+    test_labels = target.classify(test_points)
+    errors = []
+    for m in (10, 100, 1000, 10000):
+        sample = rng.random((m, 2))
+        learned = vc.realize(vc.RECTANGLES, sample, target.classify(sample))
+        assert learned.classify(sample).tolist() == target.classify(sample).tolist()
+        errors.append(np.mean(learned.classify(test_points) != test_labels))
+    assert np.all(np.diff(errors) < 0)
+
+
+def test_the_line_presets_say_the_vertical_slider_does_nothing():
+    fig = demo.show_configuration("intervals: 3 points", 0.5, 1.5)
+    assert fig.get_suptitle().endswith("★ at (3.5); move y does nothing on the line")

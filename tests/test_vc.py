@@ -286,6 +286,7 @@ def test_sauer_bound_by_hand():
     assert vc.sauer_bound(3, 3) == 8
     assert vc.sauer_bound(3, 5) == 8
     assert vc.sauer_bound(4, 0) == 1
+    assert vc.sauer_bound(0, 2) == vc.sauer_bound(0, 0) == 1  # no points: one (empty) labelling
 
 
 @FAST
@@ -396,6 +397,18 @@ def sauer_off_by_one(m, d):
     return sum(math.comb(m, i) for i in range(d))
 
 
+def sauer_no_points_no_labelling(m, d):  # "no points, nothing to label": 0 at m = 0
+    return sum(math.comb(m, i) for i in range(d + 1)) if m > 0 else 0
+
+
+def rectangle_first_copy_only(points, y):  # keeps the first label of a repeated point
+    seen = {}
+    for point, label in zip(map(tuple, points), y, strict=True):
+        seen.setdefault(point, label)
+    unique = np.array(list(seen))
+    return rectangle_ok(unique, np.array(list(seen.values())))
+
+
 @pytest.mark.parametrize(("checker", "answer"), [
     (check_vc.interval_realizable, interval_ok), (check_vc.shattering, shatters_ok),
     (check_vc.rectangle_realizable, rectangle_ok), (check_vc.unions, unions_ok),
@@ -410,6 +423,8 @@ def test_checkers_pass_right_answers(checker, answer):
     (check_vc.rectangle_realizable, rectangle_open, "random labelling"),
     (check_vc.unions, unions_ignore_repeats, "listed twice"),
     (check_vc.sauer, sauer_off_by_one, "m larger than d"),
+    (check_vc.sauer, sauer_no_points_no_labelling, "m = 0"),
+    (check_vc.rectangle_realizable, rectangle_first_copy_only, "nine grid points"),  # repeats
     (check_vc.interval_realizable, lambda x, y: x, "unsorted"),
 ])
 def test_checkers_fail_slips_with_a_hint_but_no_answer(checker, answer, hint):

@@ -317,17 +317,23 @@ def growth_curves(m_max: int = 8) -> list[GrowthCurve]:
 
 
 def show_growth(curves: list[GrowthCurve]) -> Figure:
-    """One panel per class: 2^m, Sauer's bound and the growth function, on a log scale."""
+    """One panel per class: 2^m, Sauer's bound and the growth function, on a log scale.
+
+    Sauer's bound is a broad translucent band under the growth curve's markers, so it stays
+    visible where the two coincide (on the line the lemma is tight); the vertical line is
+    m = VC.
+    """
     fig, axes = figure(len(curves), width=3.3, height=3.2)
     for ax, curve in zip(axes, curves, strict=True):
         ax.plot(curve.m, 2.0**curve.m, color="grey", linestyle=":", label="2^m")
-        ax.plot(curve.m, curve.sauer, color="tab:red", linestyle="--", label="Sauer bound")
+        ax.plot(curve.m, curve.sauer, color="tab:red", linewidth=6, alpha=0.35,
+                solid_capstyle="round", label="Sauer bound")
         ax.plot(curve.m, curve.growth, "o-", ms=4, color=POSITIVE, label="growth Π(m)")
-        ax.axvline(curve.vc, color="black", linewidth=0.6)
+        ax.axvline(curve.vc, color="black", linewidth=0.6, label=f"m = VC = {curve.vc}")
         ax.set_yscale("log", base=2)
         ax.set_xlabel("m (points)")
         ax.set_title(f"{curve.name} (VC = {curve.vc})", fontsize=10)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper left")
     axes[0].set_ylabel("labellings")
     return fig
 
