@@ -302,3 +302,14 @@ def test_simulation_widget_over_every_slider_value(name):
             assert fig.axes[0].get_title() == f"m = {m}: P̂[error > ε] = {rate:.3f} (δ = 0.05)"
             assert fig.axes[0].get_legend().get_texts()[0].get_text() == f"ε = {eps:g}"
         assert len(_labelled_ticks(fig.axes[1], "x")) >= 2
+
+
+def test_the_3_cnf_paragraph_numbers():
+    # §3: 20 + 190 + 1140 = 1350 clauses of at most 3 literals over 10 variables, 2^1350 formulas;
+    # counting the at most 2^1024 functions instead, 7,128 examples would do.
+    from math import comb
+
+    assert comb(20, 1) + comb(20, 2) + comb(20, 3) == 1350
+    assert pac.k_cnf_count(10, 3) == 2**1350
+    assert pac.occam_sample_size(2**1024, 0.1, 0.05) == 7128
+    assert pac.occam_sample_size(pac.conjunction_count(10) + 1, 0.1, 0.05) == 140

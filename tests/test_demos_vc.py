@@ -314,9 +314,33 @@ def test_learning_a_rectangle_lowers_the_error_as_m_grows():
         learned = vc.realize(vc.RECTANGLES, sample, target.classify(sample))
         assert learned.classify(sample).tolist() == target.classify(sample).tolist()
         errors.append(np.mean(learned.classify(test_points) != test_labels))
-    assert np.all(np.diff(errors) < 0)
+    assert np.all(np.diff(errors) < 0) and errors[-1] > 0  # > 0: the VC column is defined
 
 
 def test_the_line_presets_say_the_vertical_slider_does_nothing():
     fig = demo.show_configuration("intervals: 3 points", 0.5, 1.5)
     assert fig.get_suptitle().endswith("★ at (3.5); move y does nothing on the line")
+
+
+def test_the_brute_force_table_of_section_7():
+    # The cell's searches: 1, 2, 3, 4 for the slides' classes, 4 for two intervals, 3 for
+    # conjunctions over 3 variables, each count row ending in 0; no 5-subset of the 5 × 5 grid
+    # is even examined for rectangles.
+    searches = [(vc.HALF_LINES, np.arange(4.0), 1), (vc.INTERVALS, np.arange(5.0), 2),
+                (vc.HALF_PLANES, vc.grid(4), 3), (vc.RECTANGLES, vc.grid(5), 4),
+                (vc.unions_of_intervals(2), np.arange(6.0), 4), (vc.conjunctions(3), vc.cube(3), 3)]
+    for hclass, pool, dimension in searches:
+        search = vc.vc_dimension(hclass, pool)
+        assert search.dimension == dimension and search.complete
+        assert search.shattered[-1] == 0
+    assert vc.vc_dimension(vc.RECTANGLES, vc.grid(5)).examined[-1] == 0
+
+
+def test_the_margin_table_shrinks_with_the_margin():
+    # §9: a larger margin, a smaller VC bound and sample size; no margin gives n + 1 = 1001.
+    from mllib import pac
+
+    bounds = [pac.margin_vc_bound(1.0, g, 1000) for g in (0.5, 0.2, 0.1, 0.05, 0.02)]
+    assert bounds == [5, 26, 101, 401, 1001]
+    sizes = [pac.vc_sample_size(int(b), 0.1, 0.05) for b in bounds]
+    assert sizes == sorted(sizes) and sizes[-1] == pac.vc_sample_size(1001, 0.1, 0.05)
