@@ -12,10 +12,12 @@ Sources
 Conventions
 -----------
 A class labels points with ±1. A labelling is *realizable* when some hypothesis of the class
-gives exactly those labels; :func:`realize` returns such a hypothesis (a *witness*) or None. The
-checks are exact: they compare coordinates, and the half-plane check does exact integer
-arithmetic on the floats' binary values, so no tolerance is ever guessed. Points are arrays of
-shape (n, dim); on the line, shape (n,) is accepted too.
+gives exactly those labels; :func:`realize` returns such a hypothesis (a *witness*) or None.
+The witness is the one of widest margin: the cut midway between the classes on the line, the box
+midway between the positives' bounding box and the nearest negative, the hard-margin SVM line in
+the plane. The checks are exact: they compare coordinates, and the half-plane check does exact
+integer arithmetic on the floats' binary values, so no tolerance is ever guessed. Points are
+arrays of shape (n, dim); on the line, shape (n,) is accepted too.
 """
 
 from __future__ import annotations
