@@ -13,6 +13,8 @@ Sources
   pseudo-counts.
 - CS446 slides (seed 001), "Bayesian Classifier" and "Naive Bayes (1)-(3)": v_MAP =
   argmax_v P(v)·Πₖ P(xₖ | v), learned by counting.
+- CS446 "Maximum-Likelihood Estimates": the probabilistic language model (a Markov model),
+  fitted by maximizing the log-likelihood Σᵢ log P(xᵢ | θ).
 - CS446 "Lecture 11: Representing Probability Distributions", "Tree Dependent Distributions":
   P(x₁, ..., xₙ) = Πᵢ P(xᵢ | parent(xᵢ)), two numbers per link; P(x = 1) and pairwise queries
   such as P(x, u) by recursing up the tree.
@@ -357,8 +359,11 @@ def naive_bayes(X, y, *, smoothing: float = 1.0) -> NaiveBayes:
         P(xⱼ = 1 | v) = (#(xⱼ = 1, y = v) + s) / (#(y = v) + 2s).
 
     s = 1 is Laplace's rule (add one to both outcomes); it keeps every estimate away from 0 and
-    1, so one unseen word cannot veto a class. The CS446 slides leave the estimator open ("How
-    to estimate?"); this follows the usual add-s rule, as scikit-learn's BernoulliNB does.
+    1, so one unseen word cannot veto a class. The counts alone (s = 0) would be the ML
+    estimates; with s > 0 each P(xⱼ = 1 | v) is a MAP estimate instead, the mode of the
+    posterior under a Beta(s + 1, s + 1) prior (:func:`coin_map` with a = b = s + 1). The
+    CS446 slides leave the estimator open ("How to estimate?"); this follows the usual add-s
+    rule, as scikit-learn's BernoulliNB does.
 
     Parameters
     ----------
@@ -448,6 +453,74 @@ def naive_bayes_predict(model: NaiveBayes | MultinomialNaiveBayes, X) -> np.ndar
     """v_MAP = argmax_v P(v)·P(x | v) for each row of X, shape (N, d) -> (N,); ties go to the
     first label in ``model.classes``."""
     return model.classes[np.argmax(naive_bayes_log_posterior(model, X), axis=1)]
+
+
+# --- A Markov-chain language model ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MarkovChain:
+    """A first-order Markov model of a symbol sequence (CS446 "Maximum-Likelihood Estimates").
+
+    Attributes
+    ----------
+    states : tuple
+        The distinct symbols, sorted.
+    counts : ndarray of int, shape (k, k)
+        ``counts[a, b]``: how often symbol b follows symbol a.
+    transitions : ndarray of shape (k, k)
+        θ_{a→b} = P(next = b | current = a), each row summing to 1.
+    """
+
+    states: tuple
+    counts: np.ndarray
+    transitions: np.ndarray
+
+    def log_likelihood(self, tokens: Sequence) -> float:
+        """log P(x₂, ..., x_m | x₁) = Σᵢ log θ_{xᵢ₋₁→xᵢ} (nats); -inf if a transition has
+        probability 0. Every token must be one of ``states``."""
+        index = {state: i for i, state in enumerate(self.states)}
+        try:
+            codes = np.array([index[token] for token in tokens], dtype=int)
+        except KeyError as error:
+            raise ValueError(f"token {error.args[0]!r} is not a state of the chain.") from None
+        with np.errstate(divide="ignore"):
+            return float(np.log(self.transitions[codes[:-1], codes[1:]]).sum())
+
+
+def markov_chain_ml(tokens: Sequence) -> MarkovChain:
+    """The maximum-likelihood transition probabilities of a sequence (CS446's Markov model).
+
+    The likelihood of x₁, ..., x_m given x₁ is Π_{a,b} θ_{a→b}^{n(a,b)}, with n(a, b) the times b
+    follows a. Each row θ_{a→·} is a die of its own, and maximizing Σ_b n(a, b) log θ_{a→b}
+    subject to Σ_b θ_{a→b} = 1 gives the coin's k/m again:
+
+        θ_{a→b} = n(a, b) / Σ_c n(a, c).
+
+    A symbol that is never followed by another (it occurs only last) has no data: its row is
+    uniform, as in ``BayesNet.fit``.
+
+    Parameters
+    ----------
+    tokens : sequence of hashable, sortable symbols
+        At least two, e.g. the words of a text.
+
+    Returns
+    -------
+    MarkovChain
+    """
+    tokens = list(tokens)
+    if len(tokens) < 2:
+        raise ValueError("a Markov chain needs a sequence of at least two tokens.")
+    states = tuple(sorted(set(tokens)))
+    index = {state: i for i, state in enumerate(states)}
+    codes = np.array([index[token] for token in tokens], dtype=int)
+    counts = np.zeros((len(states), len(states)), dtype=int)
+    np.add.at(counts, (codes[:-1], codes[1:]), 1)
+    totals = counts.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        transitions = np.where(totals > 0, counts / totals, 1 / len(states))
+    return MarkovChain(states, counts, transitions)
 
 
 # --- Tree-dependent distributions -----------------------------------------------------------

@@ -150,23 +150,19 @@ class BayesNet:
     def fit(self, data: Mapping[str, Sequence], *, smoothing: float = 0.0) -> BayesNet:
         """The same structure with CPTs estimated from complete data (parameter learning).
 
-        Maximum likelihood counts (CS446 "Learning the parameters"; the coin's k/m per parent
-        configuration), with optional Laplace smoothing s:
+        With s = 0 (the default), maximum likelihood: the counts (CS446 "Learning the
+        parameters"; the coin's k/m per parent configuration). With s > 0, Laplace smoothing
 
-            P(x = j | parents = u) = (#(x = j, u) + s) / (#(u) + s |dom x|).
+            P(x = j | parents = u) = (#(x = j, u) + s) / (#(u) + s |dom x|),
 
-        With s = 0 (the default) a parent configuration that never occurs in the data gets a
-        uniform row. ``data`` is {name: array of N values}, one entry per variable.
+        which is not ML but MAP: the mode of the posterior under a Dirichlet(s + 1, ..., s + 1)
+        prior on each row (for a binary x and s = 1, the Beta(2, 2) of the coin). With s = 0 a
+        parent configuration that never occurs in the data gets a uniform row. ``data`` is
+        {name: array of N values}, one entry per variable.
         """
         if not (np.isfinite(smoothing) and smoothing >= 0):
             raise ValueError(f"smoothing must be a number >= 0; got {smoothing!r}.")
-        if set(data) != set(self.names):
-            raise ValueError(f"data must have one column per variable {list(self.names)}; "
-                             f"got {sorted(data)}.")
-        columns = {v: self._column(v, data[v]) for v in self.names}
-        lengths = {len(c) for c in columns.values()}
-        if len(lengths) != 1 or 0 in lengths:
-            raise ValueError("every column of data must have the same, non-zero length.")
+        columns = self._columns(data)
         cpts = {}
         for v in self.names:
             shape = self.cpts[v].shape
@@ -178,7 +174,30 @@ class BayesNet:
                 cpts[v] = np.where(totals > 0, counts / totals, 1 / shape[-1])
         return BayesNet(self.names, self.domains, self.parents, cpts)
 
+    def log_likelihood(self, data: Mapping[str, Sequence]) -> float:
+        """log P(data) = Σ over the N cases of Σᵢ log P(xᵢ | Parents(xᵢ)), natural log.
+
+        ``data`` is {name: array of N values}, as for :meth:`fit`; a case of probability 0
+        gives -inf. With :meth:`fit`'s CPTs this is the maximized likelihood of the structure,
+        the score that structure learning compares (CS446 "Computational Problems").
+        """
+        columns = self._columns(data)
+        with np.errstate(divide="ignore"):
+            return float(sum(np.log(self.cpts[v][tuple(columns[u] for u in (*self.parents[v], v))])
+                             .sum() for v in self.names))
+
     # --- helpers ---------------------------------------------------------------------------
+
+    def _columns(self, data: Mapping[str, Sequence]) -> dict[str, np.ndarray]:
+        """The value indices of complete data {name: N values}, checked."""
+        if set(data) != set(self.names):
+            raise ValueError(f"data must have one column per variable {list(self.names)}; "
+                             f"got {sorted(data)}.")
+        columns = {v: self._column(v, data[v]) for v in self.names}
+        lengths = {len(c) for c in columns.values()}
+        if len(lengths) != 1 or 0 in lengths:
+            raise ValueError("every column of data must have the same, non-zero length.")
+        return columns
 
     def _variable(self, name) -> str:
         if name not in self.domains:

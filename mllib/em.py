@@ -216,6 +216,21 @@ def lower_bound(heads, tosses, alpha: float, p: float, q: float, *, posterior) -
                         + _weighted(1 - P1, coin2[h]) - _xlogy(1 - P1, 1 - P1)))
 
 
+def expected_loglik(heads, tosses, alpha: float, p: float, q: float, *, posterior) -> float:
+    """The expected complete-data log-likelihood, the Q(θ, θ_old) of the general EM procedure
+    (CS446 "EM Algorithm (Coins) - IV" and "The General EM Procedure"):
+
+        Q = Σᵢ P₁ⁱ log(α p^h (1-p)^(m-h)) + (1 - P₁ⁱ) log((1-α) q^h (1-q)^(m-h)),  h = hᵢ,
+
+    with the weights P₁ⁱ (shape (n,)) the E-step at θ_old. The M-step is its argmax over
+    θ = (α, p, q). It equals :func:`lower_bound` minus the entropy of the weights.
+    """
+    h, m = as_heads(heads, tosses)
+    P1 = _as_posterior(posterior, h.size)
+    coin1, coin2 = _log_terms(m, *_parameters(alpha, p, q))
+    return float(np.sum(_weighted(P1, coin1[h]) + _weighted(1 - P1, coin2[h])))
+
+
 def _weighted(weights: np.ndarray, logs: np.ndarray) -> np.ndarray:
     """weights·logs with 0·(-inf) = 0: a term that has no weight contributes nothing."""
     with np.errstate(invalid="ignore"):
@@ -303,7 +318,7 @@ def three_coins(
     alpha, p, q : float
         The start, each in [0, 1] (p or q at 0 or 1 only if every sequence stays possible).
     iterations : int, default 100
-        The most EM updates to make (>= 1).
+        The most EM updates to make (>= 0; with 0 the start is returned unchanged).
     tol : float, default 1e-10
         Stop when the largest parameter change of an update is below ``tol`` (>= 0).
 
@@ -322,7 +337,7 @@ def three_coins(
     """
     h, m = as_heads(heads, tosses)
     params = _parameters(alpha, p, q)
-    iterations = positive_int(iterations, "iterations")
+    iterations = _updates(iterations)
     tol = float(tol)
     if not (np.isfinite(tol) and tol >= 0):
         raise ValueError(f"tol must be a number >= 0; got {tol!r}.")
@@ -342,6 +357,14 @@ def three_coins(
     return ThreeCoinsResult(*params, loglik, len(history) - 1, converged, tuple(history))
 
 
+def _updates(iterations) -> int:
+    """``iterations`` as an int >= 0 (0 updates: the start itself)."""
+    if isinstance(iterations, int | np.integer) and not isinstance(iterations, bool) \
+            and iterations == 0:
+        return 0
+    return positive_int(iterations, "iterations")
+
+
 def restarts(
     heads,
     tosses,
@@ -351,10 +374,11 @@ def restarts(
     iterations: int = DEFAULT_ITERATIONS,
     tol: float = DEFAULT_TOL,
 ) -> tuple[ThreeCoinsResult, ...]:
-    """Run :func:`three_coins` from ``count`` random starts, α, p, q uniform in (0, 1).
+    """Run :func:`three_coins` from ``count`` random starts, α, p, q uniform in (0.02, 0.98).
 
     EM only finds a local maximum, so the slides advise restarts. The runs are returned in the
-    order of their starts; pick the one with the largest ``loglik``. Remember that (α, p, q) and
+    order of their starts; pick the one with the largest ``loglik``. The starts keep away from 0
+    and 1, where a coin would give some sequence probability 0. Remember that (α, p, q) and
     (1-α, q, p) describe the same model (the coins' names can be swapped).
     """
     count = positive_int(count, "count")

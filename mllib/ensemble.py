@@ -134,6 +134,17 @@ class AdaBoostResult:
         votes = np.array([r.alpha * r.learner.predict(X) for r in self.history])
         return np.cumsum(votes, axis=0)
 
+    def staged_margins(self, X, y) -> np.ndarray:
+        """The normalised margins yᵢ·Σ_{s<=t} α_s h_s(xᵢ) / Σ_{s<=t} α_s for t = 1..T, each in
+        [-1, 1] and positive where H after t rounds is right (Schapire, Freund, Bartlett and Lee,
+        "Boosting the Margin", 1998). X (n, d), y (n,) in {-1, +1}; returns shape (T, n). Needs
+        finite αₜ (a run that stopped at εₜ = 0 has α = inf)."""
+        X = as_matrix(X)
+        y = as_labels(y, len(X))
+        if not np.all(np.isfinite(self.alphas)):
+            raise ValueError("a round with error 0 has alpha = inf; its margins are undefined.")
+        return y * self.staged_scores(X) / np.cumsum(self.alphas)[:, None]
+
     def predict(self, X, rounds: int | None = None) -> np.ndarray:
         """H(x) = sign(Σₜ αₜ hₜ(x)) over the first ``rounds`` rounds (all by default); a score of
         exactly 0 predicts -1, as scikit-learn does. Shape (n,)."""

@@ -233,8 +233,9 @@ class Step:
     ----------
     t : int
         The step, counting from 1.
-    index : int or None
-        The example used (stochastic methods), None for a full-batch step.
+    index : int, ndarray of int, or None
+        The example used (stochastic methods), the examples of a mini-batch
+        (:func:`minibatch_sgd`), or None for a full-batch step.
     eta : float or ndarray of shape (d,)
         The rate used: a number, or one rate per coordinate (AdaGrad).
     w : ndarray of shape (d,)
@@ -242,7 +243,7 @@ class Step:
     """
 
     t: int
-    index: int | None
+    index: int | np.ndarray | None
     eta: float | np.ndarray
     w: np.ndarray
 
@@ -329,10 +330,93 @@ def gradient_descent(
     steps = []
     for t in range(iterations):
         rate = decayed_rate(eta, decay, t)
-        gradient = X.T @ loss_slopes(loss, X @ w, y) / len(y) + lam * _penalty_gradient(
-            regularizer, w)
-        w = w - rate * gradient
+        w = w - rate * _mean_gradient(loss, X, y, w, regularizer, lam)
         steps.append(Step(t + 1, None, rate, w))
+    return DescentResult(w, tuple(steps))
+
+
+def _mean_gradient(loss: str, X: np.ndarray, y: np.ndarray, w: np.ndarray,
+                   regularizer: str | None, lam: float) -> np.ndarray:
+    """∇J on the rows given: (1/|B|)·Σ_{i∈B} (dQᵢ/dsᵢ)·xᵢ + λ∇R(w)."""
+    return X.T @ loss_slopes(loss, X @ w, y) / len(y) + lam * _penalty_gradient(regularizer, w)
+
+
+ORDERS = ("cyclic", "shuffled", "random")
+
+
+def _batches(n: int, batch_size: int, order: str, rng: np.random.Generator) -> list[np.ndarray]:
+    """One pass's mini-batches of row indices: ⌈n/batch_size⌉ of them, the last possibly smaller
+    for "cyclic" and "shuffled"; "random" draws every index uniformly with replacement."""
+    if order == "cyclic":
+        rows = np.arange(n)
+    elif order == "shuffled":
+        rows = rng.permutation(n)
+    else:
+        rows = rng.integers(0, n, n)
+    return [rows[k:k + batch_size] for k in range(0, n, batch_size)]
+
+
+def minibatch_sgd(
+    loss: str,
+    X,
+    y,
+    *,
+    eta: float,
+    epochs: int,
+    batch_size: int = 1,
+    order: str = "cyclic",
+    decay: float = 0.0,
+    regularizer: str | None = None,
+    lam: float = 0.0,
+    w0=None,
+    seed=None,
+) -> DescentResult:
+    """Stochastic gradient descent on one or a few examples at a time (MMDS §12.3.5).
+
+    Each pass over the data takes ⌈n/b⌉ steps w ← w - ηₜ·g with g the mean gradient
+    (1/|B|)·Σ_{i∈B} (dQᵢ/dsᵢ)·xᵢ + λ∇R(w) over a mini-batch B of b = ``batch_size`` rows, and
+    ηₜ = η₀/(1 + c·t) with t counting steps (MMDS §12.2.2). MMDS lets the examples be chosen
+    "randomly or according to some fixed strategy", and notes that some may never be used:
+
+    - ``order="cyclic"``: the rows in their order, every pass (with b = 1, :func:`sgd`);
+    - ``order="shuffled"``: a fresh random permutation every pass, so every row once per pass;
+    - ``order="random"``: every index drawn uniformly with replacement, so a pass misses about
+      e⁻¹ ≈ 37% of the rows.
+
+    b = n with ``order="cyclic"`` is batch gradient descent (:func:`gradient_descent`).
+
+    Parameters
+    ----------
+    loss, X, y, eta, epochs, decay, regularizer, lam, w0
+        As for :func:`sgd`.
+    batch_size : int, default 1
+        b, 1 <= b <= n.
+    order : {"cyclic", "shuffled", "random"}
+    seed : int, numpy.random.Generator or None
+        For the shuffles or draws; the same seed gives the same run.
+
+    Returns
+    -------
+    DescentResult
+        One :class:`Step` per mini-batch, its ``index`` the batch's rows.
+    """
+    X, y = _loss_data(loss, X, y)
+    eta, epochs = positive(eta, "eta"), positive_int(epochs, "epochs")
+    batch_size = positive_int(batch_size, "batch_size")
+    if batch_size > len(y):
+        raise ValueError(f"batch_size must be at most n = {len(y)}; got {batch_size}.")
+    if order not in ORDERS:
+        raise ValueError(f"order must be one of {ORDERS}; got {order!r}.")
+    decay = _nonnegative(decay, "decay")
+    regularizer, lam = _regularizer(regularizer, lam)
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    w = _start(w0, X.shape[1])
+    steps = []
+    for _ in range(epochs):
+        for batch in _batches(len(y), batch_size, order, rng):
+            rate = decayed_rate(eta, decay, len(steps))
+            w = w - rate * _mean_gradient(loss, X[batch], y[batch], w, regularizer, lam)
+            steps.append(Step(len(steps) + 1, batch, rate, w))
     return DescentResult(w, tuple(steps))
 
 

@@ -705,6 +705,71 @@ def simulate(
                       eps, delta, test_size, conjunction_count(n) + 1)
 
 
+def failure_probability(target: Conjunction, p, sample_sizes, eps) -> np.ndarray:
+    """The exact P[err_D(h) > ε] of the elimination algorithm after m examples, for each m.
+
+    D makes the bits independent with P[xᵢ = 1] = pᵢ. Let π = P[f(x) = 1]. Among m examples the
+    number k of positives is Binomial(m, π), and only they act. With k = 0 the algorithm returns
+    the always-false conjunction, whose error is π. With k >= 1 it keeps f's literals and, for
+    each variable j outside f, the literal xⱼ when all k positives have xⱼ = 1 (probability pⱼᵏ),
+    ¬xⱼ when all have xⱼ = 0 (probability (1 - pⱼ)ᵏ), and neither otherwise, independently over
+    j. The result implies f, so its error is P[f ∧ ¬h] = π(1 - Π qⱼ), with qⱼ the probability
+    that the kept literal of variable j is true (1 when none is kept). Summing over the 3ʳ ways
+    to keep literals of the r free variables and over k gives the failure probability exactly,
+    up to rounding (no sampling).
+
+    Parameters
+    ----------
+    target : Conjunction
+        f, over n variables, with at most 10 variables outside it (3¹⁰ cases).
+    p : float or array_like of shape (n,)
+        P[xᵢ = 1] for each variable, in [0, 1].
+    sample_sizes : int or array_like of int
+        The m's, each >= 1.
+    eps : float
+        ε in (0, 1).
+
+    Returns
+    -------
+    ndarray of shape (k,)
+        P[error > ε] for each m, in the order given.
+    """
+    n = target.positive.shape[0]
+    p = _probabilities(p, n)
+    eps = _unit_fraction(eps, "ε (eps)")
+    sizes = np.array([positive_int(m, "each sample size")
+                      for m in np.ravel(np.asarray(sample_sizes))], dtype=int)
+    if sizes.size == 0:
+        raise ValueError("sample_sizes is empty: give at least one m.")
+    free = p[~(target.positive | target.negative)]
+    if free.size > 10:
+        raise ValueError(f"{free.size} variables outside the target: at most 10 are enumerated.")
+    pi = conjunction_probability(target, p)
+    # Each free variable keeps nothing (0), xⱼ (1) or ¬xⱼ (2): every combination, (3ʳ, r).
+    states = (np.arange(3 ** free.size)[:, None] // 3 ** np.arange(free.size)) % 3
+    true_given_kept = np.choose(states, [np.ones_like(free), free, 1 - free])
+    fails = pi * (1 - np.prod(true_given_kept, axis=1)) > eps  # (3ʳ,)
+    columns = np.arange(free.size)
+    given_k = [float(pi > eps)]  # P[error > ε | k positives], k = 0, 1, ...
+    for k in range(1, sizes.max() + 1):
+        keep_x, keep_not_x = free**k, (1 - free) ** k
+        keep = np.stack([1 - keep_x - keep_not_x, keep_x, keep_not_x])  # (3, r)
+        given_k.append(float(fails @ np.prod(keep[states, columns], axis=1)))
+    given_k = np.array(given_k)
+    log_factorial = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, sizes.max() + 1)))])
+    return np.array([_binomial(m, pi, log_factorial) @ given_k[: m + 1] for m in sizes])
+
+
+def _binomial(m: int, pi: float, log_factorial: np.ndarray) -> np.ndarray:
+    """P[k positives among m] for k = 0..m, Binomial(m, π), shape (m + 1,); ``log_factorial``
+    holds ln(i!) for i = 0..m at least."""
+    k = np.arange(m + 1)
+    if pi in (0.0, 1.0):
+        return (k == (m if pi == 1.0 else 0)).astype(float)
+    log_choose = log_factorial[m] - log_factorial[k] - log_factorial[m - k]
+    return np.exp(log_choose + k * math.log(pi) + (m - k) * math.log1p(-pi))
+
+
 # --- From a mistake bound to a PAC guarantee (Balcan §1.2) ----------------------------------------
 
 

@@ -521,7 +521,7 @@ def mistake_bound(radius: float, margin: float) -> float:
     """Novikoff's bound (R/γ)² on the perceptron's mistakes (CS446; CS578 L2; Balcan Thm 1).
 
     Holds for any order of examples with ‖x‖ <= R that a unit vector separates with margin γ,
-    starting from w = 0 with any η > 0.
+    starting from w = 0 with any constant η > 0 (from another start it can fail).
     """
     return (positive(radius, "radius") / positive(margin, "margin")) ** 2
 

@@ -12,10 +12,12 @@ Sources
 Conventions
 -----------
 A class labels points with ±1. A labelling is *realizable* when some hypothesis of the class
-gives exactly those labels; :func:`realize` returns such a hypothesis (a *witness*) or None. The
-checks are exact: they compare coordinates, and the half-plane check does exact integer
-arithmetic on the floats' binary values, so no tolerance is ever guessed. Points are arrays of
-shape (n, dim); on the line, shape (n,) is accepted too.
+gives exactly those labels; :func:`realize` returns such a hypothesis (a *witness*) or None.
+The witness is the one of widest margin: the cut midway between the classes on the line, the box
+midway between the positives' bounding box and the nearest negative, the hard-margin SVM line in
+the plane. The checks are exact: they compare coordinates, and the half-plane check does exact
+integer arithmetic on the floats' binary values, so no tolerance is ever guessed. Points are
+arrays of shape (n, dim); on the line, shape (n,) is accepted too.
 """
 
 from __future__ import annotations
@@ -38,7 +40,11 @@ from mllib.validation import as_labels, as_matrix, positive_int
 
 @dataclass(frozen=True)
 class HalfLine:
-    """The ray (-∞, a): +1 where x < a. ``a`` may be ±inf (everything negative or positive)."""
+    """The ray (-∞, a): +1 where x < a. ``a`` may be ±inf (everything negative or positive).
+
+    CS446's "half intervals" are [0, a) with a > 0, on points x >= 0; there they label exactly
+    as the ray (-∞, a) does, and the ray needs no sign condition on the points.
+    """
 
     a: float
 
@@ -147,9 +153,23 @@ def _half_line_check(points: np.ndarray, labelings: np.ndarray) -> np.ndarray:
     return highest_positive[:, 0] < lowest_negative[:, 0]
 
 
+def _midway(low: float, high: float) -> float:
+    """The float midway between low < high (it may round onto an end when they are adjacent
+    floats: each caller then falls back to the end that keeps its labels)."""
+    return low / 2 + high / 2
+
+
 def _half_line_witness(points: np.ndarray, labels: np.ndarray) -> HalfLine:
-    negatives = points[labels < 0, 0]
-    return HalfLine(float(negatives.min()) if negatives.size else math.inf)
+    """The widest-margin ray: its end a midway between the last positive and the first negative
+    (-inf when there is no positive, +inf when there is no negative)."""
+    positives, negatives = points[labels > 0, 0], points[labels < 0, 0]
+    if not negatives.size:
+        return HalfLine(math.inf)
+    if not positives.size:
+        return HalfLine(-math.inf)
+    highest, lowest = float(positives.max()), float(negatives.min())
+    a = _midway(highest, lowest)
+    return HalfLine(a if a > highest else lowest)
 
 
 # Unions of intervals -----------------------------------------------------------------------------
@@ -176,9 +196,20 @@ def _unions_check(k: int) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
 
 
 def _unions_witness(points: np.ndarray, labels: np.ndarray) -> Intervals:
+    """The widest-margin union: each run of positives (in sorted order) stretched to midway
+    towards the negatives next to it, and without end where no negative lies beyond it."""
     x, starts, ends, _ = _runs(points, labels[None])
-    pairs = zip(x[starts[0]].tolist(), x[ends[0]].tolist(), strict=True)
-    return Intervals(tuple(pairs))
+    bounds = []
+    for first, last in zip(np.flatnonzero(starts[0]), np.flatnonzero(ends[0]), strict=True):
+        lo, hi = -math.inf, math.inf
+        if first > 0:
+            lo = _midway(float(x[first - 1]), float(x[first]))
+            lo = lo if lo > x[first - 1] else float(x[first])
+        if last < len(x) - 1:
+            hi = _midway(float(x[last]), float(x[last + 1]))
+            hi = hi if hi < x[last + 1] else float(x[last])
+        bounds.append((lo, hi))
+    return Intervals(tuple(bounds))
 
 
 # Rectangles --------------------------------------------------------------------------------------
@@ -196,10 +227,22 @@ def _rectangle_check(points: np.ndarray, labelings: np.ndarray) -> np.ndarray:
 
 
 def _rectangle_witness(points: np.ndarray, labels: np.ndarray) -> Rectangle:
-    positives = points[labels > 0]
+    """The positives' bounding box widened on every side by half the distance (in the max norm)
+    from the box to the nearest negative: the box sits midway between the two classes. Without
+    negatives it is the whole plane; without positives, empty."""
+    positives, negatives = points[labels > 0], points[labels < 0]
     if positives.size == 0:
         return Rectangle(math.inf, -math.inf, math.inf, -math.inf)
-    (x_lo, y_lo), (x_hi, y_hi) = positives.min(axis=0).tolist(), positives.max(axis=0).tolist()
+    if negatives.size == 0:
+        return Rectangle(-math.inf, math.inf, -math.inf, math.inf)
+    low, high = positives.min(axis=0), positives.max(axis=0)
+    outside = np.maximum(low - negatives, negatives - high).max(axis=1)  # > 0: realizable
+    pad = float(outside.min()) / 2
+    (x_lo, y_lo), (x_hi, y_hi) = (low - pad).tolist(), (high + pad).tolist()
+    widened = Rectangle(x_lo, x_hi, y_lo, y_hi)
+    if np.array_equal(widened.classify(points), labels):
+        return widened
+    (x_lo, y_lo), (x_hi, y_hi) = low.tolist(), high.tolist()  # rounding reached a negative
     return Rectangle(x_lo, x_hi, y_lo, y_hi)
 
 
@@ -291,14 +334,23 @@ def _half_plane_check(points: np.ndarray, labelings: np.ndarray) -> np.ndarray:
 
 
 def _half_plane_witness(points: np.ndarray, labels: np.ndarray) -> HalfPlane:
-    """w·x + b > 0 on the positives only, w of unit length: the line halfway between the two
-    classes along the first splitting direction, computed exactly, then rounded to floats."""
+    """The widest-margin half-plane (the hard-margin SVM), w of unit length, rounded to floats.
+
+    The widest separating strip is perpendicular to c - a for the closest pair of the two hulls
+    (see :func:`_half_plane_separations`), one of the candidate directions v; along v the strip's
+    width is (min over negatives - max over positives)/‖v‖. The widest candidate is found in
+    exact arithmetic and the line drawn through the middle of its strip. A labelling with one
+    class only gets w = 0 and b = ±1.
+    """
     if np.all(labels == labels[0]):
         return HalfPlane(np.zeros(2), float(labels[0]))
     directions, projections, scale = _projections(points)
-    j = int(np.argmax(_half_plane_separations(points, labels[None])[0]))
-    highest = max(projections[labels > 0, j].tolist())
-    lowest = min(projections[labels < 0, j].tolist())
+    positive = labels > 0
+    highest, lowest = projections[positive].max(axis=0), projections[~positive].min(axis=0)
+    gap, length2 = lowest - highest, (directions * directions).sum(axis=1)
+    j = max(np.flatnonzero(gap > 0).tolist(),
+            key=lambda k: Fraction(int(gap[k]) ** 2, int(length2[k])))
+    highest, lowest = int(highest[j]), int(lowest[j])
     v = [Fraction(int(c)) for c in directions[j]]
     size = max(abs(c) for c in v)  # rescale before rounding, so huge integers do not overflow
     w = np.array([float(c / size) for c in v])
@@ -312,7 +364,8 @@ _ON_THE_LINE = (
     "are alike: the points 0, 1, …, n-1 stand for every set of n points")
 
 HALF_LINES = HypothesisClass("half-lines", 1, _half_line_check, _half_line_witness, _ON_THE_LINE)
-"""Rays (-∞, a): CS446's "half intervals" [0, a), +1 below the threshold. VC dimension 1."""
+"""Rays (-∞, a), +1 below the threshold; on x >= 0 these are CS446's "half intervals" [0, a),
+a > 0. VC dimension 1."""
 
 INTERVALS = HypothesisClass("intervals", 1, _unions_check(1), _unions_witness, _ON_THE_LINE)
 """Closed intervals [lo, hi] on the line (CS446). VC dimension 2."""
@@ -392,6 +445,16 @@ def realize(hclass: HypothesisClass, points, labels):
     points = _points(hclass, points)
     labels = as_labels(labels, len(points))
     return hclass.witness(points, labels) if hclass.check(points, labels[None])[0] else None
+
+
+def realize_all(hclass: HypothesisClass, points) -> tuple:
+    """:func:`realize` for every labelling of ``points`` at once, in the order of
+    :func:`all_labelings`: a witness or None for each of the 2ⁿ labellings (one check for all)."""
+    points = _points(hclass, points)
+    labelings = _labelings(len(points))
+    fits = hclass.check(points, labelings)
+    return tuple(hclass.witness(points, labels) if fit else None
+                 for labels, fit in zip(labelings, fits, strict=True))
 
 
 def realizable(hclass: HypothesisClass, points, labels) -> bool:
@@ -524,12 +587,18 @@ def growth_function(hclass: HypothesisClass, m, pool) -> int:
                for s in itertools.combinations(range(len(pool)), m))
 
 
+def _whole(value, name: str) -> int:
+    """A whole number >= 0 (not a bool)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise ValueError(f"{name} must be a whole number >= 0; got {value!r}.")
+    return int(value)
+
+
 def sauer_bound(m, d) -> int:
     """Σ_{i=0}^{d} C(m, i): Sauer's lemma bound on the growth function of a class of VC
-    dimension d. It equals 2^m for m <= d and grows like m^d after."""
-    m = positive_int(m, "m")
-    if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 0:
-        raise ValueError(f"the VC dimension d must be a whole number >= 0; got {d!r}.")
+    dimension d, for whole numbers m, d >= 0. It equals 2^m for m <= d (1 at m = 0: the empty
+    set of points has one labelling) and grows like m^d after."""
+    m, d = _whole(m, "the number of points m"), _whole(d, "the VC dimension d")
     return sum(math.comb(m, i) for i in range(d + 1))
 
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from property_support import examples
 from sklearn.naive_bayes import BernoulliNB
 
+from mllib import bayes
 from mllib.bayes import (
     joint,
     log_joint,
@@ -219,3 +220,21 @@ HALF = np.full((3, 2), 0.5)
 def test_bad_input_is_rejected_with_a_clear_message(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_markov_chain_ml_beats_every_other_transition_matrix():
+    rng = np.random.default_rng(7)
+    tokens = rng.choice(list("abcd"), 200, p=[0.4, 0.3, 0.2, 0.1]).tolist()
+    chain = bayes.markov_chain_ml(tokens)
+    np.testing.assert_allclose(chain.transitions.sum(axis=1), 1, rtol=0, atol=1e-12)
+    best = chain.log_likelihood(tokens)
+    for _ in range(50):  # random row-stochastic rivals (Dirichlet rows) do no better
+        rival = bayes.MarkovChain(chain.states, chain.counts, rng.dirichlet(np.ones(4), 4))
+        assert rival.log_likelihood(tokens) < best
+
+
+def test_markov_chain_ml_rejects_short_sequences_and_unknown_tokens():
+    with pytest.raises(ValueError, match="at least two tokens"):
+        bayes.markov_chain_ml(["a"])
+    with pytest.raises(ValueError, match="not a state"):
+        bayes.markov_chain_ml("abab").log_likelihood("abc")

@@ -180,3 +180,13 @@ def test_most_probable_explanation_refuses_impossible_evidence():
     net = bayes_net({"X": (0, 1)}, {}, {"X": [1.0, 0.0]})
     with pytest.raises(ValueError, match="probability 0"):
         net.most_probable_explanation({"X": 1})
+
+
+def test_log_likelihood_is_the_sum_of_the_log_joints():
+    net = alarm_network()
+    data = net.sample(50, seed=3)
+    cases = [{v: data[v][i] for v in net.names} for i in range(50)]
+    expected = sum(np.log(net.joint(case)) for case in cases)
+    assert net.log_likelihood(data) == pytest.approx(expected, rel=1e-12)
+    with pytest.raises(ValueError, match="one column per variable"):
+        net.log_likelihood({"E": data["E"]})

@@ -186,3 +186,118 @@ def test_naive_bayes_on_the_spam_emails_happens_to_be_consistent():
     from mllib.data import mmds_spam
     X, y, _ = mmds_spam()
     np.testing.assert_array_equal(bayes.naive_bayes_predict(bayes.naive_bayes(X, y), X), y)
+
+
+def test_naive_bayes_stores_one_number_more_than_it_has_free_and_is_a_network():
+    from mllib.data import mmds_spam
+
+    X, y, words = mmds_spam()
+    model = bayes.naive_bayes(X, y)
+    net = demo.naive_bayes_network(model, list(words))
+    assert model.parameter_count == 5 * 2 + 2  # CS446's n|V| + |V|: stored numbers
+    assert net.parameter_count() == 5 * 2 + 2 - 1  # free: the priors sum to 1
+    # the same model: the network's P(v | x) is naive Bayes's posterior on every e-mail
+    posterior = np.exp(bayes.naive_bayes_log_posterior(model, X))
+    for x, row in zip(X.astype(int), posterior, strict=True):
+        np.testing.assert_allclose(net.query("v", dict(zip(words, x.tolist(), strict=True))),
+                                   row,
+                                   rtol=1e-12)  # two orders of the same products
+
+
+def test_laplace_smoothing_is_the_beta_2_2_map_not_the_ml_estimate():
+    from mllib.data import mmds_spam
+
+    X, y, _ = mmds_spam()
+    model = bayes.naive_bayes(X, y)
+    for v, theta in zip(model.classes, model.theta, strict=True):
+        rows = X[y == v]
+        for k, p in zip(rows.sum(axis=0).astype(int), theta, strict=True):
+            tosses = "H" * k + "T" * (len(rows) - k)
+            assert p == pytest.approx(bayes.coin_map(tosses, 2, 2), rel=1e-12)
+            assert k not in (0, len(rows)) or p != pytest.approx(bayes.coin_ml(tosses))
+    assert model.theta[1, 1] == pytest.approx(0.6) and model.theta[0, 1] == pytest.approx(0.2)
+    # the same for a network's CPT rows: fit(smoothing=1) on binary A is (k + 1)/(m + 2)
+    data = alarm_network().sample(2000, seed=4)
+    row = alarm_network().fit(data, smoothing=1).cpts["A"][0, 0, 1]
+    parents = (data["E"] == 0) & (data["B"] == 0)
+    k, m = int(np.sum(data["A"][parents] == 1)), int(np.sum(parents))
+    assert row == pytest.approx((k + 1) / (m + 2), rel=1e-12)
+
+
+def test_the_walkthroughs_markov_chain_sentence():
+    sentence = "the cat sat on the mat and the cat ate".split()
+    chain = bayes.markov_chain_ml(sentence)
+    T = dict(zip(chain.states, chain.transitions, strict=True))
+    i = {s: j for j, s in enumerate(chain.states)}
+    assert T["the"][i["cat"]] == pytest.approx(2 / 3) and T["the"][i["mat"]] == pytest.approx(1 / 3)
+    assert T["cat"][i["sat"]] == T["cat"][i["ate"]] == 0.5
+    assert T["the"][i["sat"]] == 0  # a pair the text never shows
+    assert chain.log_likelihood(sentence) == pytest.approx(-np.log(27), rel=1e-12)
+    assert chain.counts.sum(axis=1)[i["ate"]] == 0  # the row the table leaves out
+
+
+def test_structure_scores_claims_of_the_walkthrough():
+    data = alarm_network().sample(100_000, seed=1)
+    true, extra, missing = demo.structure_scores(data, demo.ALARM_CANDIDATES)
+    assert (true.parameters, extra.parameters, missing.parameters) == (12, 14, 11)
+    assert 0 <= extra.log_likelihood - true.log_likelihood < 1  # "by less than one nat"
+    assert true.bic > extra.bic and true.bic > missing.bic  # BIC prefers the true graph
+    assert 100 < true.log_likelihood - missing.log_likelihood < 1000  # "hundreds of nats"
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_adding_an_edge_never_lowers_the_maximized_likelihood(seed):
+    data = alarm_network().sample(500, seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(3):  # a random extra parent for M (none of them descends from M)
+        extra = str(rng.choice(["E", "B", "R", "J"]))
+        richer = {**demo.ALARM_PARENTS, "M": ["A", extra]}
+        base, more = demo.structure_scores(data, {"base": demo.ALARM_PARENTS, "more": richer})
+        assert more.log_likelihood >= base.log_likelihood - 1e-9  # sums of logs, rounding
+        assert more.parameters == base.parameters + 2
+
+
+def test_on_a_tree_elimination_multiplies_tables_of_4_entries_and_leaves_tables_of_2(
+        monkeypatch):
+    from mllib import bayesnet
+
+    products, results = [], []
+    original = bayesnet._sum_product
+
+    def recording(factors, keep):
+        products.append(len({v for scope, _ in factors for v in scope}))
+        scope, table = original(factors, keep)
+        results.append(table.size)
+        return scope, table
+
+    monkeypatch.setattr(bayesnet, "_sum_product", recording)
+    for seed in range(5):  # a random tree of 12 binary variables: X0 the root
+        rng = np.random.default_rng(seed)
+        parents = {f"X{i}": [f"X{rng.integers(i)}"] for i in range(1, 12)}
+        cpts = {"X0": rng.dirichlet([1, 1]),
+                **{v: rng.dirichlet([1, 1], size=2) for v in parents}}
+        tree = bayesnet.bayes_net({f"X{i}": (0, 1) for i in range(12)}, parents, cpts)
+        children = {p for ps in parents.values() for p in ps}
+        leaves = [v for v in parents if v not in children]
+        for target in ("X0", "X1", leaves[0]):
+            tree.query(target, {v: 1 for v in leaves[-3:] if v != target},
+                       method="elimination")
+    assert len(products) > 40  # many eliminations ran, each recorded
+    assert max(products) == 2 and max(results) == 2  # 2 × 2 tables in, 2 out
+
+
+@pytest.mark.parametrize("spread", [1.5, 1e3])
+def test_cost_figure_labels_at_least_two_ticks_inside_its_log_axis(spread):
+    # made-up timings: within one decade, and over three
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    sizes = np.array([4, 6, 8])
+    cost = demo.InferenceCost(sizes, 2e-4 * spread ** np.linspace(0, 1, 3),
+                              np.array([2.2e-4, 2.5e-4, 2.9e-4]))
+    fig = demo.show_cost(cost)
+    FigureCanvasAgg(fig).draw()
+    ax = fig.axes[0]
+    low, high = ax.get_ylim()
+    shown = [t for t in (*ax.get_yticklabels(), *ax.get_yticklabels(minor=True))
+             if t.get_text() and low <= t.get_position()[1] <= high]
+    assert len(shown) >= 2

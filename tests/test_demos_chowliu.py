@@ -1,11 +1,13 @@
 """The Chow-Liu walk-through's widget logic, driven without a browser."""
 
+import itertools
+
 import ipywidgets
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from mllib import chowliu
+from mllib import bayes, chowliu
 from mllib.demos import chowliu as demo
 from mllib.demos import explore
 
@@ -94,12 +96,12 @@ def test_explore_wires_the_sample_size_slider_and_root_selector(monkeypatch):
         seen.append((m, root))
         return demo.show_experiment(m, root)
 
-    box = explore(frame, m=ipywidgets.FloatLogSlider(value=100, base=10, min=1, max=4),
+    box = explore(frame, m=ipywidgets.SelectionSlider(options=demo.SAMPLE_SIZES, value=32),
                   root=ipywidgets.Dropdown(options=list(range(10)), value=0))
     slider, dropdown = box.children[:2]
     slider.value = 1000
     dropdown.value = 3
-    assert seen == [(100, 0), (1000, 0), (1000, 3)]
+    assert seen == [(32, 0), (1000, 0), (1000, 3)]
 
 
 def test_kruskal_steps_find_prims_tree_and_skip_only_cycles():
@@ -137,3 +139,162 @@ def test_kl_curve_averages_samples_and_the_first_is_the_walkthroughs():
     truth, X = demo.true_tree()
     assert curve.per_sample_correct[1, 0] == demo.experiment(100, truth.root).correct
     assert len({tuple(row) for row in curve.per_sample_correct.T}) > 1  # samples differ
+
+
+# --- Claims of the walk-through, computed from the same calls -----------------------------------
+
+
+def test_the_three_candidates_are_not_the_same_distribution():
+    # §3: "Distribution 1 gives 1011 probability 0, Distribution 2 gives it 10/72 = 5/36 and
+    # Distribution 3 gives it 2/9"; and Distribution 3 is about 17 times as likely as 2.
+    likelihoods = demo.candidates_likelihoods(demo.slides_candidates())
+    first = [probs[0] for probs in likelihoods.values()]
+    assert first == pytest.approx([0, 10 / 72, 2 / 9], abs=1e-15)
+    table, star, chain = (float(np.prod(p)) for p in likelihoods.values())
+    assert table == 0 and round(chain / star) == 17
+
+
+def test_the_skipped_pairs_are_a_pair_of_siblings_and_a_grandparent_with_its_grandchild():
+    # §4: "2–4 are two children of 7 ... 7–9 are a grandparent and its grandchild (7 → 2 → 9).
+    # The pair 7–9 is also the brightest cell of the heatmap that is not an edge."
+    truth, X_all = demo.true_tree()
+    X = X_all[:1000]
+    mi = chowliu.mutual_information(X)
+    edges = chowliu.chow_liu_tree(X, root=truth.root)
+    parent = dict((child, par) for par, child in edges)
+    skipped = [s.edge for s in demo.kruskal_steps(mi) if not s.kept]
+    assert skipped == [(7, 9), (2, 4)]
+    assert parent[2] == parent[4] == 7  # siblings
+    assert parent[9] == 2 and parent[2] == 7  # grandparent 7, grandchild 9
+    assert demo.tree_path(edges, 7, 9) == [7, 2, 9]
+    tree = {frozenset(e) for e in edges}
+    non_edges = [(mi[i, j], (i, j)) for i in range(10) for j in range(i + 1, 10)
+                 if frozenset((i, j)) not in tree]
+    assert max(non_edges)[1] == (7, 9)
+    table = demo.kruskal_table(demo.kruskal_steps(mi)).splitlines()
+    assert "skipped: 7–2–9 already joins them" in table[9]
+
+
+def test_tree_path_walks_the_tree_and_refuses_disconnected_ends():
+    edges = [(0, 1), (1, 2), (1, 3), (3, 4)]
+    assert demo.tree_path(edges, 2, 4) == [2, 1, 3, 4]
+    assert demo.tree_path(edges, 4, 4) == [4]
+    with pytest.raises(ValueError, match="not connected"):
+        demo.tree_path([(0, 1), (2, 3)], 0, 3)
+
+
+def test_the_decomposition_check_agrees():
+    # §4: log P(D | T) = m·ΣI(edges) − m·ΣH(xᵢ), with frequency CPTs (smoothing 1e-9).
+    truth, X_all = demo.true_tree()
+    X = X_all[:1000]
+    mi = chowliu.mutual_information(X)
+    edges = chowliu.chow_liu_tree(X, root=truth.root)
+    fitted = chowliu.fit_tree(X, edges, smoothing=1e-9)
+    p = X.mean(axis=0)
+    entropies = -(p * np.log(p) + (1 - p) * np.log(1 - p))
+    decomposed = len(X) * (chowliu.total_information(mi, edges) - entropies.sum())
+    assert chowliu.log_likelihood(fitted, X) == pytest.approx(decomposed, rel=1e-7)
+
+
+def test_kl_table_claims():
+    # §6: a few dozen samples give wrong edges; at m = 100 most samples give the true tree and
+    # at 200 nearly all; from 500 on every one of the 10 does, and the curves coincide; the CPT
+    # error left then shrinks roughly like 1/m; the walk-through's own sample is right from 100.
+    curve = demo.kl_curve()
+    sizes = list(curve.sizes)
+    right = (curve.per_sample_correct == 9).sum(axis=1)
+    assert curve.correct[sizes.index(20)] < 9 and curve.correct[sizes.index(50)] < 9
+    assert right[sizes.index(100)] > 5 and right[sizes.index(200)] >= 9
+    late = curve.sizes >= 500
+    assert np.all(right[late] == 10)
+    np.testing.assert_array_equal(curve.chow_liu[late], curve.true_structure[late])
+    scaled = curve.sizes[late] * curve.chow_liu[late]
+    assert scaled.max() / scaled.min() < 1.1  # m·KL nearly constant: KL ~ 1/m
+    own = curve.per_sample_correct[:, 0]
+    assert np.all(own[curve.sizes >= 100] == 9) and own[sizes.index(50)] < 9
+
+
+def test_laplace_smoothing_moves_the_numbers_only_slightly_between_roots():
+    # §5: the root changes nothing with frequency CPTs; with smoothing the numbers move a little
+    # for small m.
+    at_0, at_5 = demo.experiment(10, 0), demo.experiment(10, 5)
+    assert at_0.loglik != at_5.loglik
+    assert at_5.loglik == pytest.approx(at_0.loglik, rel=0.05)
+
+
+# --- The widget swept over every control --------------------------------------------------------
+
+
+GREEN = (0.17254901960784313, 0.6274509803921569, 0.17254901960784313, 1.0)
+
+
+def test_sample_size_stops_are_whole_numbers_a_tenth_of_a_decade_apart():
+    sizes = np.array(demo.SAMPLE_SIZES)
+    assert sizes[0] == 10 and sizes[-1] == 10_000 and len(sizes) == 31
+    assert all(isinstance(m, int) for m in demo.SAMPLE_SIZES)
+    np.testing.assert_allclose(np.diff(np.log10(sizes)), 0.1, atol=0.02)
+
+
+def test_every_slider_stop_and_root_learns_a_tree_and_counts_its_edges():
+    truth, _ = demo.true_tree()
+    truth_edges = {frozenset(e) for e in truth.edges}
+    for m in demo.SAMPLE_SIZES:
+        for root in range(10):
+            exp = demo.experiment(m, root)
+            assert exp.m == m and exp.learned[0][0] == root
+            assert exp.correct == sum(frozenset(e) in truth_edges for e in exp.learned)
+            assert np.isfinite(exp.kl) and np.isfinite(exp.loglik)
+
+
+@pytest.mark.parametrize("root", [0, 1, 9])
+def test_the_drawn_frame_shows_the_slider_value_and_colours_agree_with_the_count(root):
+    # The readout of the SelectionSlider is the option itself, and the title shows the same m;
+    # the green arrows are exactly the edges the title counts as right.
+    sizes = demo.SAMPLE_SIZES if root == 1 else demo.SAMPLE_SIZES[::6]
+    slider = ipywidgets.SelectionSlider(options=demo.SAMPLE_SIZES, value=32)  # as wired
+    for m in sizes:
+        slider.value = m
+        assert slider.label == str(m)  # the readout
+        fig = demo.show_experiment(slider.value, root)
+        exp = demo.experiment(m, root)
+        assert fig.axes[1].get_title() == (f"learned from m = {m}: {exp.correct} of 9 edges "
+                                           "right")
+        colours = _arrows(fig, 1)
+        assert len(colours) == 9 and colours.count(GREEN) == exp.correct
+
+
+def test_the_kl_plot_has_labelled_ticks_on_both_log_axes():
+    fig = demo.show_kl(demo.kl_curve(sizes=(10, 100, 1000, 10_000), samples=2))
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    for axis, (low, high) in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+        shown = [t for t, label in zip(axis.get_majorticklocs(), axis.get_majorticklabels(),
+                                       strict=True)
+                 if low <= t <= high and label.get_text()]
+        assert len(shown) >= 2
+
+
+def test_kl_from_the_empirical_distribution_is_minus_entropy_minus_the_mean_loglik():
+    # §4: D(P̂, T) = -H(P̂) - (1/m) log P(D | T), so the ML tree also minimizes the KL (problem 2).
+    _, X = demo.true_tree(4, seed=3, max_m=60)
+    tree = chowliu.fit_tree(X, chowliu.chow_liu_tree(X), smoothing=0.5)
+    strings, counts = np.unique(X, axis=0, return_counts=True)
+    p_hat = counts / len(X)
+    kl = float(np.sum(p_hat * np.log(p_hat / bayes.joint(tree, strings))))
+    entropy = -float(np.sum(p_hat * np.log(p_hat)))
+    assert kl == pytest.approx(-entropy - chowliu.log_likelihood(tree, X) / len(X), rel=1e-12)
+
+
+def test_walking_up_distribution_3_matches_enumeration():
+    # §2: marginals and the pairs (x3, x4) and (x3, x1) up the tree equal brute-force sums.
+    tree = demo.slides_candidates().chain
+    everything = np.array(list(itertools.product([0, 1], repeat=4)), dtype=float)
+    probabilities = bayes.joint(tree, everything)
+    assert probabilities.sum() == pytest.approx(1.0, abs=1e-12)
+    for i in range(4):
+        assert bayes.marginal(tree, i) == pytest.approx(probabilities @ everything[:, i],
+                                                        abs=1e-12)
+    for i, j in [(2, 3), (2, 0)]:
+        brute = [[probabilities[(everything[:, i] == a) & (everything[:, j] == b)].sum()
+                  for b in (0, 1)] for a in (0, 1)]
+        np.testing.assert_allclose(bayes.pairwise(tree, i, j), brute, atol=1e-12)

@@ -1,5 +1,7 @@
 """The EM walk-through's widget logic, driven without a browser."""
 
+import math
+
 import ipywidgets
 import numpy as np
 import pytest
@@ -18,12 +20,17 @@ def test_e_step_table_prints_the_hand_computed_scenario_iii_row():
     assert len(rows) == 6
 
 
-def test_iteration_table_lists_every_step_and_the_last_one():
-    run = em.three_coins(list(demo.SCENARIO_III), 4, alpha=0.5, p=0.6, q=0.4, iterations=5,
-                         tol=0)
-    table = demo.iteration_table(run, every=2).splitlines()
-    assert [row.split(" | ")[0] for row in table[2:]] == ["| 0", "| 2", "| 4", "| 5"]
-    assert table[3] == "| 2 | 0.5968 | 0.6303 | 0.6171 | -10.5861 |"
+def test_iteration_table_shows_the_first_updates_a_gap_and_the_last():
+    run = em.three_coins(list(demo.SCENARIO_III), 4, alpha=0.5, p=0.6, q=0.4, iterations=200,
+                         tol=1e-12)
+    table = demo.iteration_table(run).splitlines()
+    assert [row.split(" | ")[0] for row in table[2:]] == [f"| {k}" for k in range(9)] + [
+        "| …", f"| {run.iterations}"]
+    assert table[3] == "| 1 | 0.596154 | 0.645161 | 0.595238 | -10.59997056 |"
+    rows = table[2:11]
+    assert len(set(rows)) == len(rows)  # no repeated rows: every shown update moves something
+    short = em.three_coins([3, 2], 4, alpha=0.5, p=0.6, q=0.4, iterations=3, tol=0)
+    assert len(demo.iteration_table(short).splitlines()) == 2 + 4
 
 
 def test_em_frame_draws_the_requested_number_of_updates():
@@ -77,7 +84,7 @@ def test_restarts_find_two_local_maxima_on_three_groups():
     for run in landscape.runs:  # each end is a fixed point of EM
         again = em.three_coins(heads, m, alpha=run.alpha, p=run.p, q=run.q, iterations=1)
         assert again.loglik == pytest.approx(run.loglik, abs=1e-6)
-    assert len(demo.show_restarts(heads, m, landscape).axes[1].lines[0].get_ydata()) == 30
+    assert len(demo.show_restarts(heads, m, landscape).axes[0].lines[0].get_ydata()) == 30
 
 
 def test_jensen_bound_touches_at_the_start_and_peaks_at_the_m_step():
@@ -87,6 +94,11 @@ def test_jensen_bound_touches_at_the_start_and_peaks_at_the_m_step():
     touch = np.argmin(np.abs(curves.grid - curves.p_old))
     assert curves.bound[touch] == pytest.approx(curves.loglik[touch], rel=1e-12)
     assert abs(curves.grid[np.argmax(curves.bound)] - curves.p_new) <= 0.005
+    # §2: "meets it only at p₀ ... LL there (at the bound's peak) is higher still"
+    away = np.abs(curves.grid - curves.p_old) > 0.01
+    assert np.all(curves.bound[away] < curves.loglik[away])
+    peak = np.argmax(curves.bound)
+    assert curves.loglik[peak] > curves.bound[peak] > curves.loglik[touch]
     assert isinstance(demo.show_jensen(curves), Figure)
 
 
@@ -94,7 +106,7 @@ def test_restart_ends_are_drawn_with_p_at_least_q():
     heads, m = demo.three_groups()
     landscape = demo.restart_landscape(heads, m, count=20, seed=1)
     fig = demo.show_restarts(heads, m, landscape)
-    ends = [line.get_xydata()[0] for line in fig.axes[0].lines if line.get_marker() == "o"]
+    ends = [line.get_xydata()[0] for line in fig.axes[1].lines if line.get_marker() == "o"]
     assert len(ends) == 20
     assert all(p >= q for p, q in ends)
     swapped = [run.p < run.q for run in landscape.runs]
@@ -107,3 +119,208 @@ def test_dispersion_tells_the_maximum_from_the_saddle():
     assert observed == pytest.approx(0.25) and one_coin == pytest.approx(15 / 16)
     observed, one_coin = demo.dispersion(*demo.three_groups())
     assert observed > 5 * one_coin
+
+
+# --- Claims of the walk-through, computed from the same calls -----------------------------------
+
+
+def test_scenario_iii_ll_never_decreases_and_settles_at_one_coin():
+    # §1: "LL never decreases. It climbs by 0.66 in the first update ...; from update 13 on the
+    # changes are rounding errors of a few 1e-15, in either direction ... p = q = 0.625".
+    heads, m = em.head_counts(demo.SCENARIO_III)
+    run = em.three_coins(heads, m, alpha=0.5, p=0.6, q=0.4, iterations=200, tol=1e-12)
+    changes = np.diff([s.loglik for s in run.history])
+    assert round(changes[0], 2) == 0.66
+    assert np.all(changes[:12] > 0)  # a real climb up to update 12
+    assert np.all(np.abs(changes[12:]) < 1e-14)  # rounding from update 13 on (either sign)
+    assert run.converged and run.p == pytest.approx(0.625, abs=1e-9)
+    assert run.q == pytest.approx(0.625, abs=1e-9)
+
+
+def test_jensen_on_the_slides_average_is_an_equality_and_the_bound_is_not_strict():
+    # The erratum: the slides average log P(Dⁱ | θ), which does not depend on y, so the average
+    # is log P(Dⁱ | θ) itself (Jensen bounds nothing). The right bound, with the weights frozen
+    # at θ₀, equals LL at θ₀ (so ">" must be "≥") and lies strictly below LL elsewhere.
+    heads, m = demo.three_groups()
+    theta0 = (0.5, 0.3, 0.6)
+    weights = em.e_step(heads, m, *theta0)
+    single = np.array([em.log_likelihood([h], m, *theta0) for h in heads])
+    np.testing.assert_allclose(weights * single + (1 - weights) * single, single, rtol=1e-14)
+    assert em.lower_bound(heads, m, *theta0, posterior=weights) == pytest.approx(
+        em.log_likelihood(heads, m, *theta0), rel=1e-13)
+    theta1 = em.m_step(heads, m, weights)
+    assert (em.lower_bound(heads, m, *theta1, posterior=weights)
+            < em.log_likelihood(heads, m, *theta1) - 1)
+
+
+def test_the_variance_of_a_two_coin_mixture_exceeds_one_coins_by_the_stated_term():
+    # §4: Var = m p̄(1 - p̄) + m(m - 1) α(1 - α)(p - q)², checked on the exact distribution of h.
+    m, alpha, p, q = 7, 0.3, 0.8, 0.35
+    h = np.arange(m + 1)
+    binom = np.array([math.comb(m, k) for k in h])
+    pmf = binom * (alpha * p**h * (1 - p) ** (m - h) + (1 - alpha) * q**h * (1 - q) ** (m - h))
+    mean = pmf @ h
+    bar = alpha * p + (1 - alpha) * q
+    assert pmf @ (h - mean) ** 2 == pytest.approx(
+        m * bar * (1 - bar) + m * (m - 1) * alpha * (1 - alpha) * (p - q) ** 2, rel=1e-12)
+
+
+def test_the_dispersion_numbers_printed_in_section_4():
+    observed, one_coin = demo.dispersion(demo.SCENARIO_III, 4)
+    assert (round(observed, 3), round(one_coin, 3)) == (0.25, 0.938)
+    observed, one_coin = demo.dispersion(*demo.three_groups())
+    assert observed > one_coin  # "far more spread than one coin's": 53.7 against 5.0
+    assert (round(observed, 1), round(one_coin, 1)) == (53.7, 5.0)
+
+
+def test_the_symmetric_start_sticks_and_a_nudge_escapes():
+    heads, m = demo.three_groups()
+    stuck = em.three_coins(heads, m, alpha=0.3, p=0.5, q=0.5, iterations=100, tol=0)
+    nudged = em.three_coins(heads, m, alpha=0.3, p=0.5, q=0.5 + 1e-6, iterations=100, tol=0)
+    assert stuck.alpha == 0.3 and stuck.p == stuck.q == pytest.approx(heads.mean() / m)
+    assert nudged.loglik > stuck.loglik + 400  # -1195.58 against -1663.47
+
+
+def test_a_plain_floating_point_loop_drifts_off_the_diagonal():
+    # §4 and Exercise 5: "p - q is about 1e-16 after one update, -2e-7 after 10 (printed), and
+    # after 100 updates it is at (0.345, 0.063, 0.724)", the maximum the nudged run found.
+    heads, m = demo.three_groups()
+    path = demo.textbook_em(heads, m, 0.3, 0.5, 0.5, 100)
+    split = path[:, 1] - path[:, 2]
+    assert 0 < abs(split[1]) <= 2.3e-16
+    assert 1e-7 < abs(split[10]) < 3e-7
+    np.testing.assert_allclose(path[100], (0.345, 0.063, 0.724), atol=5e-4)
+    nudged = em.three_coins(heads, m, alpha=0.3, p=0.5, q=0.5 + 1e-6, iterations=100, tol=0)
+    np.testing.assert_allclose(path[100], (nudged.alpha, nudged.p, nudged.q), atol=1e-6)
+
+
+def test_restart_table_of_the_walkthrough_and_the_asymmetric_slice():
+    # §5 with the notebook's call: two maxima; the better one (LL -1195.583) is reached by
+    # fewer runs (20 of 60); the slice at its α is 64.7 nats from symmetric, the α = 1/2 slice
+    # symmetric, and the swap maps the slice at α to the mirror of the slice at 1 - α.
+    heads, m = demo.three_groups()
+    landscape = demo.restart_landscape(heads, m, count=60, seed=1)
+    assert len(landscape.maxima) == 2 and landscape.visits.tolist() == [20, 40]
+    assert landscape.maxima[0, 3] == pytest.approx(-1195.583, abs=5e-4)
+    grid = np.linspace(0.005, 0.995, 120)
+    best = demo.loglik_slice(heads, m, landscape.maxima[0, 0], grid)
+    assert round(np.abs(best - best.T).max(), 1) == 64.7
+    half = demo.loglik_slice(heads, m, 0.5, grid)
+    np.testing.assert_allclose(half, half.T, rtol=1e-14)
+    mirror = demo.loglik_slice(heads, m, 1 - landscape.maxima[0, 0], grid)
+    np.testing.assert_allclose(best, mirror.T, rtol=1e-12)
+
+
+def test_a_large_sample_gives_the_coins_back_to_two_decimals():
+    truth = {"alpha": 0.3, "p": 0.8, "q": 0.35}
+    big = em.sample_coins(100_000, 10, **truth, seed=5)
+    fit = em.three_coins(big, 10, alpha=0.6, p=0.4, q=0.5, iterations=2000, tol=1e-10)
+    found = (fit.alpha, fit.p, fit.q) if fit.p > fit.q else (1 - fit.alpha, fit.q, fit.p)
+    assert fit.converged
+    np.testing.assert_allclose(found, (0.3, 0.8, 0.35), atol=0.005)
+
+
+def test_section_7_q_is_maximized_by_the_m_step_and_two_coins_fall_short_of_three():
+    heads, m = demo.three_groups()
+    weights = em.e_step(heads, m, 0.5, 0.3, 0.6)
+    theta_new = em.m_step(heads, m, weights)
+    randoms = np.random.default_rng(0).uniform(0.01, 0.99, size=(2000, 3))
+    top = em.expected_loglik(heads, m, *theta_new, posterior=weights)
+    assert max(em.expected_loglik(heads, m, *t, posterior=weights) for t in randoms) < top
+    landscape = demo.restart_landscape(heads, m, count=60, seed=1)
+    three = demo.mixture_loglik(heads, m, [1 / 3] * 3, [0.05, 0.5, 0.95])
+    assert three > landscape.maxima[0, 3] + 100  # -1055.1 against -1195.6
+    # k = 2 reproduces the three-coin model's LL
+    assert demo.mixture_loglik(heads, m, [0.4, 0.6], [0.7, 0.2]) == pytest.approx(
+        em.log_likelihood(heads, m, 0.4, 0.7, 0.2), rel=1e-12)
+
+
+def test_restarts_draw_their_starts_where_the_docstring_says():
+    runs = em.restarts([3, 2, 3, 2], 4, count=200, seed=0, iterations=1)
+    starts = np.array([(r.history[0].alpha, r.history[0].p, r.history[0].q) for r in runs])
+    assert starts.min() >= 0.02 and starts.max() <= 0.98
+    assert starts.min() < 0.03 and starts.max() > 0.97  # the whole documented range
+
+
+# --- The stepper swept over every control -------------------------------------------------------
+
+
+def _stepper_controls(monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    heads, m = demo.three_groups()
+    _, view = demo.em_stepper(heads, m, alpha=0.5, p=0.6, q=0.4).children
+    return {w.description: w for w in view.children if hasattr(w, "description")}
+
+
+def test_stepper_controls_cover_the_ranges_the_sweep_uses(monkeypatch):
+    controls = _stepper_controls(monkeypatch)
+    for name in ("initial α", "initial p", "initial q"):
+        slider = controls[name]
+        assert (slider.min, slider.max, slider.step) == (0.01, 0.99, 0.01)
+        assert slider.readout_format == ".2f"  # the readout shows the value used, to the step
+    assert (controls["EM steps"].min, controls["EM steps"].max) == (0, demo.MAX_STEPS)
+
+
+EXTREMES_AND_INSIDE = [0.01, 0.37, 0.5, 0.99]  # the slider's ends, p = q, and p != q
+
+
+@pytest.mark.parametrize("alpha", [0.01, 0.5, 0.99])
+def test_em_frame_over_the_whole_slider_range(alpha):
+    # The drawn frame at every combination of the extremes and inside values, with 0, 1 and
+    # MAX_STEPS steps: nothing raises, the trace is the run's LL, LL never drops beyond
+    # rounding, the titles show the state drawn, and the square is the sliders' start.
+    heads, m = demo.three_groups()
+    for p in EXTREMES_AND_INSIDE:
+        for q in EXTREMES_AND_INSIDE:
+            for steps in (0, 1, demo.MAX_STEPS):
+                fig = demo.show_em_run(heads, m, alpha, p, q, steps)
+                run = em.three_coins(heads, m, alpha=alpha, p=p, q=q, iterations=steps, tol=0)
+                trace = fig.axes[0].lines[0].get_ydata()
+                np.testing.assert_array_equal(trace, [s.loglik for s in run.history])
+                assert np.all(np.diff(trace) >= -1e-9 * np.abs(trace[:-1]))
+                assert fig.axes[0].get_title() == f"LL = {run.loglik:.3f} after {steps} update(s)"
+                assert fig.axes[1].get_title() == (f"α = {run.alpha:.3f}, p = {run.p:.3f}, "
+                                                   f"q = {run.q:.3f}")
+                assert tuple(fig.axes[1].lines[-1].get_xydata()[0]) == (p, q)
+                low, top = fig.axes[0].get_ylim()
+                # every point is inside the axis, except a start below it, which is annotated
+                inside = trace if low <= trace[0] else trace[1:]
+                assert low <= inside.min() and inside.max() <= top
+                assert low <= trace[0] or fig.axes[0].texts[0].get_text().startswith("start:")
+
+
+def test_every_slider_position_on_a_grid_runs_and_climbs():
+    # The run behind the frame on a grid of every 14th slider stop (0.01 ... 0.99) for each of α,
+    # p and q, with the most steps: no start raises, and LL never drops beyond rounding.
+    heads, m = demo.three_groups()
+    stops = np.round(np.arange(0.01, 1.0, 0.14), 2)
+    assert stops[0] == 0.01 and stops[-1] == 0.99
+    for alpha in stops:
+        for p in stops:
+            for q in stops:
+                run = em.three_coins(heads, m, alpha=alpha, p=p, q=q,
+                                     iterations=demo.MAX_STEPS, tol=0)
+                ll = np.array([s.loglik for s in run.history])
+                assert np.all(np.isfinite(ll)) and np.all(np.diff(ll) >= -1e-9 * np.abs(ll[:-1]))
+
+
+def test_the_first_jump_no_longer_hides_the_climb_after_it():
+    # Issue 28: at α = 0.01, p = 0.99, q = 0.01 the first update jumps by hundreds of nats and
+    # the rest of the climb was a flat line. The axis now starts at update 1 and the climb after
+    # it fills most of the height; an arrow names the start's LL.
+    heads, m = demo.three_groups()
+    fig = demo.show_em_run(heads, m, 0.01, 0.99, 0.01, demo.MAX_STEPS)
+    trace = fig.axes[0].lines[0].get_ydata()
+    low, top = fig.axes[0].get_ylim()
+    assert trace[1] - trace[0] > 10 * (trace[1:].max() - trace[1:].min())
+    assert (trace[1:].max() - trace[1:].min()) / (top - low) > 0.8
+    assert low > trace[0]
+    assert any(t.get_text().startswith(f"start: LL = {trace[0]:.1f}") for t in fig.axes[0].texts)
+
+
+def test_contour_panels_have_a_colour_bar():
+    heads, m = demo.three_groups()
+    stepper = demo.show_em_run(heads, m, 0.5, 0.6, 0.4, 2)
+    assert len(stepper.axes) == 3 and "LL − its largest value" in stepper.axes[2].get_ylabel()
+    landscape = demo.restart_landscape(heads, m, count=5, seed=1)
+    assert len(demo.show_restarts(heads, m, landscape).axes) == 3

@@ -225,7 +225,7 @@ def test_kernel_widget_draws_every_setting_its_controls_allow(name):
     settings |= {("rbf", 2, 1.0, C) for C in Cs}
     for kernel, degree, gamma, C in sorted(settings):
         fig = demo.show_kernels(name, kernel, degree, gamma, C)
-        fits = demo.fit(name, kernel, degree, gamma, C)
+        fits = demo.fit(name, kernel, degree, demo.shown(gamma), demo.shown(C))  # as shown
         # Each panel's verdict is the count of training points on the wrong side.
         errors = int(np.sum(kernels.kernel_predict(fits.run, fits.X, fits.y, fits.X) != fits.y))
         assert fig.axes[0].get_title().endswith(f"{errors} training errors")
@@ -294,7 +294,7 @@ def test_the_widget_prose_at_the_largest_gamma_matches_the_frames():
 
     fraction = {}
     for name in demo.DATASETS:
-        fits = demo.fit(name, "rbf", 2, 10 ** 1.5, 1.0)
+        fits = demo.fit(name, "rbf", 2, demo.shown(10 ** 1.5), 1.0)  # the slider's 31.6
         fraction[name] = fits.svm.support.size / len(fits.y)
         svm_regions, count = ndimage.label(fits.svm_scores > 0)
         assert count == (2 if name == "xor" else 1), name
@@ -323,3 +323,36 @@ def test_the_smallest_C_puts_rings_and_xor_in_one_class():
     assert len(rings.y) == 80
     assert int(np.sum(svm.predict_dual(rings.svm, rings.X) != rings.y)) == 37
     assert int(np.sum(rings.y < 0)) == 37
+
+
+def test_the_frame_uses_and_titles_the_values_the_sliders_display(monkeypatch):
+    import ipywidgets
+
+    assert ipywidgets.FloatLogSlider().readout_format == demo.READOUT  # what the slider shows
+    used = []
+    real_fit = demo.fit
+
+    def recording_fit(name, kernel, degree, gamma, C):
+        used.append((gamma, C))
+        return real_fit(name, kernel, degree, gamma, C)
+
+    monkeypatch.setattr(demo, "fit", recording_fit)
+    for C in _log_slider_values(-2, 2, 0.5):
+        for gamma in (10 ** -1, 10 ** 0.25, 10 ** 1.5):
+            readout_g, readout_C = format(gamma, ".3g"), format(C, ".3g")
+            title = demo.show_kernels("xor", "rbf", 2, gamma, C).axes[1].get_title()
+            assert f"(γ = {readout_g}, C = {readout_C})" in title
+            assert used[-1] == (float(readout_g), float(readout_C))
+    linear = demo.show_kernels("xor", "linear", 2, 1.0, 10 ** -1.5)
+    assert "(C = 0.0316)" in linear.axes[1].get_title()
+
+
+def test_the_svm_legend_sits_beside_the_panel_clear_of_the_points():
+    fig = demo.show_kernels("moons", "rbf", 2, 10 ** 1.5, 1.0)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)  # lay out the text, so the extents are the drawn ones
+    ax = fig.axes[1]
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert legend.x0 > ax.get_window_extent(renderer).x1  # right of the data area

@@ -317,7 +317,7 @@ def test_logistic_widget_sweep_fits_longer_w_for_larger_C():
     for exponent in C_EXPONENTS:
         C = 10.0**exponent
         ax = demo.show_logistic(C).axes[0]
-        w = linear.logistic_regression(X, y, C=C).w
+        w = linear.logistic_regression(X, y, C=demo.as_shown(C)).w
         assert str(np.round(w, 2).tolist()) in ax.get_title()
         norms.append(np.linalg.norm(w))
     assert np.all(np.diff(norms) > 0)  # "a small C means ... a short w; a large C sharper"
@@ -388,3 +388,99 @@ def test_bias_squared_is_smallest_at_c_10_then_creeps_up():
     low = int(np.argmin(bv.bias2))
     assert np.isclose(bv.Cs[low], 10.0, rtol=1e-9)  # a grid point: the value printed
     assert np.all(np.diff(bv.bias2[low:]) > 0)
+
+
+# --- second review: MMDS §12.3.5's orders and mini-batches; sliders show the value used -------
+
+
+def test_minibatch_sgd_of_one_example_in_order_is_sgd_and_of_all_is_gradient_descent():
+    X, y, _ = demo.race_data()
+    one = linear.minibatch_sgd("squared", X, y, eta=0.05, epochs=3, decay=0.01)
+    np.testing.assert_array_equal(one.path(), linear.sgd("squared", X, y, eta=0.05, epochs=3,
+                                                         decay=0.01).path())
+    everything = linear.minibatch_sgd("squared", X, y, eta=0.1, epochs=7, batch_size=len(y))
+    np.testing.assert_allclose(everything.path(), linear.gradient_descent(
+        "squared", X, y, eta=0.1, iterations=7).path(), atol=1e-14)
+
+
+def test_minibatch_step_is_the_mean_gradient_of_its_batch():
+    """Oracle by hand: w ← w + η·(1/|B|)·Σ_{i∈B} (yᵢ - w·xᵢ)·xᵢ, for the batches the run drew."""
+    X, y, _ = demo.race_data()
+    run = linear.minibatch_sgd("squared", X, y, eta=0.05, epochs=2, batch_size=7,
+                               order="shuffled", seed=3)
+    assert [len(s.index) for s in run.history[:6]] == [7, 7, 7, 7, 7, 5]  # 40 = 5·7 + 5
+    w = np.zeros(3)
+    for step in run.history:
+        B = step.index
+        w = w + 0.05 * (X[B].T @ (y[B] - X[B] @ w)) / len(B)
+        np.testing.assert_allclose(step.w, w, atol=1e-12)
+    for epoch in range(2):  # a shuffled pass uses every row once
+        rows = np.concatenate([s.index for s in run.history[6 * epoch:6 * epoch + 6]])
+        assert sorted(rows.tolist()) == list(range(40))
+
+
+def test_minibatch_sgd_draws_with_replacement_from_its_seed():
+    X, y, _ = demo.race_data()
+    run = linear.minibatch_sgd("squared", X, y, eta=0.05, epochs=1, order="random", seed=0)
+    np.testing.assert_array_equal([s.index[0] for s in run.history],
+                                  np.random.default_rng(0).integers(0, 40, 40))
+
+
+@pytest.mark.parametrize("kwargs", [{"batch_size": 41}, {"batch_size": 0}, {"order": "sorted"}])
+def test_minibatch_sgd_rejects_bad_settings(kwargs):
+    X, y, _ = demo.race_data()
+    with pytest.raises(ValueError):
+        linear.minibatch_sgd("squared", X, y, eta=0.05, epochs=1, **kwargs)
+
+
+def test_sgd_orders_table_claims():
+    """§2 (MMDS §12.3.5): with the same 1000 example gradients, reshuffling beats the fixed
+    order with every seed; draws with replacement use 24 of the 40 examples in pass 1 and end
+    farther away than reshuffling with every seed, by an amount that depends on the seed;
+    mini-batches of 5 end about ten times (here 5 to 50 times) farther than single examples;
+    the full batch is farthest."""
+    o = demo.sgd_orders()
+    fixed, shuffled, drawn, mini, batch = (o.distances[name] for name, *_ in demo.SGD_ORDERS)
+    assert shuffled.max() < fixed.min()
+    assert drawn.min() > shuffled.max()
+    assert drawn.max() > 5 * drawn.min()
+    assert list(o.used_first_pass.values()) == [40, 40, 24, 40, 40]
+    assert list(o.steps.values()) == [40, 40, 40, 8, 1]
+    assert 5 < np.median(mini) / np.median(shuffled) < 50
+    assert 5 < np.median(mini) / np.median(fixed) < 50
+    assert batch.min() > max(d.max() for d in (fixed, shuffled, drawn, mini))
+    assert "| one example, drawn with replacement | 40 | 24 |" in demo.sgd_orders_table()
+
+
+def test_sliders_show_the_value_the_frames_use():
+    """Every value of the notebook's log sliders: the frame's title prints the slider's readout
+    (format '.3g'), and the frame computes with that very number (C = 31.6, not 31.6228)."""
+    from ipywidgets import FloatLogSlider
+
+    assert FloatLogSlider().readout_format == demo.READOUT
+    X, y = demo.logistic_data()
+    for exponent in C_EXPONENTS:
+        C = 10.0**exponent
+        shown = format(C, demo.READOUT)
+        assert demo.as_shown(C) == float(shown)
+        ax = demo.show_logistic(C).axes[0]
+        assert ax.get_title().startswith(f"C = {float(shown):g}:")
+        w = linear.logistic_regression(X, y, C=float(shown)).w
+        assert str(np.round(w, 2).tolist()) in ax.get_title()
+    assert demo.show_logistic(10**1.5).axes[0].get_title().startswith("C = 31.6:")
+    eta, decay, rate = 10.0**ETA_EXPONENTS[0], 10.0**DECAY_EXPONENTS[1], 10.0**ADAGRAD_EXPONENTS[2]
+    fig = demo.show_race(eta, decay, rate)
+    shown = [format(v, demo.READOUT) for v in (eta, decay, rate)]
+    assert fig.axes[0].get_title() == f"η = {shown[0]}, c = {shown[1]}, AdaGrad r = {shown[2]}"
+    race = demo.race(*map(float, shown))
+    for line, distance in zip(fig.axes[0].get_lines(), race.distances.values(), strict=True):
+        np.testing.assert_allclose(line.get_ydata(), np.clip(distance, 1e-12, 1e6))
+
+
+def test_sgd_gets_to_moderate_accuracy_fast_then_crawls():
+    """§3, "How to solve it": in the race SGD's distance falls more than tenfold in its first two
+    passes, then keeps shrinking at every pass, by less than a factor 4 over the last 15."""
+    sgd = demo.race(0.05, 0.01, 0.2).distances["SGD, η₀/(1 + ct)"]
+    assert sgd[0] / sgd[2] > 10
+    assert np.all(np.diff(sgd) < 0)
+    assert sgd[10] / sgd[25] < 4

@@ -295,3 +295,66 @@ def test_kivinen_warmuth_bounds_follow_the_slide_and_reject_a_non_separator():
         online.kivinen_warmuth_bounds(u, X, -y)
     with pytest.raises(ValueError, match="one weight per feature"):
         online.kivinen_warmuth_bounds(u[:3], X, y)
+
+
+# --- second review: the brute-force ranges, the boundary convention, ε, the best expert -------
+
+
+def test_xor_search_header_names_the_threshold_range_too():
+    """The search tries w₁, w₂ *and* θ in [−m, m]: AND needs θ = 2, so it appears from m = 2."""
+    lines = demo.xor_search_table().splitlines()
+    assert lines[0] == ("| target | w₁, w₂, θ in [−1, 1] | w₁, w₂, θ in [−2, 2] | "
+                        "w₁, w₂, θ in [−3, 3] | w₁, w₂, θ in [−4, 4] |")
+    X = online.boolean_inputs(2)
+    assert online.find_threshold_weights(X, [0, 0, 0, 1], max_weight=1) is None
+    w, theta = online.find_threshold_weights(X, [0, 0, 0, 1], max_weight=2)
+    assert abs(theta) == 2
+    assert online.find_threshold_weights(X, [0, 1, 1, 1], max_weight=1) is not None
+
+
+def test_thick_updates_also_at_the_band_edge_mmds_convention():
+    """§3: the library updates at equality, w·x − θ = γ for a positive (the slide's strict < γ
+    would not), and y·(w·x) = γ for the perceptron; a finished run is strictly beyond γ."""
+    w, x = np.ones(3), np.array([1.0, 1.0, 0.0])
+    np.testing.assert_array_equal(online.thick_winnow_update(w, x, 1.0, 1.0, 1.0), [2, 2, 1])
+    np.testing.assert_array_equal(online.thick_winnow_update(w, x, -1.0, 3.0, 1.0), [.5, .5, 1])
+    assert online.thick_winnow_update(w, x, 1.0, 0.5, 1.0) is w  # 2 − 0.5 > 1: left alone
+    # one example exactly on the edge after the first update: 1·(w·x) = 1 = γ, so it updates again
+    run = online.thick_perceptron(np.array([[1.0, 0.0]]), np.array([1.0]), margin=1.0,
+                                  max_epochs=10)
+    assert run.mistakes == 2 and run.converged
+    np.testing.assert_array_equal(run.w, [2.0, 0.0])
+
+
+def test_best_epsilon_is_roughly_the_small_epsilon_minimiser():
+    """§5: the exact bound is smallest near, not at, √(2 ln N/m): for the m of p = 0.1 the two
+    differ by less than a factor 1.5 (scipy's bounded minimiser as the oracle)."""
+    from scipy.optimize import minimize_scalar
+
+    m = int(online.halving(*demo.experts_problem(0.1)).expert_mistakes.min())
+    exact, small = demo.best_epsilon(m)
+    oracle = minimize_scalar(lambda e: online.randomized_weighted_majority_bound(m, 16, 1 - e),
+                             bounds=(1e-6, 1 - 1e-6), method="bounded", options={"xatol": 1e-8})
+    assert abs(exact - oracle.x) <= 1e-4  # the grid's step
+    assert small == pytest.approx(np.sqrt(2 * np.log(16) / m))
+    assert exact < small < 1.5 * exact
+    assert abs(small - exact) > 0.05  # "not the same number"
+    # and the table's smallest row is the β nearest the exact minimiser among its βs
+    betas = (0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999)
+    bounds = [online.randomized_weighted_majority_bound(m, 16, b) for b in betas]
+    assert betas[int(np.argmin(bounds))] == 0.7 and abs((1 - 0.7) - exact) < 0.05
+
+
+def test_expert_zero_is_best_only_in_expectation_and_the_legend_names_the_real_best():
+    """§5: expert 0 has the lowest error rate for p < ½, but over 300 rounds another expert can
+    make fewer mistakes (here from p = 0.25 on); the legend names the best in hindsight."""
+    for noise in np.round(np.arange(0.0, 0.5 + 1e-9, 0.05), 2):
+        rates = demo.expert_error_rates(noise)
+        if noise < 0.5:
+            assert np.argmin(rates) == 0 and np.sum(rates == rates[0]) == 1
+        predictions, outcomes = demo.experts_problem(float(noise))
+        mistakes = np.sum(predictions != outcomes[:, None], axis=0)
+        best = int(np.argmin(mistakes))
+        label = next(iter(demo.experts_frame(0.5, float(noise)).curves))
+        assert label == f"best expert (#{best}, {mistakes.min()} mistakes)"
+        assert (best == 0) == (noise < 0.25)

@@ -30,7 +30,7 @@ def test_sample_size_frame_follows_the_sliders():
 def test_bound_comparison_puts_the_counting_bound_between_the_vc_bounds():
     comparison = demo.bound_comparison(0.1, 0.05, n_max=30)
     assert comparison.occam[9] == 140  # n = 10
-    assert np.all(comparison.vc_lower < comparison.occam)
+    assert np.all(comparison.vc_lower[2:] < comparison.occam[2:])  # drawn from n = 3 (VC > 2)
     assert np.all(comparison.occam < comparison.vc_upper)
     assert "n = 10: VC bound 5,831" in demo.show_bound_comparison(10, 0.1, 0.05).axes[0].get_title()
 
@@ -89,7 +89,7 @@ def test_simulation_table_rows():
 def test_explore_draws_the_simulation_statically_while_grading(monkeypatch):
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     frame = explore(demo.show_simulation, m=ipywidgets.IntSlider(value=40, min=1, max=300),
-                    eps=ipywidgets.FloatSlider(value=0.1, min=0.02, max=0.3),
+                    eps=ipywidgets.FloatSlider(value=0.1, min=0.02, max=0.12),
                     distribution=ipywidgets.Dropdown(options=list(demo.DISTRIBUTIONS)))
     assert isinstance(frame, Figure)
     assert frame.axes[0].get_title().startswith("m = 40:")
@@ -154,3 +154,162 @@ def test_online_to_pac_is_tested_on_examples_it_never_read():
     assert 0.4 < otp.test_errors[0] < 0.6  # w = 0 predicts one class: wrong on about half
     assert otp.picked_error <= 0.05
     assert len(otp.test_errors) > 2  # several hypotheses before the one picked
+
+
+# --- Claims of the walk-through, computed as the notebook computes them ------------------------
+
+
+def test_the_exact_first_reliable_m_is_52_34_84_97():
+    # Issue 28's table: the exact failure probability drops to δ = 0.05 for good at these m.
+    found = [demo.exact_reliable_m(eps, 0.05, name) for eps in (0.1, 0.05)
+             for name in (UNIFORM, SKEWED)]
+    assert found == [52, 34, 84, 97]
+    exact = demo.exact_failure(0.1, UNIFORM, 140)
+    assert exact[51] <= 0.05 < exact[50]  # m = 52 (index 51) below, m = 51 still above
+
+
+def test_the_400_trials_find_about_50_and_the_skew_helps_then_hurts():
+    # §5's prose: "from about 50 examples on" in the trials (uniform, ε = 0.1); with p = 0.9 the
+    # curve reaches δ earlier at ε = 0.1 and later at ε = 0.05, in the trials and exactly.
+    simulated = {(eps, name): demo.first_reliable_m(demo.learning_curve(eps, 0.05, name))
+                 for eps in (0.1, 0.05) for name in (UNIFORM, SKEWED)}
+    assert 45 <= simulated[0.1, UNIFORM] <= 55
+    assert simulated[0.1, SKEWED] < simulated[0.1, UNIFORM]
+    assert simulated[0.05, SKEWED] > simulated[0.05, UNIFORM]
+    assert demo.exact_reliable_m(0.1, 0.05, SKEWED) < demo.exact_reliable_m(0.1, 0.05, UNIFORM)
+    assert demo.exact_reliable_m(0.05, 0.05, SKEWED) > demo.exact_reliable_m(0.05, 0.05, UNIFORM)
+
+
+def test_the_section_5_table_claims():
+    # The cell's own call: at the Occam m = 140 no trial failed; the union bound is capped at 1
+    # until m = 105 (34 868 uncapped at m = 5); the header says it is capped.
+    sim = pac.simulate(demo.TARGET, demo.DISTRIBUTIONS[UNIFORM],
+                       [5, 10, 20, 40, 50, 60, 80, 100, 140], eps=0.1, delta=0.05, trials=400,
+                       seed=3)
+    assert sim.occam_m == 140 and sim.failure_rate[-1] == 0.0
+    first_below_one = next(m for m in range(1, 200)
+                           if pac.occam_failure_bound(sim.h_size, 0.1, m) < 1)
+    assert first_below_one == 105
+    assert round(sim.h_size * 0.9**5) == 34868
+    assert demo.simulation_table(sim).splitlines()[0].endswith("| |H|(1 − ε)^m (capped at 1) |")
+
+
+def test_the_online_to_pac_printout_is_consistent():
+    # M = ⌊(R/γ)²⌋ and the sample size printed is (M + 1)·L.
+    import math
+
+    otp = demo.online_to_pac_demo()
+    M = int(otp.bound)
+    assert M == math.floor(otp.bound) == 1110
+    assert (M + 1) * otp.picked.needed == otp.picked.sample_size == 223_311
+
+
+def test_the_lower_bound_waits_for_n_97_and_vc_two_at_n_one():
+    from mllib import vc
+
+    first = next(n for n in range(1, 200) if (n - 1) / 32 > np.log(20))
+    assert first == 97
+    for n in range(1, 5):  # lecture 04's brute force on the cube
+        assert vc.vc_dimension(vc.conjunctions(n), vc.cube(n)).dimension == demo.conjunction_vc(n)
+    comparison = demo.bound_comparison(0.1, 0.05)
+    assert np.isnan(comparison.vc_lower[:2]).all() and np.isfinite(comparison.vc_lower[2:]).all()
+    title = demo.show_bound_comparison(2, 0.1, 0.05).axes[0].get_title()
+    assert title.endswith("lower bound none (VC ≤ 2)")
+
+
+def test_a_two_term_dnf_is_a_two_cnf():
+    # §7's rewriting, checked on every input.
+    import itertools
+
+    x1, x2, x3, x4 = np.array(list(itertools.product([0, 1], repeat=4)), dtype=bool).T
+    assert np.array_equal((x1 & x2) | (x3 & x4), (x1 | x3) & (x1 | x4) & (x2 | x3) & (x2 | x4))
+
+
+# --- Every widget over the full range of its controls ------------------------------------------
+
+
+def _log_slider(low, high, step):
+    """The values of a FloatLogSlider(base=10, min=low, max=high, step=step)."""
+    return 10.0 ** np.round(np.arange(low, high + step / 2, step), 10)
+
+
+def _labelled_ticks(ax, which):
+    """The labelled major ticks inside the view of one axis of a drawn figure."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    FigureCanvasAgg(ax.figure).draw()
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    low, high = sorted(ax.get_xlim() if which == "x" else ax.get_ylim())
+    return [t for t in axis.get_major_ticks()
+            if low <= t.get_loc() <= high and t.label1.get_visible() and t.label1.get_text()]
+
+
+EPS_VALUES = _log_slider(-2, -0.5, 0.05)
+DELTA_VALUES = _log_slider(-4, -0.5, 0.25)
+
+
+def _one_at_a_time(ranges, default):
+    """Each control over its whole range, the others at their defaults and at both ends."""
+    for name, values in ranges.items():
+        others = {k: v for k, v in ranges.items() if k != name}
+        for corner in ("default", 0, -1):
+            fixed = {k: default[k] if corner == "default" else v[corner]
+                     for k, v in others.items()}
+            for value in values:
+                yield {name: value, **fixed}
+
+
+def test_sample_size_widget_over_every_slider_value():
+    ranges = {"eps": EPS_VALUES, "delta": DELTA_VALUES, "log10_h": np.arange(0.0, 31.0)}
+    for values in _one_at_a_time(ranges, {"eps": 0.1, "delta": 0.05, "log10_h": 5.0}):
+        fig = demo.show_sample_sizes(**values)
+        h = 10.0 ** values["log10_h"]
+        occam = pac.occam_sample_size(h, values["eps"], values["delta"])
+        agnostic = pac.agnostic_sample_size(h, values["eps"], values["delta"])
+        assert fig.axes[1].get_title() == (f"ε = {values['eps']:.3g}: m = {occam:,} realizable, "
+                                           f"{agnostic:,} agnostic")
+        assert fig.axes[0].get_title() == f"|H| = 10^{values['log10_h']:g}, δ = {values['delta']:g}"
+        for which in ("x", "y"):
+            assert len(_labelled_ticks(fig.axes[0], which)) >= 2, (values, which)
+
+
+def test_bound_widget_over_every_slider_value():
+    ranges = {"n": np.arange(1, 41), "eps": EPS_VALUES, "delta": DELTA_VALUES}
+    for values in _one_at_a_time(ranges, {"n": 10, "eps": 0.1, "delta": 0.05}):
+        fig = demo.show_bound_comparison(**values)
+        comparison = demo.bound_comparison(values["eps"], values["delta"])
+        row = values["n"] - 1
+        assert fig.axes[0].get_title().startswith(
+            f"n = {values['n']}: VC bound {comparison.vc_upper[row]:,}, |H| bound "
+            f"{comparison.occam[row]:,}")
+        # The counting bound always beats the VC bound for this finite class.
+        assert comparison.occam[row] < comparison.vc_upper[row]
+        assert len(_labelled_ticks(fig.axes[0], "y")) >= 2, values
+
+
+@pytest.mark.parametrize("name", [UNIFORM, SKEWED])
+def test_simulation_widget_over_every_slider_value(name):
+    # ε runs 0.02..0.12 (the notebook's slider); every value leaves failures to see at small m,
+    # because ε < P[f = 1] = 1/8; m sweeps its ends and a grid inside.
+    eps_values = np.round(np.arange(0.02, 0.12 + 0.005, 0.01), 2)
+    assert eps_values.max() < 1 / 8
+    for eps in eps_values:
+        assert demo.exact_failure(float(eps), name, 1)[0] > 0.05
+        for m in (1, 2, 40, 137, 299, 300):
+            fig = demo.show_simulation(m, float(eps), name)
+            sim = demo.learning_curve(float(eps), 0.05, name, m=m)
+            rate = sim.failure_rate[sim.sample_sizes == m][0]
+            assert fig.axes[0].get_title() == f"m = {m}: P̂[error > ε] = {rate:.3f} (δ = 0.05)"
+            assert fig.axes[0].get_legend().get_texts()[0].get_text() == f"ε = {eps:g}"
+        assert len(_labelled_ticks(fig.axes[1], "x")) >= 2
+
+
+def test_the_3_cnf_paragraph_numbers():
+    # §3: 20 + 190 + 1140 = 1350 clauses of at most 3 literals over 10 variables, 2^1350 formulas;
+    # counting the at most 2^1024 functions instead, 7,128 examples would do.
+    from math import comb
+
+    assert comb(20, 1) + comb(20, 2) + comb(20, 3) == 1350
+    assert pac.k_cnf_count(10, 3) == 2**1350
+    assert pac.occam_sample_size(2**1024, 0.1, 0.05) == 7128
+    assert pac.occam_sample_size(pac.conjunction_count(10) + 1, 0.1, 0.05) == 140

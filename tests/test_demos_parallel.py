@@ -243,3 +243,23 @@ def test_wall_time_legend_sits_above_the_bars():
     times = {"in process": 1.0, "1 worker": 1.3, "2 workers": 1.3}
     ax = demo.show_wall_times(times, 2).axes[0]
     assert ax.get_ylim()[1] >= 1.4 * 1.3 - 1e-9
+
+
+def test_cluster_verdict_reports_per_task_costs_and_which_side_won():
+    # Made-up timings (no clock involved): 4 tasks, 0.16 s in process, 0.20 s on one worker.
+    slower = demo.cluster_verdict({"in process": 0.16, "1 worker": 0.20, "2 workers": 0.205},
+                                  tasks=4)
+    assert slower.startswith("compute per Map task 40 ms; the 1-worker cluster added 10 ms")
+    assert "0.78× as fast" in slower and "cost more than it saved" in slower
+    faster = demo.cluster_verdict({"in process": 2.0, "1 worker": 2.1, "2 workers": 1.25},
+                                  tasks=4)
+    assert "1.60× as fast" in faster and "paid, though less than the ideal 2×" in faster
+    with pytest.raises(ValueError, match="at least one task"):
+        demo.cluster_verdict({"in process": 1.0, "1 worker": 1.0, "2 workers": 1.0}, tasks=0)
+
+
+def test_pegasos_here_follows_the_slides_le_1_a_point_on_its_margin_line_still_pulls():
+    # λ = 1: the first step (t = 1, γ = 1) sets w = x₁ = [1, 0] and b = 1; then x₂ = 0 with
+    # y₂ = +1 has y₂(w·x₂ + b) = 1 exactly. The slide's ≤ 1 counts it (Pegasos's < 1 would not).
+    run = parallel.stream_sgd([(np.array([[1.0, 0.0], [0.0, 0.0]]), np.array([1, 1]))], lam=1.0)
+    assert run.history[0].mistakes == 2

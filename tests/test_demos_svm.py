@@ -197,3 +197,212 @@ def test_a_small_c_keeps_the_separator_in_view():
     nearest = centre - (centre @ w + b) / (w @ w) * w  # a point of the separator
     (x_lo, x_hi), (y_lo, y_hi) = ax.get_xlim(), ax.get_ylim()
     assert x_lo < nearest[0] < x_hi and y_lo < nearest[1] < y_hi
+
+
+# --- Issue 28: claims bound to the computations, widgets swept -------------------------------
+
+# FloatSlider(min=0.05, max=1.5, step=0.05)
+ETA_VALUES = [round(0.05 * k, 2) for k in range(1, 31)]
+C_VALUES = [10.0**e for e in np.arange(-2, 2.01, 0.25)]  # FloatLogSlider(min=-2, max=2, step=0.25)
+
+
+def labelled_ticks(ax, which: str) -> list[str]:
+    """The non-empty tick labels drawn inside the axis's view limits."""
+    ax.figure.canvas.draw()
+    axis, (low, high) = (ax.yaxis, ax.get_ylim()) if which == "y" else (ax.xaxis, ax.get_xlim())
+    return [tick.get_text() for tick, value in zip(axis.get_ticklabels(), axis.get_ticklocs(),
+                                                   strict=True)
+            if tick.get_text() and min(low, high) <= value <= max(low, high)]
+
+
+def test_a_point_on_its_margin_line_can_need_weight_zero():
+    """The witness against CS446's αᵢ > 0: +(1, 0), -(-1, 0), +(1, 5). Any dual solution has
+    w = [α₁ + α₂ + α₃, 5α₃] = [1, 0], so α₃ = 0, although (1, 5) is tight."""
+    X, y = demo.tight_with_zero_weight()
+    sol = svm.solve(X, y)
+    np.testing.assert_allclose(sol.w, [1, 0], atol=1e-12)
+    assert abs(sol.b) < 1e-12
+    np.testing.assert_allclose(svm.margins(sol.w, sol.b, X, y), 1, atol=1e-12)
+    assert sol.alpha[2] == pytest.approx(0, abs=1e-12)
+    np.testing.assert_allclose((sol.alpha * y) @ X, sol.w, atol=1e-12)
+
+
+def test_example_12_8_has_strictly_positive_dual_weights_too():
+    """α = (1 - t, 1 - t, t, t) is optimal for every t in [0, 1], so t = ½ is all positive."""
+    X, y = svm.mmds_example_12_8()
+    for t in (0.0, 0.5, 1.0):
+        alpha = np.array([1 - t, 1 - t, t, t])
+        np.testing.assert_allclose((alpha * y) @ X, [-1, 1])
+        assert alpha @ y == 0
+
+
+def test_the_offset_makes_fig_12_18_separable():
+    X, y = svm.mmds_fig_12_18()
+    assert svm.solve(X, y).margin == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="not linearly separable"):
+        demo.origin_solution(X, y)
+
+
+def test_titles_print_no_rounding_noise():
+    assert "w = [0, 0.667], b = -1.67" in demo.show_bias_conventions().axes[0].get_title()
+    assert demo.show_example_12_8().axes[0].get_title().startswith("w = [-1, 1], b = 0,")
+
+
+def test_hinge_figure_draws_cs446s_three_losses():
+    lines = demo.show_hinge().axes[0].get_lines()
+    z = lines[0].get_xdata()
+    np.testing.assert_allclose(lines[1].get_ydata(), np.maximum(0, 1 - z) ** 2)
+    np.testing.assert_allclose(lines[2].get_ydata(), np.log(1 + np.exp(-z)))
+    assert np.log(2) < 1  # the logistic loss at z = 0: below the mistake it should bound
+
+
+def test_the_constant_step_cycles_described_in_section_4():
+    start = demo.book_run(1).history[0].objective
+    assert start == pytest.approx(2.6)
+    differing = {}
+    for eta in ETA_VALUES:
+        cycle = demo.descent_cycle(eta)
+        if eta < 0.4:  # settles on f* or is still approaching it: no two-point cycle
+            assert cycle.period in (0, 1)
+            if cycle.period:
+                assert cycle.objectives[0] == pytest.approx(demo.book_optimum(), abs=1e-12)
+            continue
+        assert cycle.period == 2, eta
+        a, b = cycle.patterns
+        differing[eta] = sum(p != q for p, q in zip(a, b, strict=True))
+        assert (cycle.objectives.max() > start) == (eta >= 1.2), eta
+        assert (cycle.objectives.min() > start) == (eta >= 1.25), eta
+    marks = {count: {e for e, d in differing.items() if d == count} for count in (2, 5, 6)}
+    assert marks[2] == {e for e in ETA_VALUES if 0.4 <= e <= 0.7}
+    assert marks[5] == {e for e in ETA_VALUES if 0.75 <= e <= 0.9}
+    assert marks[6] == {e for e in ETA_VALUES if e >= 0.95}
+    assert demo.descent_cycle(1.5).objectives.min() == pytest.approx(6.555)
+
+
+@pytest.mark.parametrize("eta", ETA_VALUES)
+def test_descent_widget_sweep(eta):
+    """Every step the slider allows, the scrubber's ends and a few iterations between: the
+    crosses are the bad points of that iteration, and the log axis keeps two labelled ticks."""
+    import matplotlib.pyplot as plt
+
+    run = demo.book_run(60, eta)
+    for k in (0, 1, 7, 30, 59, 60):
+        fig = demo.show_descent(eta, k)
+        crosses = fig.axes[0].collections[-1].get_offsets()
+        X, _ = svm.mmds_fig_12_18()
+        bad = [c == "x" for c in run.history[k].pattern]
+        np.testing.assert_array_equal(crosses, X[bad].reshape(-1, 2))
+        title = f"η = {eta:g}, iteration {k}: bad = {run.history[k].pattern}"
+        assert fig.axes[0].get_title() == title
+        assert len(labelled_ticks(fig.axes[1], "y")) >= 2, (eta, k)
+        plt.close(fig)
+
+
+@pytest.mark.parametrize("C", C_VALUES)
+def test_c_slider_sweep(C):
+    """Every C the slider allows: the bars count the support vectors, the title shows the C
+    used, and the legend sits below the axes, off the separator."""
+    import matplotlib.pyplot as plt
+
+    fig = demo.show_soft_margin(C)
+    fit = demo.soft_margin(C)
+    left, right = fig.axes
+    assert left.get_title().startswith(f"C = {C:.3g}: {len(fit.solution.support)} support")
+    assert sum(p.get_height() for p in right.patches) == len(fit.solution.support)
+    fig.draw_without_rendering()  # lays out every text, the x label included
+    legend, frame = left.get_legend().get_window_extent(), left.get_window_extent()
+    assert legend.y1 <= frame.y0  # entirely below the plotting area
+    low, high = sorted(left.get_xlim())
+    texts = [t for t, x in zip(left.get_xticklabels(), left.get_xticks(), strict=True)
+             if t.get_text() and low <= x <= high] + [left.xaxis.label]
+    assert legend.y1 <= min(t.get_window_extent().y0 for t in texts)  # and below the x labels
+    canvas = fig.bbox  # inside the canvas: the widget's PNG is not cropped to what is drawn
+    assert canvas.x0 <= legend.x0 and legend.x1 <= canvas.x1 and canvas.y0 <= legend.y0
+    plt.close(fig)
+
+
+def test_the_gallery_s_first_two_panels_are_one_solution():
+    fixed = demo.stable_from()
+    assert fixed == pytest.approx(5.0047, abs=1e-3)
+    top = demo.soft_margin(100.0).solution
+    assert demo.same_solution(demo.soft_margin(10.0).solution, top)
+    fit = demo.soft_margin(100.0)
+    assert demo.same_solution(svm.solve(fit.X, fit.y, C=fixed), top)
+    assert not demo.same_solution(svm.solve(fit.X, fit.y, C=0.99 * fixed), top)
+    assert not demo.same_solution(demo.soft_margin(1.0).solution, top)
+
+
+def test_c_changes_the_answer_on_separable_data():
+    """CS578: C can matter even in the separable case. Here the hard margin's largest dual
+    weight is 17.64, so C = 10 already gives another, wider margin; C = max α gives the hard one."""
+    X, y = demo.leave_one_out_sample()
+    hard = svm.solve(X, y)
+    assert hard.alpha.max() == pytest.approx(17.64, abs=0.005)
+    ten = svm.solve(X, y, C=10.0)
+    assert ten.margin > hard.margin * (1 + 1e-3)
+    assert demo.same_solution(svm.solve(X, y, C=hard.alpha.max() * (1 + 1e-9)), hard, tol=1e-7)
+    rows = demo.leave_one_out_study()
+    margins = [r.margin for r in rows]  # hard, 10, 1, 0.1
+    assert margins == sorted(margins) and margins[0] == pytest.approx(hard.margin)
+    assert [r.support for r in rows] == sorted(r.support for r in rows)
+    assert rows[-1].error == max(r.error for r in rows) > rows[0].error  # C = 0.1 underfits
+
+
+def test_the_race_claims_of_section_7():
+    race = demo.compare_methods()
+    late = race.sgd_pegasos[50:60]
+    assert late.min() == pytest.approx(8.5e-5, rel=0.01)
+    assert late.max() == pytest.approx(5.3e-3, rel=0.01)
+    assert late.max() / late.min() > 50  # "almost two orders of magnitude"
+    assert race.sgd_pegasos[57] > race.batch_constant[57]  # epoch 58: behind batch descent
+    assert race.sgd_pegasos[-1] < race.sgd_constant[-1]
+    for gap in (race.batch_constant[-1], race.batch_decaying[-1]):
+        assert 1e-3 < gap < 1e-2  # "a few thousandths"
+    bolder = demo.compare_methods(eta=3 * demo.race_step())
+    assert bolder.batch_constant[-1] < 1e-4 < race.batch_constant[-1]
+    assert demo.race_step() == race_step()
+
+
+def test_mmds_exercises_12_3_2_and_12_3_3():
+    X, y = demo.exercise_12_3_2()
+    assert np.all((X.sum(axis=1) >= 10) == (y > 0))
+    z = svm.margins(np.full(3, 2 / 3), -19 / 3, X, y)
+    assert np.all(z >= 1 - 1e-12) and np.sum(np.isclose(z, 1)) == 2  # sums 11 and 8 are tight
+    best = svm.solve(X, y)
+    np.testing.assert_allclose(best.w, [0, 0.5, 0.5], atol=1e-9)
+    assert best.b == pytest.approx(-3.5) and best.margin == pytest.approx(np.sqrt(2))
+    np.testing.assert_array_equal(best.support, [0, 1, 3, 4, 5])
+    assert best.alpha[3] == pytest.approx(0, abs=1e-12)  # [1, 2, 3]: tight, weight 0 here
+    X3, y3 = demo.exercise_12_3_3()
+    assert np.all((X3.sum(axis=1) % 2 == 1) == (y3 > 0))
+    with pytest.raises(ValueError):
+        svm.solve(X3, y3)
+    assert np.sum(svm.predict(np.array([-1.0, 1.0]), 0.0, X3) == y3) == 4
+    soft = svm.solve(X3, y3, C=1.0)
+    assert np.sum(svm.predict(soft.w, soft.b, X3) == y3) == 4
+
+
+def test_at_c_001_the_margin_is_about_6_5_and_wider_than_the_data():
+    fit = demo.soft_margin(0.01)
+    assert round(fit.solution.margin, 1) == 6.5
+    assert fit.solution.margin > np.ptp(fit.X, axis=0).max()
+
+
+def test_the_solver_returns_t_0_of_example_12_8s_family():
+    """The walk-through: "Our solver happens to return t = 0, using only two points"."""
+    X, y = svm.mmds_example_12_8()
+    sol = svm.solve(X, y)
+    np.testing.assert_allclose(sol.alpha, [1, 1, 0, 0], atol=1e-12)
+    np.testing.assert_array_equal(sol.support, [0, 1, 2, 3])
+
+
+def test_the_long_run_settles_on_the_regularised_optimum_as_section_4_says():
+    run = demo.book_run(300)
+    assert all(step.pattern == "oxxxxx" for step in run.history[6:])  # from row (7) on
+    last = run.history[-1]
+    np.testing.assert_allclose(last.w, [-0.1, 0.3], atol=1e-9)
+    assert last.b == pytest.approx(-0.1, abs=1e-9)
+    X, y = svm.mmds_fig_12_18()
+    z = svm.margins(np.array([-0.1, 0.3]), -0.1, X, y)
+    assert z[0] == pytest.approx(1)  # (1, 4) on its margin line
+    assert np.all(z[1:] < 1) and z[3] < 0  # the rest inside the band, (1, 1) on the wrong side

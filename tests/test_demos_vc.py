@@ -4,6 +4,8 @@ import ipywidgets
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
+from matplotlib.patches import Polygon
+from matplotlib.patches import Rectangle as Box
 
 from mllib import vc
 from mllib.demos import explore
@@ -47,7 +49,7 @@ def test_frame_marks_each_unrealizable_labelling_in_red():
                   if patch.get_edgecolor()[:3] == (1, 0, 0) and not patch.get_fill()]
     assert len(red_frames) == 2
     assert fig._suptitle.get_text() == ("half-planes: 14 of 16 labellings realizable, "
-                                        "not shattered")
+                                        "not shattered · ★ at (1.0, 0.0)")
 
 
 def test_moving_the_star_off_the_line_shatters_three_points():
@@ -55,7 +57,7 @@ def test_moving_the_star_off_the_line_shatters_three_points():
     assert points[-1].tolist() == [2.0, 2.5]
     assert demo.labeling_grid(hclass, points).shattered
     title = demo.show_configuration("half-planes: 3 collinear points", 0.0, 0.5)._suptitle
-    assert title.get_text().endswith("8 of 8 labellings realizable, shattered")
+    assert title.get_text().endswith("8 of 8 labellings realizable, shattered · ★ at (2.0, 2.5)")
 
 
 def test_moving_the_diamonds_top_to_the_centre_breaks_it():
@@ -68,12 +70,6 @@ def test_line_presets_ignore_the_vertical_slider():
     assert points.tolist() == [[1.0], [2.0], [3.5]]
 
 
-@pytest.mark.parametrize("seed", range(5))
-def test_four_points_are_never_shattered_wherever_the_star_goes(seed):
-    # Radon: whatever the star's position, some labelling of the four points fails.
-    dx, dy = np.random.default_rng(seed).uniform(-2, 2, size=2)
-    grid = demo.labeling_grid(*demo.moved("half-planes: triangle and a point inside", dx, dy))
-    assert grid.realizable.sum() <= 14
 
 
 def test_half_plane_shading_is_the_clipped_positive_side():
@@ -131,8 +127,8 @@ def test_moving_a_slider_redraws_other_labellings(monkeypatch):
         dx=ipywidgets.FloatSlider(value=0.0, min=-2, max=2),
         dy=ipywidgets.FloatSlider(value=0.0, min=-2, max=2))
     box.children[2].value = 0.5  # dy
-    assert seen == ["half-planes: 6 of 8 labellings realizable, not shattered",
-                    "half-planes: 8 of 8 labellings realizable, shattered"]
+    assert seen == ["half-planes: 6 of 8 labellings realizable, not shattered · ★ at (2.0, 2.0)",
+                    "half-planes: 8 of 8 labellings realizable, shattered · ★ at (2.0, 2.5)"]
 
 
 def test_the_first_panel_numbers_the_points_in_the_order_of_the_titles():
@@ -140,7 +136,8 @@ def test_the_first_panel_numbers_the_points_in_the_order_of_the_titles():
     points = np.array(demo.CONFIGURATIONS["half-planes: XOR (square corners)"][1])
     numbers = [(t.get_text(), t.xy) for t in fig.axes[0].texts if hasattr(t, "xy")]
     assert [n for n, _ in numbers] == ["1", "2", "3", "4"]
-    np.testing.assert_array_equal([xy for _, xy in numbers], points + fig.panels[0].shift)
+    np.testing.assert_allclose([xy for _, xy in numbers], points + fig.panels[0].shift,
+                               atol=1e-12)  # drawn from tenths times 0.1
     # Panel k shows labelling k: its title spells the labels in point order.
     for panel in fig.panels:
         signs = panel.title.split()[0]
@@ -156,3 +153,194 @@ def test_every_point_is_drawn_once_per_panel_in_its_colour():
     for panel in fig.panels:
         for point, label in zip(points + panel.shift, panel.labels, strict=True):
             assert (tuple(np.round(point, 9)) in drawn_positive) == (label > 0)
+
+
+# --- The point-placement widget over every slider position -----------------------------------
+
+# The notebook's sliders: -2.0 to 2.0 in steps of 0.1 (41 positions each).
+SLIDER = np.round(np.linspace(-2.0, 2.0, 41), 1)
+
+
+def _slider_positions(name, values=SLIDER):
+    """(dx, dy) pairs the notebook's sliders reach; dy only matters in the plane."""
+    dys = values if demo.CONFIGURATIONS[name][0].dim == 2 else [0.0]
+    return [(dx, dy) for dx in values for dy in dys]
+
+
+@pytest.mark.parametrize("name", sorted(demo.CONFIGURATIONS))
+def test_every_witness_reproduces_its_labelling_at_every_slider_position(name):
+    # The hypothesis each ✓ panel shades, in drawn coordinates, labels the drawn points exactly
+    # as the panel's title says; and the half-plane presets of four points always keep at least
+    # two failing labellings (Radon), wherever the star goes.
+    for dx, dy in _slider_positions(name):
+        grid = demo.placed(name, dx, dy)
+        drawn = grid.points * grid.unit
+        for labels, witness in zip(grid.labelings, grid.witnesses, strict=True):
+            if witness is not None:
+                shown = demo.scaled(witness, grid.unit)
+                assert shown.classify(drawn).tolist() == labels.tolist(), (name, dx, dy, labels)
+        if grid.hclass is vc.HALF_PLANES and len(drawn) == 4:
+            assert (~grid.realizable).sum() >= 2, (name, dx, dy)
+
+
+def _shaded(artist, xy: np.ndarray) -> np.ndarray:
+    """Which points (k, 2) a witness artist covers: a box, a filled polygon or a band on y = 0."""
+    if isinstance(artist, Box):
+        x0, y0 = artist.get_xy()
+        x1, y1 = x0 + artist.get_width(), y0 + artist.get_height()
+        return (x0 <= xy[:, 0]) & (xy[:, 0] <= x1) & (y0 <= xy[:, 1]) & (xy[:, 1] <= y1)
+    if isinstance(artist, Polygon):
+        return artist.get_path().contains_points(xy)
+    xs, ys = artist.get_data()
+    return (min(xs) <= xy[:, 0]) & (xy[:, 0] <= max(xs)) & (xy[:, 1] == ys[0])
+
+
+@pytest.mark.parametrize("name", sorted(demo.CONFIGURATIONS))
+def test_the_shading_drawn_covers_exactly_the_positive_points(name):
+    # Read back from the artists themselves: no padding covers a negative point, and every
+    # positive point lies in the shading (half a slider step apart, both sliders).
+    for dx, dy in _slider_positions(name, SLIDER[::5]):
+        fig = demo.show_configuration(name, dx, dy)
+        grid = demo.placed(name, dx, dy)
+        xy = demo._plane(grid.points) * grid.unit
+        for panel in fig.panels:
+            if not panel.realizable:
+                assert panel.artists == ()
+                continue
+            covered = np.zeros(len(xy), dtype=bool)
+            for artist in panel.artists:
+                covered |= _shaded(artist, xy + panel.shift)
+            assert covered.tolist() == (panel.labels > 0).tolist(), (name, dx, dy, panel.title)
+
+
+def test_the_reviewers_mislabelled_panel_is_now_drawn_right():
+    # "3 points in a triangle", move (-0.8, -0.9), panel "−−+": the first separating direction
+    # rounded to floats mislabelled a point; the widest-margin line keeps 0.1 clear of each.
+    fig = demo.show_configuration("half-planes: 3 points in a triangle", -0.8, -0.9)
+    panel = next(p for p in fig.panels if p.title == "−−+ ✓")
+    points = demo.placed("half-planes: 3 points in a triangle", -0.8, -0.9)
+    drawn = points.points * points.unit
+    assert panel.witness.classify(drawn).tolist() == [-1, -1, 1]
+    assert np.min(panel.labels * (drawn @ panel.witness.w + panel.witness.b)) > 0.1
+
+
+def test_the_star_on_a_line_through_two_points_is_on_it():
+    # Triangle and inner point moved by (0.4, 0.5): the star sits at (1.4, 1.2), on the edge from
+    # (2, 0) to (1, 2). On screen that makes 12 labellings of 16 realizable (the star cannot be
+    # split from both ends of its edge); adding 0.4 and 0.5 in binary floats put it an ulp off
+    # the edge and counted 14.
+    hclass, points = demo.moved("half-planes: triangle and a point inside", 0.4, 0.5)
+    assert points[-1].tolist() == [1.4, 1.2]
+    grid = demo.placed("half-planes: triangle and a point inside", 0.4, 0.5)
+    assert int(grid.realizable.sum()) == 12
+    title = demo.show_configuration("half-planes: triangle and a point inside", 0.4, 0.5)
+    assert title.get_suptitle().endswith("12 of 16 labellings realizable, not shattered · "
+                                         "★ at (1.4, 1.2)")
+
+
+@pytest.mark.parametrize("name", [n for n in sorted(demo.CONFIGURATIONS)
+                                  if demo.CONFIGURATIONS[n][0] is vc.HALF_PLANES])
+def test_half_plane_verdicts_agree_with_a_linear_program(name):
+    # Independent oracle: a labelling is realizable exactly when the LP
+    # y_i (w·x_i + b) >= 1 is feasible on the points in tenths (whole numbers: exact input).
+    linprog = pytest.importorskip("scipy.optimize").linprog
+    for dx, dy in _slider_positions(name, SLIDER[::4]):
+        grid = demo.placed(name, dx, dy)
+        for labels, fits in zip(grid.labelings, grid.realizable, strict=True):
+            a_ub = -labels[:, None] * np.hstack([grid.points, np.ones((len(labels), 1))])
+            lp = linprog(np.zeros(3), A_ub=a_ub, b_ub=-np.ones(len(labels)),
+                         bounds=[(None, None)] * 3, method="highs")
+            assert (lp.status == 0) == fits, (name, dx, dy, labels)
+
+
+def test_moving_the_inner_point_up_makes_point_3_the_inner_one():
+    # §6: the failing labellings are not always an XOR pair. At move y = 2.0 the star is at
+    # (1, 2.7), above point 3 = (1, 2), which now lies inside the triangle of the other three.
+    grid = demo.placed("half-planes: triangle and a point inside", 0.0, 2.0)
+    failing = ["".join("+" if v > 0 else "−" for v in labels)
+               for labels, ok in zip(grid.labelings, grid.realizable, strict=True) if not ok]
+    assert failing == ["−−+−", "++−+"]
+    # Moved right to (2.5, 0.7) it is a corner of a convex quadrilateral 1, 2, 4, 3: the XOR
+    # pair puts the diagonals 1-4 and 2-3 together.
+    grid = demo.placed("half-planes: triangle and a point inside", 1.5, 0.0)
+    failing = ["".join("+" if v > 0 else "−" for v in labels)
+               for labels, ok in zip(grid.labelings, grid.realizable, strict=True) if not ok]
+    assert failing == ["−++−", "+−−+"]
+
+
+def test_the_first_panel_frame_is_inside_the_axes():
+    fig = demo.show_configuration("rectangles: diamond of 4")
+    ax = fig.axes[0]
+    frame = next(p for p in ax.patches if isinstance(p, Box) and not p.get_fill())
+    assert ax.get_xlim()[0] < frame.get_x()
+    assert ax.get_ylim()[1] > frame.get_y() + frame.get_height()
+
+
+# --- Claims of the walk-through and its other figures -------------------------------------------
+
+
+def test_conjunctions_have_vc_n_except_2_at_n_1():
+    # §7's prose: n for n >= 2, and 2 at n = 1, below log2(3^n + 1) each time.
+    for n_vars, expected in ((1, 2), (2, 2), (3, 3)):
+        assert vc.vc_dimension(vc.conjunctions(n_vars), vc.cube(n_vars)).dimension == expected
+        assert expected <= np.log2(3**n_vars + 1)
+
+
+def test_growth_figure_keys_every_line_and_labels_two_ticks():
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = demo.show_growth(demo.growth_curves(8))
+    FigureCanvasAgg(fig).draw()
+    for ax, d in zip(fig.axes, (1, 2, 3, 4), strict=True):
+        texts = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert texts == ["2^m", "Sauer bound", "growth Π(m)", f"m = VC = {d}"]
+        low, high = ax.get_ylim()
+        labelled = [t for t in ax.yaxis.get_major_ticks()
+                    if low <= t.get_loc() <= high and t.label1.get_text()]
+        assert len(labelled) >= 2
+        sauer = next(line for line in ax.lines if line.get_label() == "Sauer bound")
+        assert sauer.get_linewidth() > 3 * ax.lines[2].get_linewidth()  # a band under the markers
+
+
+def test_learning_a_rectangle_lowers_the_error_as_m_grows():
+    # §10's cell, computed the same way: the error of the learned box falls at every step.
+    rng = np.random.default_rng(4)
+    target = vc.Rectangle(0.2, 0.7, 0.3, 0.6)
+    test_points = rng.random((200_000, 2))
+    test_labels = target.classify(test_points)
+    errors = []
+    for m in (10, 100, 1000, 10000):
+        sample = rng.random((m, 2))
+        learned = vc.realize(vc.RECTANGLES, sample, target.classify(sample))
+        assert learned.classify(sample).tolist() == target.classify(sample).tolist()
+        errors.append(np.mean(learned.classify(test_points) != test_labels))
+    assert np.all(np.diff(errors) < 0) and errors[-1] > 0  # > 0: the VC column is defined
+
+
+def test_the_line_presets_say_the_vertical_slider_does_nothing():
+    fig = demo.show_configuration("intervals: 3 points", 0.5, 1.5)
+    assert fig.get_suptitle().endswith("★ at (3.5); move y does nothing on the line")
+
+
+def test_the_brute_force_table_of_section_7():
+    # The cell's searches: 1, 2, 3, 4 for the slides' classes, 4 for two intervals, 3 for
+    # conjunctions over 3 variables, each count row ending in 0; no 5-subset of the 5 × 5 grid
+    # is even examined for rectangles.
+    searches = [(vc.HALF_LINES, np.arange(4.0), 1), (vc.INTERVALS, np.arange(5.0), 2),
+                (vc.HALF_PLANES, vc.grid(4), 3), (vc.RECTANGLES, vc.grid(5), 4),
+                (vc.unions_of_intervals(2), np.arange(6.0), 4), (vc.conjunctions(3), vc.cube(3), 3)]
+    for hclass, pool, dimension in searches:
+        search = vc.vc_dimension(hclass, pool)
+        assert search.dimension == dimension and search.complete
+        assert search.shattered[-1] == 0
+    assert vc.vc_dimension(vc.RECTANGLES, vc.grid(5)).examined[-1] == 0
+
+
+def test_the_margin_table_shrinks_with_the_margin():
+    # §9: a larger margin, a smaller VC bound and sample size; no margin gives n + 1 = 1001.
+    from mllib import pac
+
+    bounds = [pac.margin_vc_bound(1.0, g, 1000) for g in (0.5, 0.2, 0.1, 0.05, 0.02)]
+    assert bounds == [5, 26, 101, 401, 1001]
+    sizes = [pac.vc_sample_size(int(b), 0.1, 0.05) for b in bounds]
+    assert sizes == sorted(sizes) and sizes[-1] == pac.vc_sample_size(1001, 0.1, 0.05)

@@ -19,6 +19,7 @@ from property_support import examples
 
 from mllib.em import (
     e_step,
+    expected_loglik,
     head_counts,
     log_likelihood,
     lower_bound,
@@ -197,6 +198,43 @@ def test_the_symmetric_start_is_a_trap():
     assert nudged.loglik == pytest.approx(free.loglik, rel=1e-9)
 
 
+def test_zero_iterations_return_the_start():
+    run = three_coins(SCENARIO_III, 4, alpha=0.5, p=0.6, q=0.4, iterations=0)
+    assert (run.alpha, run.p, run.q, run.iterations) == (0.5, 0.6, 0.4, 0)
+    assert len(run.history) == 1 and not run.converged
+    assert run.loglik == pytest.approx(log_likelihood(SCENARIO_III, 4, 0.5, 0.6, 0.4))
+
+
+def test_e_step_stays_accurate_where_the_formula_as_written_underflows():
+    # m = 1000, h = 500 at (0.4, 0.7, 0.25): both terms (about e^-780 and e^-837) are below the
+    # smallest double, so the formula as written is 0/0; the oracle is 1/(1 + e^(l2 - l1)) from
+    # the logs of the two terms.
+    l1 = math.log(0.4) + 500 * math.log(0.7) + 500 * math.log(0.3)
+    l2 = math.log(0.6) + 500 * math.log(0.25) + 500 * math.log(0.75)
+    assert 0.4 * 0.7**500 * 0.3**500 == 0 and 0.6 * 0.25**500 * 0.75**500 == 0
+    assert e_step([500], 1000, 0.4, 0.7, 0.25)[0] == pytest.approx(1 / (1 + math.exp(l2 - l1)),
+                                                                   rel=1e-12)
+    # h = 300 at (0.5, 0.6, 0.4): coin 1's term underflows alone, so the formula gives P₁ = 0;
+    # the ratio of the terms is 1.5^-400 exactly, so P₁ = 1/(1 + 1.5^400), about 6e-71.
+    assert 0.5 * 0.6**300 * 0.4**700 == 0
+    assert e_step([300], 1000, 0.5, 0.6, 0.4)[0] == pytest.approx(1 / (1 + 1.5**400), rel=1e-9,
+                                                                  abs=0)
+
+
+def test_the_m_step_is_the_argmax_of_q():
+    # CS446 "The General EM Procedure": θ_new = argmax Q(θ, θ_old). No random θ beats it, and
+    # Q = Jensen's bound minus the entropy of the weights.
+    heads = sample_coins(300, 10, alpha=0.4, p=0.8, q=0.3, seed=7)
+    weights = e_step(heads, 10, 0.5, 0.6, 0.4)
+    best = m_step(heads, 10, weights)
+    top = expected_loglik(heads, 10, *best, posterior=weights)
+    others = np.random.default_rng(1).uniform(0.01, 0.99, size=(500, 3))
+    assert all(expected_loglik(heads, 10, *t, posterior=weights) < top for t in others)
+    entropy = -np.sum(weights * np.log(weights) + (1 - weights) * np.log(1 - weights))
+    assert lower_bound(heads, 10, *best, posterior=weights) == pytest.approx(top + entropy,
+                                                                             rel=1e-12)
+
+
 def test_iterations_counts_updates_unless_tol_stops_the_run():
     everything = three_coins(SCENARIO_III, 4, alpha=0.5, p=0.6, q=0.4, iterations=30, tol=0)
     assert everything.iterations == 30 and len(everything.history) == 31
@@ -253,7 +291,9 @@ def test_a_coin_with_no_weight_keeps_its_bias():
         (lambda: three_coins([1], 4, alpha=1.5, p=0.6, q=0.4), r"alpha must be a probability"),
         (lambda: three_coins([1], 4, alpha=0.5, p=-0.1, q=0.4), r"p must be a probability"),
         (lambda: three_coins([1], 4, alpha=0.5, p=0.6, q=np.nan), r"q must be a probability"),
-        (lambda: three_coins([1], 4, alpha=0.5, p=0.6, q=0.4, iterations=0), r"iterations"),
+        (lambda: three_coins([1], 4, alpha=0.5, p=0.6, q=0.4, iterations=-1), r"iterations"),
+        (lambda: three_coins([1], 4, alpha=0.5, p=0.6, q=0.4, iterations=1.5), r"iterations"),
+        (lambda: three_coins([1], 4, alpha=0.5, p=0.6, q=0.4, iterations=False), r"iterations"),
         (lambda: three_coins([1], 4, alpha=0.5, p=0.6, q=0.4, tol=-1), r"tol must be"),
         (lambda: three_coins([1], 4, alpha=0.5, p=1.0, q=1.0), r"probability 0 to a sequence"),
         (lambda: head_counts("HHHT"), r"list of strings"),
@@ -275,11 +315,12 @@ def test_bad_input_is_rejected_with_a_clear_message(call, message):
 # --- The exercise notebook's hidden-test checkers -----------------------------------------------
 
 
-def student_e_step(heads, m, alpha, p, q):  # plain numpy, as a student would write it
+def student_e_step(heads, m, alpha, p, q):  # plain numpy in log space, as the statement asks
     heads = np.asarray(heads)
-    coin1 = alpha * p**heads * (1 - p) ** (m - heads)
-    coin2 = (1 - alpha) * q**heads * (1 - q) ** (m - heads)
-    return coin1 / (coin1 + coin2)
+    log1 = np.log(alpha) + heads * np.log(p) + (m - heads) * np.log(1 - p)
+    log2 = np.log(1 - alpha) + heads * np.log(q) + (m - heads) * np.log(1 - q)
+    with np.errstate(over="ignore"):  # e^(log2 - log1) = inf gives P₁ = 0, which is right
+        return 1 / (1 + np.exp(log2 - log1))
 
 
 def student_m_step(heads, m, posterior):
@@ -290,8 +331,10 @@ def student_m_step(heads, m, posterior):
 
 def student_loglik(heads, m, alpha, p, q):
     heads = np.asarray(heads)
-    return float(np.sum(np.log(alpha * p**heads * (1 - p) ** (m - heads)
-                               + (1 - alpha) * q**heads * (1 - q) ** (m - heads))))
+    return float(np.sum(np.logaddexp(np.log(alpha) + heads * np.log(p)
+                                     + (m - heads) * np.log(1 - p),
+                                     np.log(1 - alpha) + heads * np.log(q)
+                                     + (m - heads) * np.log(1 - q))))
 
 
 def student_loop(heads, m, alpha, p, q, iterations):

@@ -514,3 +514,53 @@ def test_checkers_fail_slips_with_a_hint_but_no_answer(checker, answer, hint):
     with pytest.raises(ExerciseFailed, match=hint) as failure:
         run_check(checker(), answer)
     assert not re.search(r"\d\.\d{3,}|\[", str(failure.value)), "the message shows values"
+
+
+# --- The exact failure probability ------------------------------------------------------------
+
+
+def test_failure_probability_matches_enumerating_every_sample():
+    # Independent oracle: every sample of m examples over 3 bits, with its probability, learned
+    # by eliminate() and scored by conjunction_error(); target x1 ∧ ¬x2, free variable x3.
+    import itertools
+
+    target = pac.make_conjunction(3, positive=[0], negative=[1])
+    p = np.array([0.6, 0.3, 0.8])
+    cube = np.array(list(itertools.product([0, 1], repeat=3)), dtype=float)
+    weight = np.prod(np.where(cube == 1, p, 1 - p), axis=1)
+    labels = pac.predict_conjunction(target, cube)
+    for eps in (0.05, 0.2, 0.4):
+        expected = []
+        for m in (1, 2, 3):
+            total = 0.0
+            for rows in itertools.product(range(8), repeat=m):
+                h = pac.eliminate(cube[list(rows)], labels[list(rows)]).hypothesis
+                if pac.conjunction_error(h, target, p) > eps:
+                    total += np.prod(weight[list(rows)])
+            expected.append(total)
+        # tolerance: sums of at most 512 products of floats, exact to rounding
+        np.testing.assert_allclose(pac.failure_probability(target, p, [1, 2, 3], eps),
+                                   expected, rtol=1e-12, atol=1e-15)
+
+
+def test_failure_probability_agrees_with_the_simulated_trials():
+    # 4000 trials: by Hoeffding each rate lies within sqrt(ln(2·4/10^-6)/(2·4000)) = 0.045 of
+    # the exact probability except with probability 10^-6 (union over the 4 sizes, two tails).
+    sizes = [10, 30, 60, 120]
+    sim = pac.simulate(TARGET, 0.5, sizes, eps=0.1, delta=0.05, trials=4000, seed=5)
+    exact = pac.failure_probability(TARGET, 0.5, sizes, 0.1)
+    rate = np.mean(sim.exact_errors > 0.1, axis=1)
+    assert np.max(np.abs(rate - exact)) <= 0.045
+
+
+def test_failure_probability_edges():
+    # No positive example can ever occur (P[f = 1] = 0): the always-false answer is exact.
+    never = pac.Conjunction(np.array([True, False]), np.array([True, False]))
+    assert pac.failure_probability(never, 0.5, [1, 5], 0.1).tolist() == [0.0, 0.0]
+    # Every example positive (all relevant bits certain) and the free bit certain too.
+    sure = pac.make_conjunction(2, positive=[0])
+    assert pac.failure_probability(sure, [1.0, 1.0], [1, 3], 0.01).tolist() == [0.0, 0.0]
+    with pytest.raises(ValueError, match="at most 10"):
+        pac.failure_probability(pac.make_conjunction(12, positive=[0]), 0.5, [5], 0.1)
+    with pytest.raises(ValueError, match="each sample size"):
+        pac.failure_probability(TARGET, 0.5, [0], 0.1)

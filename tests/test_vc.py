@@ -286,6 +286,7 @@ def test_sauer_bound_by_hand():
     assert vc.sauer_bound(3, 3) == 8
     assert vc.sauer_bound(3, 5) == 8
     assert vc.sauer_bound(4, 0) == 1
+    assert vc.sauer_bound(0, 2) == vc.sauer_bound(0, 0) == 1  # no points: one (empty) labelling
 
 
 @FAST
@@ -396,6 +397,18 @@ def sauer_off_by_one(m, d):
     return sum(math.comb(m, i) for i in range(d))
 
 
+def sauer_no_points_no_labelling(m, d):  # "no points, nothing to label": 0 at m = 0
+    return sum(math.comb(m, i) for i in range(d + 1)) if m > 0 else 0
+
+
+def rectangle_first_copy_only(points, y):  # keeps the first label of a repeated point
+    seen = {}
+    for point, label in zip(map(tuple, points), y, strict=True):
+        seen.setdefault(point, label)
+    unique = np.array(list(seen))
+    return rectangle_ok(unique, np.array(list(seen.values())))
+
+
 @pytest.mark.parametrize(("checker", "answer"), [
     (check_vc.interval_realizable, interval_ok), (check_vc.shattering, shatters_ok),
     (check_vc.rectangle_realizable, rectangle_ok), (check_vc.unions, unions_ok),
@@ -410,9 +423,64 @@ def test_checkers_pass_right_answers(checker, answer):
     (check_vc.rectangle_realizable, rectangle_open, "random labelling"),
     (check_vc.unions, unions_ignore_repeats, "listed twice"),
     (check_vc.sauer, sauer_off_by_one, "m larger than d"),
+    (check_vc.sauer, sauer_no_points_no_labelling, "m = 0"),
+    (check_vc.rectangle_realizable, rectangle_first_copy_only, "nine grid points"),  # repeats
     (check_vc.interval_realizable, lambda x, y: x, "unsorted"),
 ])
 def test_checkers_fail_slips_with_a_hint_but_no_answer(checker, answer, hint):
     with pytest.raises(ExerciseFailed, match=hint) as failure:
         run_check(checker(), answer)
     assert not re.search(r"\d\.\d{3,}|\[", str(failure.value)), "the message shows values"
+
+
+# --- Witnesses are the widest-margin hypotheses -------------------------------------------------
+
+
+def test_half_plane_witness_is_the_hard_margin_svm():
+    # Independent oracle: scikit-learn's linear SVM with a huge C is the hard-margin SVM; its
+    # geometric margin 1/‖w‖ must equal the witness's smallest y·(w·x + b) with ‖w‖ = 1.
+    svm = pytest.importorskip("sklearn.svm")
+    rng = np.random.default_rng(7)
+    checked = 0
+    while checked < 20:
+        points = rng.integers(-5, 6, size=(5, 2)).astype(float)
+        labels = rng.choice([-1.0, 1.0], size=5)
+        witness = vc.realize(vc.HALF_PLANES, points, labels)
+        if witness is None or np.all(labels == labels[0]):
+            continue
+        fit = svm.SVC(kernel="linear", C=1e8, tol=1e-10).fit(points, labels)
+        margin = 1 / np.linalg.norm(fit.coef_[0])
+        assert np.linalg.norm(witness.w) == pytest.approx(1.0)
+        # tolerance: libsvm stops at tol, far below the 1e-6 asked here on margins >= 0.07
+        assert np.min(labels * (points @ witness.w + witness.b)) == pytest.approx(margin,
+                                                                                 rel=1e-6)
+        checked += 1
+
+
+def test_line_and_rectangle_witnesses_sit_midway_between_the_classes():
+    points = np.array([[1.0], [2.0], [4.0], [7.0]])
+    assert vc.realize(vc.HALF_LINES, points, [1, 1, -1, -1]) == vc.HalfLine(3.0)
+    assert vc.realize(vc.HALF_LINES, points, [-1, -1, -1, -1]) == vc.HalfLine(-math.inf)
+    assert vc.realize(vc.HALF_LINES, points, [1, 1, 1, 1]) == vc.HalfLine(math.inf)
+    assert vc.realize(vc.INTERVALS, points, [-1, 1, 1, -1]) == vc.Intervals(((1.5, 5.5),))
+    assert vc.realize(vc.INTERVALS, points, [1, 1, -1, -1]) == vc.Intervals(((-math.inf, 3.0),))
+    assert vc.realize(vc.unions_of_intervals(2), points, [1, -1, -1, 1]) == vc.Intervals(
+        ((-math.inf, 1.5), (5.5, math.inf)))
+    diamond = np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 1.0], [1.0, 2.0], [1.0, 1.0]])
+    # The positives' box [0, 2] × [1, 1] is 1 (max norm) from each negative: widened by 1/2.
+    box = vc.realize(vc.RECTANGLES, diamond, [-1, 1, 1, -1, 1])
+    assert box == vc.Rectangle(-0.5, 2.5, 0.5, 1.5)
+
+
+def test_widest_margin_witnesses_fall_back_when_the_midpoint_rounds_onto_a_point():
+    # Adjacent floats have no float between them: the cut falls back to the point it must keep.
+    low, high = 1.0, np.nextafter(1.0, 2.0)
+    points = np.array([[low], [high]])
+    assert vc.realize(vc.HALF_LINES, points, [1, -1]).classify(points).tolist() == [1, -1]
+    assert vc.realize(vc.INTERVALS, points, [1, -1]).classify(points).tolist() == [1, -1]
+    assert vc.realize(vc.INTERVALS, points, [-1, 1]).classify(points).tolist() == [-1, 1]
+    # The box widened by half an ulp would round onto the negative: the bare bounding box.
+    odd = np.nextafter(1.0, 2.0)  # 1 + ulp: the tie rounds up to the even 1 + 2 ulp
+    box_points = np.array([[odd, 0.0], [np.nextafter(odd, 2.0), 0.0]])
+    box = vc.realize(vc.RECTANGLES, box_points, [1, -1])
+    assert box == vc.Rectangle(odd, odd, 0.0, 0.0)

@@ -281,3 +281,53 @@ def show_cost(cost: InferenceCost) -> Figure:
     ax.set_title("exact inference: seconds per query on this machine")
     ax.legend()
     return fig
+
+
+# --- Naive Bayes as a network; learning the structure ----------------------------------------
+
+
+def naive_bayes_network(model: bayes.NaiveBayes, words: list[str]) -> BayesNet:
+    """A fitted Bernoulli naive Bayes as the Bayesian network it is (CS446 "Tree Dependent
+    Distributions": a generalization of naive Bayes): the label "v" is the parent of every
+    binary feature, with CPTs P(v) = ``model.prior`` and P(word | v) from ``model.theta``."""
+    theta = model.theta  # (|V|, d): P(word = 1 | v)
+    return bayes_net({"v": tuple(model.classes.tolist()), **{w: (0, 1) for w in words}},
+                     {w: ["v"] for w in words},
+                     {"v": model.prior,
+                      **{w: np.stack([1 - theta[:, j], theta[:, j]], axis=-1)
+                         for j, w in enumerate(words)}})
+
+
+@dataclass(frozen=True)
+class StructureScore:
+    """One candidate graph fitted by ML to complete data: its free parameters k, its maximized
+    log-likelihood (nats), and BIC = log-likelihood - (k/2)·log N (Schwarz 1978)."""
+
+    name: str
+    parameters: int
+    log_likelihood: float
+    bic: float
+
+
+def structure_scores(data: dict[str, np.ndarray],
+                     candidates: dict[str, dict[str, list[str]]]) -> list[StructureScore]:
+    """Fit each candidate structure ({name: parents}) to binary ``data`` by ML
+    (``BayesNet.fit``) and score it: the guiding principle of structure learning is the
+    likelihood of the data, penalised for the parameters it took to get there."""
+    n = len(next(iter(data.values())))
+    scores = []
+    for name, parents in candidates.items():
+        start = bayes_net({v: (0, 1) for v in data}, parents,
+                          {v: np.full((2,) * (len(parents.get(v, ())) + 1), 0.5) for v in data})
+        fitted = start.fit(data)
+        k, log_l = fitted.parameter_count(), fitted.log_likelihood(data)
+        scores.append(StructureScore(name, k, log_l, log_l - k / 2 * math.log(n)))
+    return scores
+
+
+ALARM_PARENTS = {"R": ["E"], "A": ["E", "B"], "M": ["A"], "J": ["A"]}
+ALARM_CANDIDATES = {
+    "the true graph": ALARM_PARENTS,
+    "plus E → J": {**ALARM_PARENTS, "J": ["A", "E"]},
+    "without A → J": {**ALARM_PARENTS, "J": []},
+}

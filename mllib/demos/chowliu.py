@@ -19,6 +19,9 @@ from mllib import bayes, chowliu
 from mllib.plotting import figure, markdown_table
 
 SLIDES_DATA = ("1011", "1001", "0100")  # x1 x2 x3 x4
+# The sample-size slider's stops: 10 to 10,000 in tenths of a decade, rounded to whole samples,
+# so that the slider shows the m the figure uses.
+SAMPLE_SIZES = tuple(sorted({round(10 ** (k / 10)) for k in range(10, 41)}))
 
 
 @dataclass(frozen=True)
@@ -210,14 +213,44 @@ def kruskal_steps(weights) -> list[KruskalStep]:
     return steps
 
 
+def tree_path(edges, start: int, end: int) -> list[int]:
+    """The vertices on the path from ``start`` to ``end`` in the tree with ``edges`` (pairs,
+    either direction), both ends included."""
+    neighbours: dict[int, list[int]] = {}
+    for i, j in edges:
+        neighbours.setdefault(i, []).append(j)
+        neighbours.setdefault(j, []).append(i)
+    came_from = {start: start}
+    frontier = [start]
+    for node in frontier:  # breadth-first until end is reached
+        for other in neighbours.get(node, []):
+            if other not in came_from:
+                came_from[other] = node
+                frontier.append(other)
+    if end not in came_from:
+        raise ValueError(f"{start} and {end} are not connected by the edges.")
+    path = [end]
+    while path[-1] != start:
+        path.append(came_from[path[-1]])
+    return path[::-1]
+
+
 def kruskal_table(steps: list[KruskalStep], names=None) -> str:
-    """The steps as a Markdown table: edge, weight, kept or why not, components left."""
+    """The steps as a Markdown table: edge, weight, kept or, for a skipped edge, the path of
+    edges kept earlier that already joins its ends, and the components left."""
     def label(v: int) -> str:
         return str(v) if names is None else names[v]
 
-    rows = [[k, f"{label(s.edge[0])}–{label(s.edge[1])}", f"{s.weight:.4f}",
-             "kept" if s.kept else "skipped: would close a cycle", s.components]
-            for k, s in enumerate(steps, start=1)]
+    rows, kept = [], []
+    for k, s in enumerate(steps, start=1):
+        if s.kept:
+            decision = "kept"
+            kept.append(s.edge)
+        else:
+            path = "–".join(label(v) for v in tree_path(kept, *s.edge))
+            decision = f"skipped: {path} already joins them"
+        rows.append([k, f"{label(s.edge[0])}–{label(s.edge[1])}", f"{s.weight:.4f}", decision,
+                     s.components])
     return markdown_table(["step", "edge", "I (nats)", "decision", "components"], rows)
 
 

@@ -39,14 +39,21 @@ def e_step_table(sequences, tosses: int, step: em.EMStep) -> str:
     return markdown_table(header, rows)
 
 
-def iteration_table(run: em.ThreeCoinsResult, *, every: int = 1) -> str:
-    """The run's history as a Markdown table: iteration, α, p, q and LL (every ``every``-th)."""
-    rows = [[s.iteration, f"{s.alpha:.4f}", f"{s.p:.4f}", f"{s.q:.4f}", f"{s.loglik:.4f}"]
-            for s in run.history[::every]]
-    if run.history[-1].iteration % every:
-        last = run.history[-1]
-        rows.append([last.iteration, f"{last.alpha:.4f}", f"{last.p:.4f}", f"{last.q:.4f}",
-                     f"{last.loglik:.4f}"])
+def iteration_table(run: em.ThreeCoinsResult, *, first: int = 8) -> str:
+    """The run's history as a Markdown table: iteration, α, p, q (6 decimals) and LL (8), for
+    the start, the first ``first`` updates and the last one (a "…" row marks the gap).
+
+    Once EM has settled, later rows would repeat the same digits; the last row shows where the
+    run stopped.
+    """
+    def row(s: em.EMStep) -> list:
+        return [s.iteration, f"{s.alpha:.6f}", f"{s.p:.6f}", f"{s.q:.6f}", f"{s.loglik:.8f}"]
+
+    rows = [row(s) for s in run.history[: first + 1]]
+    if run.iterations > first:
+        if run.iterations > first + 1:
+            rows.append(["…", "", "", "", ""])
+        rows.append(row(run.history[-1]))
     return markdown_table(["iteration", "α", "p", "q", "LL"], rows)
 
 
@@ -58,7 +65,35 @@ def three_groups(seed: int = 0) -> tuple[np.ndarray, int]:
     return np.concatenate([rng.binomial(m, bias, 40) for bias in (0.05, 0.5, 0.95)]), m
 
 
-def _loglik_grid(heads: np.ndarray, m: int, alpha: float, grid: np.ndarray) -> np.ndarray:
+def textbook_em(heads, tosses: int, alpha: float, p: float, q: float, updates: int) -> np.ndarray:
+    """The E- and M-step formulas exactly as written (CS446 "EM Algorithm (Coins) - I" and
+    "(Cont.)"), with no special case for p = q: (α, p, q) after 0..``updates`` updates, shape
+    (updates + 1, 3).
+
+    :func:`mllib.em.three_coins` treats an exact tie p = q exactly; this loop shows what plain
+    floating point does from there (the computed P₁ⁱ equal α only to rounding).
+    """
+    h, m = em.as_heads(heads, tosses)
+    path = [(alpha, p, q)]
+    for _ in range(updates):
+        coin1 = alpha * p**h * (1 - p) ** (m - h)
+        coin2 = (1 - alpha) * q**h * (1 - q) ** (m - h)
+        P1 = coin1 / (coin1 + coin2)
+        alpha, p, q = P1.mean(), P1 @ (h / m) / P1.sum(), (1 - P1) @ (h / m) / (1 - P1).sum()
+        path.append((alpha, p, q))
+    return np.array(path, dtype=float)
+
+
+def mixture_loglik(heads, tosses: int, weights, biases) -> float:
+    """LL of a mixture of k coins: Σᵢ log Σⱼ wⱼ bⱼ^hᵢ (1-bⱼ)^(m-hᵢ), for weights and biases of
+    shape (k,) with 0 < bⱼ < 1 (the three-coin model is k = 2)."""
+    h, m = em.as_heads(heads, tosses)
+    w, b = np.asarray(weights, dtype=float), np.asarray(biases, dtype=float)
+    per_coin = np.log(w) + h[:, None] * np.log(b) + (m - h[:, None]) * np.log1p(-b)
+    return float(np.logaddexp.reduce(per_coin, axis=1).sum())
+
+
+def loglik_slice(heads: np.ndarray, m: int, alpha: float, grid: np.ndarray) -> np.ndarray:
     """LL(α, p, q) for every (p, q) of the grid, shape (len(grid), len(grid)), indexed [q, p]."""
     counts = np.bincount(heads, minlength=m + 1)
     h = np.arange(m + 1)
@@ -70,12 +105,20 @@ def _loglik_grid(heads: np.ndarray, m: int, alpha: float, grid: np.ndarray) -> n
 
 
 def _contours(ax: Axes, heads: np.ndarray, m: int, alpha: float) -> None:
-    """LL over the (p, q) square at a fixed α, as filled contours."""
+    """LL over the (p, q) square at a fixed α, as filled contours of LL minus its largest value
+    on the slice (0 at the top), with a colour bar.
+
+    Renaming the coins maps (α, p, q) to (1 - α, q, p), so the slice at α is the mirror image of
+    the slice at 1 - α: only the slice α = 1/2 is symmetric about the diagonal.
+    """
     grid = np.linspace(0.005, 0.995, 120)
-    surface = _loglik_grid(heads, m, alpha, grid)
-    top = surface.max()
-    levels = top - np.geomspace(0.5, max(top - surface.min(), 1.0), 14)[::-1]
-    ax.contourf(grid, grid, surface, levels=np.append(levels, top), cmap="Blues")
+    surface = loglik_slice(heads, m, alpha, grid)
+    drop = surface - surface.max()
+    levels = -np.geomspace(0.5, max(-drop.min(), 1.0), 14)[::-1]
+    filled = ax.contourf(grid, grid, drop, levels=np.append(levels, 0.0), cmap="Blues")
+    bar = ax.figure.colorbar(filled, ax=ax, shrink=0.8, ticks=np.append(levels[::3], 0.0))
+    bar.ax.yaxis.set_major_formatter("{x:.3g}")
+    bar.set_label("LL − its largest value on this slice (nats)")
     ax.plot([0, 1], [0, 1], color="grey", linewidth=0.8, linestyle=":")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
@@ -84,19 +127,39 @@ def _contours(ax: Axes, heads: np.ndarray, m: int, alpha: float) -> None:
     ax.set_ylabel("q (coin 2)")
 
 
+def _visible_range(trace: np.ndarray) -> tuple[float, float]:
+    """The LL range to draw: everything, unless the first update's jump is more than ten times
+    all later progress, in which case the range from update 1 on (with a margin), so that the
+    later climb stays visible."""
+    later = trace[1:]
+    if len(later) < 2 or (trace[1] - trace[0]) <= 10 * (later.max() - later.min()):
+        span = max(trace.max() - trace.min(), 1e-9)
+        return trace.min() - 0.05 * span, trace.max() + 0.05 * span
+    span = max(later.max() - later.min(), 1e-9)
+    return later.min() - 0.1 * span, later.max() + 0.1 * span
+
+
 def show_em_run(heads, tosses: int, alpha: float, p: float, q: float, steps: int) -> Figure:
     """The stepper's frame: ``steps`` EM updates from (α, p, q).
 
-    Left: LL after each update, which never goes down. Right: the path of (p, q) over the
-    contours of LL at the current α; the dotted diagonal p = q is the symmetric trap.
+    Left: LL after each update, which never goes down (when the first update's jump would
+    flatten the rest, the axis starts at update 1 and an arrow points to the start). Right: the
+    path of (p, q) over the contours of LL at the current α, with a colour bar; the dotted
+    diagonal p = q is the symmetric trap.
     """
     heads, m = em.as_heads(heads, tosses)
-    run = em.three_coins(heads, m, alpha=alpha, p=p, q=q, iterations=max(steps, 1), tol=0)
-    shown = run.history[: steps + 1]
+    run = em.three_coins(heads, m, alpha=alpha, p=p, q=q, iterations=steps, tol=0)
+    shown = run.history
     now = shown[-1]
     fig, (left, right) = figure(2, width=4.8, height=4.0)
-    left.plot([s.iteration for s in shown], [s.loglik for s in shown], "o-", ms=4,
-              color="black")
+    trace = np.array([s.loglik for s in shown])
+    left.plot(np.arange(len(trace)), trace, "o-", ms=4, color="black")
+    low, top = _visible_range(trace)
+    if low > trace[0]:  # the first jump would flatten the rest: show the start off the scale
+        left.set_ylim(low, top)
+        left.annotate(f"start: LL = {trace[0]:.1f} (below)", xy=(0, low), xytext=(0.5, 0.04),
+                      textcoords="axes fraction", fontsize=8, ha="center",
+                      arrowprops={"arrowstyle": "->", "color": "grey"})
     left.set_xlim(-0.5, max(steps, 5) + 0.5)
     left.set_xlabel("EM update")
     left.set_ylabel("log-likelihood LL")
@@ -171,26 +234,27 @@ def restart_landscape(heads, tosses: int, *, count: int = 60, seed: int = 1) -> 
 
 
 def show_restarts(heads, tosses: int, landscape: Landscape) -> Figure:
-    """Left: every start (grey) joined to its end (red), over LL at the best α, with the coins
-    named so that each end has p >= q (the label swap undone). Right: the LL reached by each
-    run, sorted: the steps are the local maxima."""
+    """Left: the LL reached by each run, sorted: the steps are the local maxima. Right: every
+    start (grey) joined to its end (red), over LL at the best α (colour bar on the right), with
+    the coins named so that each end has p >= q (the label swap undone)."""
     heads, m = em.as_heads(heads, tosses)
-    fig, (left, right) = figure(2, width=4.8, height=4.0)
-    _contours(left, heads, m, landscape.maxima[0, 0])
+    fig, (ranked, paths) = figure(2, width=4.8, height=4.0)  # the contours (and bar) last
+    _contours(paths, heads, m, landscape.maxima[0, 0])
     for run, (_, p_end, q_end, _) in zip(landscape.runs, landscape.finals, strict=True):
         start, end = run.history[0], run.history[-1]
         # A run whose ends were renamed (coins swapped so that p >= q) has its start renamed
         # too, so that each segment joins a start to its own end.
         p_start, q_start = (start.p, start.q) if end.p >= end.q else (start.q, start.p)
-        left.plot([p_start, p_end], [q_start, q_end], color="grey", linewidth=0.5)
-        left.plot(p_start, q_start, ".", color="grey", ms=4)
-        left.plot(p_end, q_end, "o", color="tab:red", ms=5)
-    left.set_title(f"{len(landscape.runs)} starts, {len(landscape.maxima)} distinct ends")
+        paths.plot([p_start, p_end], [q_start, q_end], color="grey", linewidth=0.5)
+        paths.plot(p_start, q_start, ".", color="grey", ms=4)
+        paths.plot(p_end, q_end, "o", color="tab:red", ms=5)
+    paths.set_title(f"{len(landscape.runs)} starts, {len(landscape.maxima)} distinct ends\n"
+                    f"(contours at the best α = {landscape.maxima[0, 0]:.3f})", fontsize=10)
     ordered = np.sort(landscape.finals[:, 3])[::-1]
-    right.plot(np.arange(1, len(ordered) + 1), ordered, "o", ms=4, color="tab:red")
-    right.set_xlabel("run (sorted by final LL)")
-    right.set_ylabel("final log-likelihood")
-    right.set_title("the local maxima EM reaches")
+    ranked.plot(np.arange(1, len(ordered) + 1), ordered, "o", ms=4, color="tab:red")
+    ranked.set_xlabel("run (sorted by final LL)")
+    ranked.set_ylabel("final log-likelihood")
+    ranked.set_title("the local maxima EM reaches")
     return fig
 
 

@@ -17,6 +17,8 @@ from matplotlib.patches import Patch
 
 from mllib import data
 from mllib import ensemble as E
+from mllib import linear as L
+from mllib import neighbors as N
 from mllib import trees as T
 from mllib.plotting import NEGATIVE, POSITIVE, figure, log_axis, markdown_table, scatter_labelled
 
@@ -135,6 +137,50 @@ def show_round(t: int = 1, dataset: str = "toy") -> Figure:
     return fig
 
 
+# --- margins after zero training error --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ToyMargins:
+    """The toy run over 30 rounds: H's training error and its smallest normalised margin
+    minᵢ yᵢ Σ_{s<=t} α_s h_s(xᵢ) / Σ_{s<=t} α_s, after each round t."""
+
+    rounds: np.ndarray  # (T,)
+    training_error: np.ndarray  # (T,)
+    min_margin: np.ndarray  # (T,)
+
+    @property
+    def first_perfect(self) -> int:
+        """The first round after which H is right on every training point."""
+        return int(self.rounds[np.argmax(self.training_error == 0)])
+
+
+def toy_margins(rounds: int = 30) -> ToyMargins:
+    """AdaBoost on the toy points (the scrubber's run) and its margins, round by round."""
+    X, y = data.boosting_toy()
+    run = E.adaboost(X, y, rounds=rounds)
+    return ToyMargins(np.array([r.t for r in run.history]),
+                      np.array([r.training_error for r in run.history]),
+                      run.staged_margins(X, y).min(axis=1))
+
+
+def show_toy_margins() -> Figure:
+    """Training error and smallest margin of H against the round, on the toy points."""
+    c = toy_margins()
+    fig, (ax,) = figure(1, width=6.0, height=3.4)
+    ax.plot(c.rounds, c.training_error, "s-", color="tab:blue", markersize=4,
+            label="training error of H")
+    ax.plot(c.rounds, c.min_margin, "o-", color="tab:red", markersize=4,
+            label="smallest margin of H")
+    ax.axhline(0, color="black", linewidth=0.6)
+    ax.axvline(c.first_perfect, color="grey", linestyle=":",
+               label=f"training error 0 from round {c.first_perfect}")
+    ax.set(xlabel="round t", ylabel="error / margin", ylim=(-1.05, 0.6),
+           title="toy points: the smallest margin grows after training error 0")
+    ax.legend(fontsize=8, loc="lower right")
+    return fig
+
+
 # --- error curves ----------------------------------------------------------------------------
 
 
@@ -186,8 +232,10 @@ def show_boosting_curves() -> Figure:
 class Variance:
     """How much refitting on a new bootstrap sample changes a classifier.
 
-    ``maps`` holds each refit's labels on a grid; ``disagreement`` is the fraction of grid points
-    on which a refit disagrees with the majority of the refits, averaged over refits.
+    ``maps`` holds each refit's labels on a grid. ``dispute`` is the share of grid points on
+    which the refits are not unanimous (at least one says otherwise than another);
+    ``disagreement`` is the fraction of grid points on which a refit disagrees with the
+    majority of the refits, averaged over refits (always the smaller of the two).
     """
 
     grid_x: np.ndarray
@@ -196,11 +244,17 @@ class Variance:
     bag_maps: np.ndarray
     tree_disagreement: float
     bag_disagreement: float
+    tree_dispute: float
+    bag_dispute: float
 
 
 def _disagreement(maps: np.ndarray) -> float:
     majority = np.where(maps.mean(axis=0) > 0, 1.0, -1.0)
     return float(np.mean(maps != majority))
+
+
+def _dispute(maps: np.ndarray) -> float:
+    return float(np.mean(np.any(maps != maps[0], axis=0)))
 
 
 @lru_cache(maxsize=1)
@@ -217,7 +271,8 @@ def bagging_variance(refits: int = 5, n_estimators: int = 15, seed: int = 0) -> 
         bag = E.bagging(X[sample], y[sample], n_estimators=n_estimators, seed=rng)
         bags.append(bag.predict(grid).reshape(gx.shape))
     trees, bags = np.array(trees), np.array(bags)
-    return Variance(gx, gy, trees, bags, _disagreement(trees), _disagreement(bags))
+    return Variance(gx, gy, trees, bags, _disagreement(trees), _disagreement(bags),
+                    _dispute(trees), _dispute(bags))
 
 
 def show_bagging_variance() -> Figure:
@@ -227,15 +282,17 @@ def show_bagging_variance() -> Figure:
     v = bagging_variance()
     X, y, *_ = _moons_split()
     fig, axes = figure(2, width=4.8, height=4.2)
-    for ax, maps, name, share in ((axes[0], v.tree_maps, "one deep tree", v.tree_disagreement),
-                                  (axes[1], v.bag_maps, "bag of 15 trees", v.bag_disagreement)):
+    for ax, maps, name, dispute, disagreement in (
+            (axes[0], v.tree_maps, "one deep tree", v.tree_dispute, v.tree_disagreement),
+            (axes[1], v.bag_maps, "bag of 15 trees", v.bag_dispute, v.bag_disagreement)):
         shade = ax.contourf(v.grid_x, v.grid_y, (maps > 0).mean(axis=0),
                             levels=np.linspace(0, 1, len(maps) + 2), cmap="Greys", alpha=0.45)
         for m in maps:
             ax.contour(v.grid_x, v.grid_y, m, levels=[0], colors="black", linewidths=0.7)
         scatter_labelled(ax, X, y, size=10)
         ax.set_title(f"{name}: {len(maps)} refits, each contour one boundary\n"
-                     f"share of the plane in dispute {share:.3f}", fontsize=9)
+                     f"plane where refits disagree {dispute:.3f}; a refit against the "
+                     f"majority {disagreement:.3f}", fontsize=8)
         ax.set_xlabel("$x_1$")
     axes[0].set_ylabel("$x_2$")
     axes[0].legend(fontsize=7, loc="lower left", framealpha=0.9)
@@ -243,6 +300,102 @@ def show_bagging_variance() -> Figure:
                  label=text) for level, text in ((0.0, "all refits say −1"),
                                                  (1.0, "all refits say +1"))]
     axes[1].legend(handles=key, fontsize=7, loc="lower left", framealpha=0.9)
+    return fig
+
+
+# --- bagging for regression -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NearestNeighbourRegressor:
+    """k-NN regression (MMDS §12.4.3, :func:`mllib.neighbors.knn_predict`) as a fitted learner
+    for :func:`mllib.ensemble.bagging`: it stores its training rows."""
+
+    X: np.ndarray
+    y: np.ndarray
+    k: int = 1
+
+    def predict(self, X) -> np.ndarray:
+        return N.knn_predict(self.X, self.y, X, k=self.k, task="regress")
+
+
+@dataclass(frozen=True)
+class LeastSquaresLine:
+    """A least-squares fit (:func:`mllib.linear.least_squares`) as a learner with ``predict``."""
+
+    fit: L.LeastSquaresResult
+
+    def predict(self, X) -> np.ndarray:
+        return np.asarray(X, dtype=float) @ self.fit.w + self.fit.b
+
+
+REGRESSION_LEARNERS = {
+    "1-NN": NearestNeighbourRegressor,
+    "least-squares line": lambda X, y: LeastSquaresLine(L.least_squares(X, y)),
+}
+REGRESSION_NOISE = 0.4  # the standard deviation of the noise on sin x
+
+
+@lru_cache(maxsize=1)
+def regression_data(n_train: int = 40, n_test: int = 2000, seed: int = 0):
+    """y = sin x + N(0, 0.4²) with x uniform on [0, 2π]: training X (n, 1), y, then test."""
+    rng = np.random.default_rng(seed)
+    x, x_test = rng.uniform(0, 2 * np.pi, (n_train, 1)), rng.uniform(0, 2 * np.pi, (n_test, 1))
+    noise = REGRESSION_NOISE * rng.normal(size=n_train + n_test)
+    return x, np.sin(x[:, 0]) + noise[:n_train], x_test, np.sin(x_test[:, 0]) + noise[n_train:]
+
+
+@dataclass(frozen=True)
+class BaggedRegression:
+    """Per learner: the test mean squared error of one fit and of the bag, the bag's OOB error,
+    and the fitted ensembles (``bags``)."""
+
+    single: dict[str, float]
+    bagged: dict[str, float]
+    oob: dict[str, float]
+    bags: dict[str, E.BaggingResult]
+
+
+@lru_cache(maxsize=1)
+def bagged_regression(n_estimators: int = 50, seed: int = 0) -> BaggedRegression:
+    """Bagging for regression (CS446 "Bagging": average the B predictions) of an unstable
+    learner, 1-NN, and a stable one, a least-squares line, on :func:`regression_data`."""
+    X, y, X_test, y_test = regression_data()
+    single, bagged, oob, bags = {}, {}, {}, {}
+    for name, learner in REGRESSION_LEARNERS.items():
+        bag = E.bagging(X, y, n_estimators=n_estimators, learner=learner, seed=seed,
+                        task="regress")
+        single[name] = float(np.mean((learner(X, y).predict(X_test) - y_test) ** 2))
+        bagged[name] = float(np.mean((bag.predict(X_test) - y_test) ** 2))
+        oob[name], bags[name] = bag.oob_error, bag
+    return BaggedRegression(single, bagged, oob, bags)
+
+
+def bagged_regression_table() -> str:
+    r = bagged_regression()
+    rows = [[name, f"{r.single[name]:.3f}", f"{r.bagged[name]:.3f}", f"{r.oob[name]:.3f}"]
+            for name in REGRESSION_LEARNERS]
+    return markdown_table(["learner", "test MSE, one fit", "test MSE, bag of 50",
+                           "OOB MSE of the bag"], rows)
+
+
+def show_bagged_regression() -> Figure:
+    """The training points, sin x, and one fit against the bag of 50, for each learner."""
+    X, y, *_ = regression_data()
+    r = bagged_regression()
+    grid = np.linspace(0, 2 * np.pi, 400)[:, None]
+    fig, axes = figure(2, width=4.6, height=3.4)
+    for ax, (name, learner) in zip(axes, REGRESSION_LEARNERS.items(), strict=True):
+        ax.plot(grid[:, 0], np.sin(grid[:, 0]), color="grey", linestyle=":", label="sin x")
+        ax.plot(grid[:, 0], learner(X, y).predict(grid), color="tab:orange", linewidth=1,
+                label="one fit")
+        ax.plot(grid[:, 0], r.bags[name].predict(grid), color="tab:blue", linewidth=2,
+                label="bag of 50 (average)")
+        ax.scatter(X[:, 0], y, s=12, color="black", zorder=3, label="training points")
+        ax.set(xlabel="x", ylim=(-2.2, 2.2))
+        ax.set_title(f"{name}: test MSE {r.single[name]:.3f} → {r.bagged[name]:.3f}", fontsize=9)
+    axes[0].set_ylabel("y")
+    axes[0].legend(fontsize=7, loc="lower left")
     return fig
 
 

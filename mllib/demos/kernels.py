@@ -398,11 +398,22 @@ def _regions(ax: Axes, fits: KernelFits, scores: np.ndarray) -> None:
     scatter_labelled(ax, fits.X, fits.y, size=16)
 
 
+READOUT = ".3g"  # the readout format of the walk-through's FloatLogSliders (ipywidgets' default)
+
+
+def shown(value: float) -> float:
+    """A slider value as its readout shows it (``READOUT``, 3 significant digits): 10^-1.5 is
+    shown as 0.0316, and the frame uses 0.0316, so the displayed value is the value used."""
+    return float(format(float(value), READOUT))
+
+
 def show_kernels(name: str = "rings", kernel: str = "polynomial", degree: int = 2,
                  gamma: float = 1.0, C: float = 1.0) -> Figure:
     """The widget frame: the kernel perceptron's regions (left) and the kernel SVM's, with its
-    margin lines f(x) = ±1 and its support vectors ringed (right)."""
-    fits = fit(name, kernel, int(degree), float(gamma), float(C))
+    margin lines f(x) = ±1 and its support vectors ringed (right). γ and C are rounded as the
+    sliders show them (:func:`shown`); the legend sits beside the panel, clear of the points."""
+    gamma, C = shown(gamma), shown(C)
+    fits = fit(name, kernel, int(degree), gamma, C)
     fig, (left, right) = figure(2, width=4.2, height=4.0)
     _regions(left, fits, fits.perceptron_scores)
     run = fits.run
@@ -419,7 +430,9 @@ def show_kernels(name: str = "rings", kernel: str = "polynomial", degree: int = 
     right.scatter(sv[:, 0], sv[:, 1], s=90, facecolors="none", edgecolors="black",
                   linewidths=1.0, label="support vectors")
     wrong = int(np.sum(svm.predict_dual(fits.svm, fits.X) != fits.y))
-    right.set_title(f"kernel SVM (C = {C:g}): {len(fits.svm.support)} support vectors,\n"
+    setting = f"C = {C:{READOUT}}"
+    setting = f"γ = {gamma:{READOUT}}, {setting}" if kernel == "rbf" else setting
+    right.set_title(f"kernel SVM ({setting}): {len(fits.svm.support)} support vectors,\n"
                     f"{wrong} training errors", fontsize=9)
-    right.legend(loc="lower right", fontsize=7)
+    right.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=7)  # beside the panel
     return fig

@@ -31,6 +31,13 @@ EX_12_2_Y = np.array([2.0, 1.0, 4.0, 3.0])
 METHODS = ("LMS (constant η)", "gradient descent", "SGD, η₀/(1 + ct)", "AdaGrad")
 COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red")
 LEGEND_INCHES = 2.0  # a column right of the axes, inside the figure, for a legend beside a plot
+READOUT = ".3g"  # how a FloatLogSlider shows its value (its default readout_format)
+
+
+def as_shown(value: float) -> float:
+    """``value`` rounded as a FloatLogSlider's readout shows it (3 significant digits): the
+    frames compute with exactly the number the slider displays (31.6, not 31.6228)."""
+    return float(format(value, READOUT))
 
 
 # --- MMDS Example 12.2 -----------------------------------------------------------------------
@@ -151,7 +158,9 @@ def decade_limits(values) -> tuple[float, float]:
 
 def show_race(eta: float, decay: float, adagrad_rate: float = 0.2) -> Figure:
     """The distance to the least-squares solution per epoch, log scale, for the four methods;
-    the y-range is the decades the curves cover."""
+    the y-range is the decades the curves cover. Each rate is used as its slider shows it
+    (:func:`as_shown`)."""
+    eta, decay, adagrad_rate = as_shown(eta), as_shown(decay), as_shown(adagrad_rate)
     result = race(eta, decay, adagrad_rate)
     fig, (ax,) = figure(1, width=9.0, height=3.8)
     fig.subplots_adjust(right=1 - LEGEND_INCHES / 9.0)  # the legend's column inside the canvas
@@ -165,6 +174,63 @@ def show_race(eta: float, decay: float, adagrad_rate: float = 0.2) -> Figure:
            ylim=decade_limits(np.concatenate(list(result.distances.values()))))
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return fig
+
+
+# --- MMDS §12.3.5: one or a few examples at a time, in which order --------------------------
+
+# (label, batch size b, order): b = 40 is the whole race data, batch gradient descent
+SGD_ORDERS = (("one example, fixed order", 1, "cyclic"),
+              ("one example, reshuffled every pass", 1, "shuffled"),
+              ("one example, drawn with replacement", 1, "random"),
+              ("mini-batches of 5, reshuffled", 5, "shuffled"),
+              ("all 40 (batch gradient descent)", 40, "cyclic"))
+
+
+@dataclass(frozen=True)
+class Orders:
+    """:func:`mllib.linear.minibatch_sgd` on :func:`race_data`, for each of :data:`SGD_ORDERS`.
+
+    Attributes
+    ----------
+    steps : dict of str to int
+        Steps per pass, ⌈40/b⌉.
+    used_first_pass : dict of str to int
+        Distinct examples the first pass used (seed 0).
+    distances : dict of str to ndarray of shape (len(seeds),)
+        ‖w - w_LS‖ after ``epochs`` passes, one per seed.
+    """
+
+    steps: dict[str, int]
+    used_first_pass: dict[str, int]
+    distances: dict[str, np.ndarray]
+
+
+@lru_cache(maxsize=1)
+def sgd_orders(eta: float = 0.05, decay: float = 0.01, epochs: int = RACE_EPOCHS,
+               seeds: tuple[int, ...] = (0, 1, 2, 3, 4)) -> Orders:
+    """The same budget, ``epochs`` × 40 example gradients, spent in the ways of
+    :data:`SGD_ORDERS`, all with the rate η₀/(1 + ct) counted in steps."""
+    X, y, w_ls = race_data()
+    steps, used, distances = {}, {}, {}
+    for name, b, order in SGD_ORDERS:
+        runs = [linear.minibatch_sgd("squared", X, y, eta=eta, epochs=epochs, batch_size=b,
+                                     order=order, decay=decay, seed=seed) for seed in seeds]
+        steps[name] = len(runs[0].history) // epochs
+        used[name] = len(np.unique(np.concatenate([s.index for s in
+                                                   runs[0].history[:steps[name]]])))
+        distances[name] = np.array([np.linalg.norm(r.w - w_ls) for r in runs])
+    return Orders(steps, used, distances)
+
+
+def sgd_orders_table() -> str:
+    result = sgd_orders()
+    rows = [[name, result.steps[name], result.used_first_pass[name],
+             f"{np.median(d):.1e}", f"{d.min():.1e} – {d.max():.1e}"]
+            for name, d in result.distances.items()]
+    return markdown_table(["examples per step, and their order", "steps per pass",
+                           "distinct examples in pass 1",
+                           f"‖w − w_LS‖ after {RACE_EPOCHS} passes (median of 5 seeds)",
+                           "smallest – largest"], rows)
 
 
 # --- Expected risk (CS446 "General stochastic gradient algorithms") --------------------------
@@ -427,7 +493,9 @@ def show_bias_variance() -> Figure:
 
 
 def show_logistic(C: float) -> Figure:
-    """P(y = +1 | x) = σ(w·x) as a shaded map with the 0.1/0.5/0.9 contours, for penalty C."""
+    """P(y = +1 | x) = σ(w·x) as a shaded map with the 0.1/0.5/0.9 contours, for penalty C as its
+    slider shows it (:func:`as_shown`)."""
+    C = as_shown(C)
     X, y = logistic_data()
     w = linear.logistic_regression(X, y, C=C).w
     fig, (ax,) = figure(1, width=5.6, height=4.4)

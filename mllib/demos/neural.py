@@ -177,6 +177,16 @@ def _training(eta: float, width: int, seed: int) -> neural.MLPResult:
                       seed=seed)
 
 
+def jump_ratios(high: float = 8.0, low: float = 2.0, width: int = 3,
+                seeds=range(10)) -> np.ndarray:
+    """For each seed of the trainer, the largest rise of the loss from one epoch to the next
+    at η = ``high`` divided by that at η = ``low`` (the same widget runs), shape (len(seeds),)."""
+    def largest_rise(eta: float, seed: int) -> float:
+        return float(np.diff(_training(eta, width, seed).losses).max())
+
+    return np.array([largest_rise(high, seed) / largest_rise(low, seed) for seed in seeds])
+
+
 def show_training(eta: float, width: int, seed: int, epoch: int) -> Figure:
     """The trainer's frame: the decision regions after ``epoch`` epochs and the loss so far.
 

@@ -31,7 +31,8 @@ def truth_table(columns: dict[str, tuple[list[float], float]], n: int) -> str:
 
 
 def xor_search_table(max_weights=(1, 2, 3, 4)) -> str:
-    """For OR, AND and XOR on two inputs: integer weights found by brute force, per range."""
+    """For OR, AND and XOR on two inputs: integer weights w₁, w₂ and threshold θ, all in
+    [−m, m], found by brute force, per range m."""
     X = online.boolean_inputs(2)
     targets = {"OR": [0, 1, 1, 1], "AND": [0, 0, 0, 1], "XOR": [0, 1, 1, 0]}
     rows = []
@@ -42,7 +43,7 @@ def xor_search_table(max_weights=(1, 2, 3, 4)) -> str:
             cells.append("none" if found is None else
                          f"w = {found[0].astype(int).tolist()}, θ = {found[1]}")
         rows.append([name, *cells])
-    return markdown_table(["target", *(f"weights in [−{m}, {m}]" for m in max_weights)], rows)
+    return markdown_table(["target", *(f"w₁, w₂, θ in [−{m}, {m}]" for m in max_weights)], rows)
 
 
 # --- Winnow against the perceptron -----------------------------------------------------------
@@ -324,6 +325,17 @@ def show_experts(beta: float, noise: float) -> Figure:
            title=f"{N_EXPERTS} experts, β = {beta:g}, best expert's error rate {noise:g}")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return fig
+
+
+def best_epsilon(best_mistakes: int, n_experts: int = N_EXPERTS) -> tuple[float, float]:
+    """Where randomised weighted majority's bound (m·ln(1/β) + ln N)/(1 - β) is smallest, over
+    ε = 1 - β on a grid of step 10⁻⁴ in (0, 1), and the small-ε form's minimiser √(2 ln N/m)
+    (which minimises (1 + ε/2)·m + ln N/ε). Returns (ε exact, ε small-ε form)."""
+    eps = np.arange(1, 10_000) / 10_000
+    bounds = [online.randomized_weighted_majority_bound(best_mistakes, n_experts, 1 - e)
+              for e in eps]
+    return float(eps[int(np.argmin(bounds))]), float(np.sqrt(2 * np.log(n_experts)
+                                                             / best_mistakes))
 
 
 def randomized_bound_table(best_mistakes: int, betas=(0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999),

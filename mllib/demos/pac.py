@@ -106,11 +106,12 @@ class BoundComparison:
     ----------
     n : ndarray of int, shape (k,)
     occam : ndarray of int
-        Occam with |H| = 3ⁿ (natural logs).
+        Occam with |H| = 3ⁿ + 1, the conjunctions and the always-false one (natural logs).
     vc_upper : ndarray of int
-        Blumer et al. with VC = n (base-2 logs).
-    vc_lower : ndarray of int
-        The lower bound with VC = n: no learner can do with fewer (where it is a theorem).
+        Blumer et al. with VC = :func:`conjunction_vc` (base-2 logs).
+    vc_lower : ndarray of float
+        The lower bound with the same VC: no learner can do with fewer. NaN where VC <= 2, for
+        the theorem needs VC > 2.
     """
 
     n: np.ndarray
@@ -119,15 +120,22 @@ class BoundComparison:
     vc_lower: np.ndarray
 
 
+def conjunction_vc(n: int) -> int:
+    """The VC dimension of the conjunctions over n variables with the always-false one: n, but 2
+    at n = 1 (x₁, ¬x₁, true and false shatter {0, 1}). Lecture 04 finds it by brute force."""
+    return max(n, 2)
+
+
 @functools.lru_cache(maxsize=64)
 def bound_comparison(eps: float, delta: float, n_max: int = 40) -> BoundComparison:
-    """Sample sizes for conjunctions over 1..n_max variables, whose VC dimension is n."""
+    """Sample sizes for conjunctions over 1..n_max variables (|H| = 3ⁿ + 1)."""
     n = np.arange(1, n_max + 1)
+    vcs = [conjunction_vc(int(k)) for k in n]
     return BoundComparison(
         n,
-        np.array([pac.occam_sample_size(pac.conjunction_count(k), eps, delta) for k in n]),
-        np.array([pac.vc_sample_size(k, eps, delta) for k in n]),
-        np.array([pac.vc_lower_bound(k, eps, delta) for k in n]),
+        np.array([pac.occam_sample_size(pac.conjunction_count(k) + 1, eps, delta) for k in n]),
+        np.array([pac.vc_sample_size(d, eps, delta) for d in vcs]),
+        np.array([pac.vc_lower_bound(d, eps, delta) if d > 2 else np.nan for d in vcs]),
     )
 
 
@@ -135,18 +143,21 @@ def show_bound_comparison(n: int, eps: float, delta: float) -> Figure:
     """The n/ε/δ sliders' frame: three sample sizes for conjunctions against n."""
     comparison = bound_comparison(eps, delta)
     fig, (ax,) = figure(1, width=6.5, height=3.8)
-    ax.plot(comparison.n, comparison.vc_upper, color="tab:red", label="VC upper bound (VC = n)")
-    ax.plot(comparison.n, comparison.occam, color=POSITIVE, label="Occam, |H| = 3ⁿ")
+    ax.plot(comparison.n, comparison.vc_upper, color="tab:red",
+            label="VC upper bound (VC = n; 2 at n = 1)")
+    ax.plot(comparison.n, comparison.occam, color=POSITIVE, label="Occam, |H| = 3ⁿ + 1")
     ax.plot(comparison.n, comparison.vc_lower, color="grey", linestyle="--",
-            label="VC lower bound (VC = n)")
+            label="VC lower bound (a theorem for VC > 2)")
     row = n - 1
     ax.plot([n] * 3, [comparison.vc_upper[row], comparison.occam[row], comparison.vc_lower[row]],
             "ko", ms=5)
     log_axis(ax, "y")
     ax.set_xlabel("n (variables)")
     ax.set_ylabel("examples m")
+    lower = comparison.vc_lower[row]
+    lower_text = f"{lower:,.0f}" if np.isfinite(lower) else "none (VC ≤ 2)"
     ax.set_title(f"n = {n}: VC bound {comparison.vc_upper[row]:,}, |H| bound "
-                 f"{comparison.occam[row]:,}, lower bound {comparison.vc_lower[row]:,}")
+                 f"{comparison.occam[row]:,}, lower bound {lower_text}")
     ax.legend(fontsize=8)
     return fig
 
@@ -208,6 +219,24 @@ def first_reliable_m(sim: pac.Simulation) -> int | None:
     return int(sim.sample_sizes[0] if len(above) == 0 else sim.sample_sizes[above[-1] + 1])
 
 
+@functools.lru_cache(maxsize=64)
+def exact_failure(eps: float, distribution: str, max_m: int) -> np.ndarray:
+    """The exact P[error > ε] for m = 1..max_m (:func:`mllib.pac.failure_probability`)."""
+    return pac.failure_probability(TARGET, DISTRIBUTIONS[distribution], np.arange(1, max_m + 1),
+                                   eps)
+
+
+def exact_reliable_m(eps: float, delta: float, distribution: str) -> int:
+    """The smallest m from which on the exact failure probability stays at or below δ.
+
+    Beyond the Occam m the theorem itself keeps it below δ, so searching m = 1..Occam m finds
+    the answer for every m, exactly (no trials).
+    """
+    occam = pac.occam_sample_size(H_SIZE, eps, delta)
+    above = np.flatnonzero(exact_failure(eps, distribution, occam) > delta)
+    return 1 if len(above) == 0 else int(above[-1]) + 2
+
+
 def show_simulation(m: int, eps: float, distribution: str, delta: float = 0.05) -> Figure:
     """The simulation widget's frame.
 
@@ -227,8 +256,12 @@ def show_simulation(m: int, eps: float, distribution: str, delta: float = 0.05) 
     left.set_title(f"m = {m}: P̂[error > ε] = {sim.failure_rate[row]:.3f} (δ = {delta:g})")
     left.legend(fontsize=8)
     reliable = first_reliable_m(sim)
+    exact = exact_failure(float(eps), distribution, int(sim.sample_sizes[shown].max()))
     right.plot(sim.sample_sizes[shown], sim.failure_rate[shown], color=POSITIVE,
-               label=f"empirical P[error > ε] (≤ δ from m = {reliable})")
+               label=f"{sim.trials} trials: P̂[error > ε] (≤ δ from m = {reliable})")
+    exact_m = exact_reliable_m(eps, delta, distribution)
+    right.plot(sim.sample_sizes[shown], exact, color="black", linestyle=":",
+               label=f"exact P[error > ε] (≤ δ from m = {exact_m})")
     right.plot(sim.sample_sizes[shown], np.minimum(sim.failure_bound[shown], 1.05),
                color="tab:red", label="|H|(1 − ε)^m (capped at 1)")
     right.axhline(delta, color="black", linewidth=0.8, label=f"δ = {delta:g}")
@@ -249,7 +282,8 @@ def simulation_table(sim: pac.Simulation) -> str:
              f"{bound:.3g}"]
             for m, rate, bound in zip(sim.sample_sizes, sim.failure_rate, sim.failure_bound,
                                       strict=True)]
-    return markdown_table(["m", "P̂[error > ε]", "95% upper limit", "δ", "|H|(1 − ε)^m"], rows)
+    return markdown_table(["m", "P̂[error > ε]", "95% upper limit", "δ",
+                           "|H|(1 − ε)^m (capped at 1)"], rows)
 
 
 # --- The size of a class (§3) -------------------------------------------------------------------

@@ -202,6 +202,26 @@ def show_wall_times(times: dict[str, float], cores: int) -> Figure:
     return fig
 
 
+def cluster_verdict(times: dict[str, float], tasks: int) -> str:
+    """What the timings of the Dask cell say, computed from them, so the prose cannot drift.
+
+    ``times`` maps "in process", "1 worker" and "2 workers" to seconds for the same rounds, and
+    ``tasks`` is how many Map tasks those rounds ran (rounds × chunks). Reports the compute per
+    task (in-process time / tasks), what the 1-worker cluster added per task (its time minus the
+    in-process time: the scheduling, pickling and messages, since the compute is the same), and
+    whether 2 workers beat this process.
+    """
+    here, one, two = times["in process"], times["1 worker"], times["2 workers"]
+    if here <= 0 or tasks < 1:
+        raise ValueError("cluster_verdict needs a positive in-process time and at least one task.")
+    speedup = here / two
+    outcome = ("the cluster paid, though less than the ideal 2×" if speedup > 1 else
+               "the cluster cost more than it saved")
+    return (f"compute per Map task {1e3 * here / tasks:.0f} ms; the 1-worker cluster added "
+            f"{1e3 * (one - here) / tasks:.0f} ms per task; 2 workers ran {speedup:.2f}× as "
+            f"fast as this process: {outcome}.")
+
+
 def dashboard_note(link: str) -> str:
     """Where the Dask dashboard of a running cluster is (bokeh, a course dependency, serves it)."""
     return (f"Dask dashboard while the cluster runs (task stream, progress, workers' memory): "

@@ -7,15 +7,19 @@ proof), Balcan 10-601 (the proof's two claims).
 from __future__ import annotations
 
 import functools
+import itertools
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 from matplotlib.figure import Figure
 
-from mllib import data, svm
+from mllib import data
+from mllib.demos.svm import legend_below, origin_solution
 from mllib.perceptron import (
     PerceptronResult,
     WinnowResult,
+    add_threshold_feature,
     geometric_margin,
     gupta_bound,
     gupta_perceptron,
@@ -28,6 +32,7 @@ from mllib.perceptron import (
     predict_voted,
     radius,
     voted_perceptron,
+    winnow,
 )
 from mllib.plotting import (
     draw_hyperplane,
@@ -106,7 +111,7 @@ def margin_experiment(margin: float, *, n: int = 200, seed: int = 2) -> MarginEx
 
 
 # The γ slider's values (a FloatLogSlider from 10^-2 to 10^-0.4 in steps of 0.1) and the seeds
-# averaged over: one sample's mistakes are not monotone in γ, their mean is.
+# averaged over: one sample's mistakes jump up and down along γ, their mean follows the trend.
 MARGIN_GRID = tuple(round(10.0**e, 6) for e in np.arange(-2.0, -0.39, 0.1))
 TREND_SEEDS = tuple(range(20))
 
@@ -155,7 +160,8 @@ def show_margin_experiment(margin: float, seed: int = 2) -> Figure:
     over :data:`TREND_SEEDS`, next to (R/γ)², with this γ and this sample marked (right)."""
     exp = margin_experiment(margin, seed=seed)
     trend = margin_trend()
-    fig, (left, right) = figure(2)
+    height = 4.6
+    fig, (left, right) = figure(2, height=height)
     square_limits(left, 1.05)
     scatter_labelled(left, exp.X, exp.y, size=12)
     draw_hyperplane(left, exp.w_star, color="grey", linestyle="--", label="w* (target)")
@@ -163,7 +169,7 @@ def show_margin_experiment(margin: float, seed: int = 2) -> Figure:
     for offset in (-exp.margin, exp.margin):
         draw_hyperplane(left, exp.w_star, offset=offset, color="grey", linewidth=0.6)
     left.set_title(f"γ = {exp.margin:.3f}, R = {exp.radius:.3f}")
-    left.legend(fontsize=8)
+    legend_below(fig, left, height, ncol=2)
     right.fill_between(trend.margins, trend.mistakes.min(axis=1), trend.mistakes.max(axis=1),
                        color="grey", alpha=0.25, linewidth=0,
                        label=f"range over {len(trend.seeds)} samples")
@@ -190,7 +196,8 @@ def show_update(run: PerceptronResult, X: np.ndarray, y: np.ndarray, k: int) -> 
     """
     if not 0 <= k <= run.mistakes:
         raise ValueError(f"k must be between 0 and {run.mistakes}, the number of updates.")
-    fig, (ax,) = figure(1, width=5.5)
+    height = 5.0
+    fig, (ax,) = figure(1, width=5.5, height=height)
     half = 1.1 * float(np.max(np.abs(X)))
     square_limits(ax, half)
     scatter_labelled(ax, X, y, size=14)
@@ -206,7 +213,7 @@ def show_update(run: PerceptronResult, X: np.ndarray, y: np.ndarray, k: int) -> 
     scale = 0.5 * half / max(np.linalg.norm(update.w), 1e-12)
     ax.arrow(0, 0, *(scale * update.w), width=0.01 * half, color="black")
     ax.set_title(f"update {k} of {run.mistakes} (epoch {update.epoch}, example {update.index})")
-    ax.legend(fontsize=8)
+    legend_below(fig, ax, height)
     return fig
 
 
@@ -318,6 +325,13 @@ def eta_comparison(eta: float, *, w0=(0.0, 0.0), n: int = 100, seed: int = 1) ->
                          float(np.linalg.norm(scaled.w) / np.linalg.norm(base.w)))
 
 
+def eta_sample_bound(*, n: int = 100, seed: int = 1) -> float:
+    """Novikoff's (R/γ)² for the η widget's sample, with γ the margin of the unit w* it was
+    drawn around. The theorem assumes the run starts from w = 0."""
+    X, y, w_star = data.separable(n, 2, margin=0.05, seed=seed)
+    return mistake_bound(radius(X), geometric_margin(w_star, X, y))
+
+
 @functools.lru_cache(maxsize=4)
 def eta_trend(w0: tuple[float, float], etas: tuple[float, ...] = ETA_GRID) -> np.ndarray:
     """Mistakes of the run from ``w0`` for every η in ``etas``, shape (len(etas),) (cached)."""
@@ -330,13 +344,14 @@ def show_eta(eta: float, start: str = "w₀ = 0") -> Figure:
     with this η marked (right)."""
     w0 = ETA_STARTS[start]
     comparison = eta_comparison(eta, w0=w0)
-    fig, (left, right) = figure(2)
+    height = 4.6
+    fig, (left, right) = figure(2, height=height)
     square_limits(left, 1.05)
     scatter_labelled(left, comparison.X, comparison.y, size=12)
     draw_hyperplane(left, comparison.w0, color="grey", linestyle=":", label="start w₀")
     draw_hyperplane(left, comparison.base.w, color="black", linewidth=3, label="η = 1")
     draw_hyperplane(left, comparison.scaled.w, color="red", linestyle="--", label=f"η = {eta:.3g}")
-    left.legend(fontsize=8)
+    legend_below(fig, left, height)
     left.set_title(f"{start}: {comparison.scaled.mistakes} mistakes with η = {eta:.3g}, "
                    f"{comparison.base.mistakes} with η = 1", fontsize=10)
     for name, colour in zip(ETA_STARTS, ("black", "tab:red"), strict=True):
@@ -417,6 +432,50 @@ def threshold_example() -> tuple[np.ndarray, np.ndarray]:
     return np.array([[1.0], [2.0], [3.0], [4.0]]), np.array([-1.0, -1.0, 1.0, 1.0])
 
 
+def threshold_by_order(eta: float = 0.5) -> Counter:
+    """MMDS §12.2.4 on the spam data (Fig. 12.6) in every order of its six rows: how many of
+    the 720 orders end with each learned threshold θ (the weight of the appended -1 feature).
+
+    Every update adds η·y·(-1) to θ, so θ = -η·Σy over the updates: it is 0 exactly when the
+    updates' labels balance, which depends on the order, not on whether a threshold is needed.
+    """
+    X, y, _ = data.mmds_spam()
+    X = add_threshold_feature(X)
+    return Counter(float(perceptron(X[list(order)], y[list(order)], eta=eta).w[-1])
+                   for order in itertools.permutations(range(len(y))))
+
+
+# --- MMDS's exercises for §12.2 ----------------------------------------------------------------
+
+
+def exercise_12_2_1() -> dict[str, PerceptronResult | WinnowResult]:
+    """MMDS Exercise 12.2.1: Fig. 12.6 with "nigeria" added to example b (still not spam),
+    trained by (a) the perceptron (η = ½), (b) Winnow, (c) the perceptron with a learned
+    threshold and (d) Winnow with a learned threshold (MMDS §12.2.4)."""
+    X, y, _ = data.mmds_spam()
+    X = X.copy()
+    X[1, 4] = 1.0  # b = [0, 0, 1, 1, 1]: the, of, nigeria
+    return {
+        "(a) perceptron": perceptron(X, y, eta=0.5),
+        "(b) Winnow": winnow(X, y),
+        "(c) perceptron, learned θ": perceptron(add_threshold_feature(X), y, eta=0.5),
+        "(d) Winnow, learned θ": winnow(X, y, learn_threshold=True),
+    }
+
+
+def exercise_12_2_2() -> tuple[np.ndarray, np.ndarray]:
+    """MMDS Exercise 12.2.2's training set: [1, 2] and [2, 1] positive, [2, 3] and [3, 2]
+    negative. X has shape (4, 2), y shape (4,)."""
+    return np.array([[1.0, 2.0], [2.0, 1.0], [2.0, 3.0], [3.0, 2.0]]), np.array([1.0, 1, -1, -1])
+
+
+def threshold_interval(w: np.ndarray, X: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """The thresholds θ for which w·x - θ = 0 separates (X, y): the open interval between the
+    largest negative score and the smallest positive score (empty when low >= high)."""
+    scores = X @ w
+    return float(np.max(scores[y < 0])), float(np.min(scores[y > 0]))
+
+
 # --- The margin variants (Gupta §2.2.2, Balcan) --------------------------------------------------
 
 
@@ -424,11 +483,9 @@ def sample_margin(X: np.ndarray, y: np.ndarray) -> float:
     """Gupta's γ(S) = 1/‖w*‖ for the shortest w* with yᵢ(w*·xᵢ) >= 1: the largest margin of a
     separator through the origin. X has shape (n, d), y shape (n,).
 
-    Computed as the hard-margin SVM of the sample together with its mirror image
-    {(-xᵢ, -yᵢ)}: that SVM's optimum is symmetric, so its bias is 0, and an origin separator
-    has the same margin on both halves.
+    Computed as the hard-margin SVM without an offset (:func:`mllib.demos.svm.origin_solution`).
     """
-    return svm.solve(np.vstack([X, -X]), np.concatenate([y, -y])).margin
+    return origin_solution(X, y).margin
 
 
 @dataclass(frozen=True)

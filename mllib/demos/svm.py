@@ -21,10 +21,28 @@ BOOK_C, BOOK_ETA, BOOK_W0, BOOK_B0 = 0.1, 0.2, (0.0, 1.0), -2.0
 # CS578 L2's sequence of C values.
 CS578_C = (100.0, 10.0, 1.0, 0.1, 0.01)
 
+# Room under the axes for the x label and a legend below it (inches), see :func:`legend_below`.
+BELOW = 1.3
+
+
+def legend_below(fig: Figure, ax: Axes, height: float, *, ncol: int = 3) -> None:
+    """Move ``ax``'s legend under its x label, off the data, and inside the canvas (a widget's
+    PNG is not cropped to what is drawn). ``height`` is the figure's height in inches; the
+    figure's bottom margin becomes :data:`BELOW` inches."""
+    fig.subplots_adjust(bottom=BELOW / height)
+    axes_height = height * (fig.subplotpars.top - fig.subplotpars.bottom)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.5 / axes_height), ncol=ncol,
+              fontsize=7)
+
 
 def _number(value: float) -> str:
     """A table entry to 3 decimals, as MMDS prints Fig. 12.20 (no '-0.000')."""
     return f"{value + 0.0:.3f}" if round(value, 3) != 0 else "0.000"
+
+
+def _short(values) -> str:
+    """Numbers to 3 significant digits, with rounding noise such as -1.3e-16 shown as 0."""
+    return ", ".join(f"{round(float(v), 9) + 0.0:.3g}" for v in values)
 
 
 def descent_table(run: svm.DescentResult) -> str:
@@ -102,17 +120,41 @@ def show_example_12_8() -> Figure:
     sol = svm.solve(X, y)
     fig, (ax,) = figure(1, width=5)
     draw_svm(ax, X, y, sol.w, sol.b, support=sol.support)
-    ax.set_title(f"w = {np.round(sol.w, 3).tolist()}, b = {sol.b + 0.0:.3g}, "
+    ax.set_title(f"w = [{_short(sol.w)}], b = {_short([sol.b])}, "
                  f"γ = 1/‖w‖ = {sol.margin:.3f}")
     ax.legend(loc="best", fontsize=8)  # "best" keeps clear of the points
     return fig
 
 
+def origin_solution(X: np.ndarray, y: np.ndarray) -> svm.SVMSolution:
+    """The hard-margin SVM without an offset (CS578 L2: yᵢ(θ·xᵢ) >= 1), for X of shape (n, d).
+
+    Solved as the SVM with offset of the sample together with its mirror image {(-xᵢ, -yᵢ)},
+    whose optimum is symmetric, so its b is 0. Raises ValueError when no line through the origin
+    separates the sample.
+    """
+    return svm.solve(np.vstack([X, -X]), np.concatenate([y, -y]))
+
+
+def tight_with_zero_weight() -> tuple[np.ndarray, np.ndarray]:
+    """Three points, +(1, 0), -(-1, 0), +(1, 5), all on their margin lines at the optimum
+    w = [1, 0], b = 0, where every dual solution gives (1, 5) the weight α = 0: a witness against
+    CS446's "αᵢ > 0 for every i in I". X has shape (3, 2), y shape (3,)."""
+    return np.array([[1.0, 0.0], [-1.0, 0.0], [1.0, 5.0]]), np.array([1.0, -1.0, 1.0])
+
+
 def show_hinge() -> Figure:
-    """MMDS Fig. 12.17: the hinge loss max(0, 1 - z) against the 0-1 loss it bounds."""
+    """MMDS Fig. 12.17: the hinge loss max(0, 1 - z) against the 0-1 loss it bounds, with
+    CS446's two other losses ("What do we optimize?"): the L2-loss SVM's squared hinge and the
+    logistic loss log(1 + e^-z)."""
     z = np.linspace(-2, 3, 501)
     fig, (ax,) = figure(1, width=5.5, height=3.5)
     ax.plot(z, svm.hinge_loss(z), color="black", linewidth=2, label="hinge max(0, 1 − z)")
+    ax.plot(z, svm.hinge_loss(z) ** 2, color="tab:blue", linestyle="-.",
+            label="squared hinge (L2-loss SVM)")
+    ax.plot(z, np.logaddexp(0.0, -z), color="tab:green", linestyle=":", linewidth=2,
+            label="logistic log(1 + e^−z)")
+    ax.set_ylim(-0.1, 4)
     ax.step(z, (z <= 0).astype(float), where="post", color="tab:red", linestyle="--",
             label="mistake (z ≤ 0)")
     ax.axvline(1, color="grey", linewidth=0.8)
@@ -121,7 +163,7 @@ def show_hinge() -> Figure:
     ax.set_xlabel("z = y (w·x + b)")
     ax.set_ylabel("loss")
     ax.legend(fontsize=8)
-    ax.set_title("the hinge loss (MMDS Fig. 12.17)")
+    ax.set_title("the hinge loss (MMDS Fig. 12.17) and two more from CS446", fontsize=10)
     return fig
 
 
@@ -134,8 +176,8 @@ def show_bias_conventions() -> Figure:
                                  (axes[1], True, "eq. 12.4 + b²/2 (MMDS's descent)")):
         sol = svm.solve(X, y, C=BOOK_C, regularize_bias=regularize)
         draw_svm(ax, X, y, sol.w, sol.b, pad=1.0)
-        w = ", ".join(f"{v + 0.0:.3g}" for v in sol.w)
-        ax.set_title(f"{name}\nw = [{w}], b = {sol.b:.3g}, γ = {sol.margin:.2f}", fontsize=9)
+        ax.set_title(f"{name}\nw = [{_short(sol.w)}], b = {_short([sol.b])}, "
+                     f"γ = {sol.margin:.2f}", fontsize=9)
     return fig
 
 
@@ -183,10 +225,12 @@ def show_soft_margin(C: float, seed: int = 3) -> Figure:
     three kinds of support vectors and the margin (right)."""
     fit = soft_margin(C, seed=seed)
     sol = fit.solution
-    fig, (left, right) = figure(2, width=4.8)
+    height = 4.6
+    fig, (left, right) = figure(2, width=4.8, height=height)
     draw_svm(left, fit.X, fit.y, sol.w, sol.b, support=sol.support, slacks=True)
     left.set_title(f"C = {C:.3g}: {len(sol.support)} support vectors, Σξ = {fit.slack.sum():.2f}")
-    left.legend(loc="best", fontsize=7)
+    # Below the axes, not on them: at small C the separator runs where "best" would put it.
+    legend_below(fig, left, height)
     right.bar(["on the\nmargin", "inside the\nmargin", "mis-\nclassified"],
               [fit.on_margin, fit.inside, fit.misclassified],
               color=["grey", "tab:orange", "tab:red"])
@@ -208,36 +252,83 @@ def show_c_gallery(values=CS578_C, seed: int = 3) -> Figure:
     return fig
 
 
+def same_solution(a: svm.SVMSolution, b: svm.SVMSolution, tol: float = 1e-9) -> bool:
+    """Whether two solutions are the same separator (w and b equal up to ``tol``)."""
+    return bool(np.allclose(a.w, b.w, rtol=0, atol=tol) and abs(a.b - b.b) <= tol)
+
+
+def stable_from(C_high: float = CS578_C[0], *, seed: int = 3, steps: int = 40) -> float:
+    """The smallest C (found by bisection, to ``C_high``·2^-steps) from which the soft-margin
+    optimum of :func:`soft_margin`'s sample no longer changes up to ``C_high``: above it, the
+    examples inside the margin and the few on it are fixed, and w, b solve the same equations."""
+    top = soft_margin(C_high, seed=seed).solution
+    low, high = 0.0, C_high
+    for _ in range(steps):
+        middle = (low + high) / 2
+        X, y = soft_margin(C_high, seed=seed).X, soft_margin(C_high, seed=seed).y
+        if same_solution(svm.solve(X, y, C=middle), top):
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+# --- MMDS's exercises for §12.3 ---------------------------------------------------------------
+
+
+def exercise_12_3_2() -> tuple[np.ndarray, np.ndarray]:
+    """MMDS Exercise 12.3.2: positives sum to 10 or more, negatives to less. X (6, 3), y (6,)."""
+    X = np.array([[3, 4, 5], [2, 7, 2], [5, 5, 5], [1, 2, 3], [3, 3, 2], [2, 4, 1]], dtype=float)
+    return X, np.array([1.0, 1, 1, -1, -1, -1])
+
+
+def exercise_12_3_3() -> tuple[np.ndarray, np.ndarray]:
+    """MMDS Exercise 12.3.3: positives have an odd coordinate sum, negatives an even one.
+    X (6, 2), y (6,)."""
+    X = np.array([[1, 2], [3, 4], [5, 2], [2, 4], [3, 1], [7, 3]], dtype=float)
+    return X, np.array([1.0, 1, 1, -1, -1, -1])
+
+
 # --- Leave-one-out ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class LeaveOneOut:
-    """One row of the LOOCV table: C (None for the hard margin), #SV, the error and #SV/n."""
+    """One row of the LOOCV table: C (None for the hard margin), #SV, the error, #SV/n and the
+    margin γ = 1/‖w‖ of the solution on all n examples."""
 
     C: float | None
     support: int
     error: float
     bound: float
+    margin: float
+
+
+def leave_one_out_sample(*, n: int = 30, seed: int = 4) -> tuple[np.ndarray, np.ndarray]:
+    """The separable sample of the LOOCV table: X of shape (n, 2), y of shape (n,)."""
+    X, y, _ = data.separable(n, 2, margin=0.1, seed=seed)
+    return X, y
 
 
 def leave_one_out_study(values=(None, 10.0, 1.0, 0.1), *, n: int = 30,
                         seed: int = 4) -> tuple[LeaveOneOut, ...]:
     """CS578's LOOCV <= #SV/n, measured on one separable sample for each C in ``values``."""
-    X, y, _ = data.separable(n, 2, margin=0.1, seed=seed)
+    X, y = leave_one_out_sample(n=n, seed=seed)
     rows = []
     for C in values:
-        count = len(svm.solve(X, y, C=C).support)
-        rows.append(LeaveOneOut(C, count, svm.leave_one_out_error(X, y, C=C), count / n))
+        solution = svm.solve(X, y, C=C)
+        count = len(solution.support)
+        rows.append(LeaveOneOut(C, count, svm.leave_one_out_error(X, y, C=C), count / n,
+                                solution.margin))
     return tuple(rows)
 
 
 def leave_one_out_table(rows: tuple[LeaveOneOut, ...]) -> str:
     """The study as a Markdown table."""
     return markdown_table(
-        ["C", "support vectors", "LOOCV error", "bound #SV/n"],
-        [["hard margin" if r.C is None else f"{r.C:g}", r.support, f"{r.error:.3f}",
-          f"{r.bound:.3f}"] for r in rows],
+        ["C", "margin γ", "support vectors", "LOOCV error", "bound #SV/n"],
+        [["hard margin" if r.C is None else f"{r.C:g}", f"{r.margin:.3f}", r.support,
+          f"{r.error:.3f}", f"{r.bound:.3f}"] for r in rows],
     )
 
 
@@ -245,11 +336,46 @@ def leave_one_out_table(rows: tuple[LeaveOneOut, ...]) -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def _book_optimum() -> float:
+def book_optimum() -> float:
     """f* of Example 12.9's objective (eq. 12.4 + b²/2, C = 0.1)."""
     X, y = svm.mmds_fig_12_18()
     best = svm.solve(X, y, C=BOOK_C, regularize_bias=True)
     return svm.objective(best.w, best.b, X, y, BOOK_C, regularize_bias=True)
+
+
+@dataclass(frozen=True)
+class DescentCycle:
+    """The points a constant-step run of Example 12.9 keeps returning to at its end.
+
+    Attributes
+    ----------
+    period : int
+        The length of the cycle (1: the run has settled on one point); 0 when the last
+        iterations do not repeat.
+    patterns : tuple of str
+        The bad-point patterns along the cycle.
+    objectives : ndarray of shape (period,)
+        The objective (eq. 12.4 + b²/2) at the cycle's points.
+    """
+
+    period: int
+    patterns: tuple[str, ...]
+    objectives: np.ndarray
+
+
+def descent_cycle(eta: float, iterations: int = 60, *, longest: int = 10,
+                  tol: float = 1e-9) -> DescentCycle:
+    """Find the cycle at the end of :func:`book_run` (``iterations`` steps of size ``eta``): the
+    shortest period p <= ``longest`` with which the last 2p points repeat, to ``tol``."""
+    history = book_run(iterations, eta).history
+    for period in range(1, longest + 1):
+        tail = history[-2 * period:]
+        if all(np.allclose(a.w, b.w, rtol=0, atol=tol) and abs(a.b - b.b) <= tol
+               for a, b in zip(tail[:period], tail[period:], strict=True)):
+            last = history[-period:]
+            return DescentCycle(period, tuple(s.pattern for s in last),
+                                np.array([s.objective for s in last]))
+    return DescentCycle(0, (), np.array([]))
 
 
 def show_descent(eta: float, k: int, iterations: int = 60) -> Figure:
@@ -263,7 +389,7 @@ def show_descent(eta: float, k: int, iterations: int = 60) -> Figure:
         raise ValueError(f"k must be between 0 and {iterations}, the number of iterations.")
     X, y = svm.mmds_fig_12_18()
     run = book_run(iterations, eta)
-    optimum = _book_optimum()
+    optimum = book_optimum()
     step = run.history[k]
     fig, (left, right) = figure(2, width=4.8)
     draw_svm(left, X, y, step.w, step.b, pad=1.2)
@@ -275,6 +401,10 @@ def show_descent(eta: float, k: int, iterations: int = 60) -> Figure:
     right.plot(range(len(above)), above, "o-", ms=3, color="black")
     right.axvline(k, color="red", linewidth=1)
     log_axis(right, "y")
+    # At least two powers of 10 in view, so that the log axis has two labelled ticks even when
+    # a large step leaves the gap within one decade.
+    low, high = np.floor(np.log10(above.min())), np.ceil(np.log10(above.max()))
+    right.set_ylim(10.0 ** min(low, high - 1), 10.0 ** high)
     right.set_xlabel("iteration")
     right.set_ylabel("f(w, b) − f* (log scale)")
     right.set_title(f"f = {step.objective:.4f} at iteration {k}; f* = {optimum:.4f}")
@@ -317,6 +447,12 @@ def batch_step(X: np.ndarray, C: float) -> float:
     return 1.0 / (C * float(np.sum(X * X)))
 
 
+def race_step(*, n: int = 200, C: float = 1.0, seed: int = 5) -> float:
+    """:func:`batch_step` for the race's sample, with the constant feature for b."""
+    X, _, _ = data.noisy(n, 2, margin=0.05, flip=0.1, seed=seed)
+    return batch_step(np.hstack([X, np.ones((n, 1))]), C)
+
+
 def compare_methods(*, n: int = 200, C: float = 1.0, epochs: int = 60, eta: float | None = None,
                     gamma: float = 1e-3, seed: int = 5) -> MethodComparison:
     """Run the four descents on one noisy 2-D sample, MMDS's regularised bias throughout.
@@ -325,7 +461,7 @@ def compare_methods(*, n: int = 200, C: float = 1.0, epochs: int = 60, eta: floa
     :func:`batch_step`); SGD takes the constant ``gamma`` or Pegasos's 1/t.
     """
     X, y, _ = data.noisy(n, 2, margin=0.05, flip=0.1, seed=seed)
-    eta = batch_step(np.hstack([X, np.ones((n, 1))]), C) if eta is None else eta
+    eta = race_step(n=n, C=C, seed=seed) if eta is None else eta
     best = svm.solve(X, y, C=C, regularize_bias=True)
     optimum = svm.objective(best.w, best.b, X, y, C, regularize_bias=True)
 

@@ -43,16 +43,21 @@ class LabelingGrid:
     ----------
     hclass : mllib.vc.HypothesisClass
     points : ndarray of shape (n, dim)
+        The points the checks ran on, in units of ``unit``.
     labelings : ndarray of shape (2ⁿ, n)
         In the order of :func:`mllib.vc.all_labelings`.
     witnesses : tuple
-        For each labelling, a hypothesis that realizes it, or None.
+        For each labelling, the widest-margin hypothesis that realizes it
+        (:func:`mllib.vc.realize`), or None; in the units of ``points``.
+    unit : float
+        The drawing scale: point i is drawn at ``points[i] * unit``.
     """
 
     hclass: vc.HypothesisClass
     points: np.ndarray
     labelings: np.ndarray
     witnesses: tuple
+    unit: float = 1.0
 
     @property
     def realizable(self) -> np.ndarray:
@@ -65,20 +70,33 @@ class LabelingGrid:
         return bool(self.realizable.all())
 
 
-def labeling_grid(hclass: vc.HypothesisClass, points) -> LabelingGrid:
-    """Try every labelling of ``points`` (shape (n, dim), or (n,) on the line) with ``hclass``."""
+def labeling_grid(hclass: vc.HypothesisClass, points, *, unit: float = 1.0) -> LabelingGrid:
+    """Try every labelling of ``points`` (shape (n, dim), or (n,) on the line) with ``hclass``;
+    ``unit`` is the scale they are drawn at (:class:`LabelingGrid`)."""
     points = np.asarray(points, dtype=float).reshape(-1, hclass.dim)
     labelings = vc.all_labelings(len(points))
-    witnesses = tuple(vc.realize(hclass, points, labels) for labels in labelings)
-    return LabelingGrid(hclass, points, labelings, witnesses)
+    return LabelingGrid(hclass, points, labelings, vc.realize_all(hclass, points), float(unit))
+
+
+# The sliders move the star in steps of 0.1; the presets' coordinates are tenths too.
+SLIDER_STEP = 0.1
 
 
 def moved(configuration: str, dx: float, dy: float) -> tuple[vc.HypothesisClass, np.ndarray]:
-    """A preset with its last point moved by (dx, dy); dy is ignored on the line."""
+    """A preset with its last point moved by (dx, dy), in the decimals the sliders show (rounded
+    to tenths, then to the nearest float); dy is ignored on the line."""
     hclass, points = CONFIGURATIONS[configuration]
     points = np.array(points, dtype=float)
-    points[-1] += [dx, dy][: hclass.dim]
+    points[-1] = np.round(points[-1] + [dx, dy][: hclass.dim], 1)
     return hclass, points
+
+
+def placed(configuration: str, dx: float, dy: float) -> LabelingGrid:
+    """The widget's labelling grid: the checks run on the points counted in tenths (whole
+    numbers, so exact), which is the geometry of the decimals on screen: a star the sliders put
+    on the line through two points is on it, not one rounding error off."""
+    hclass, points = moved(configuration, dx, dy)
+    return labeling_grid(hclass, np.rint(points / SLIDER_STEP), unit=SLIDER_STEP)
 
 
 def _limits(points: np.ndarray) -> tuple[float, float, float, float]:
@@ -102,33 +120,49 @@ def _inside(corners: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
     return np.array(kept).reshape(-1, 2)
 
 
-def _draw_witness(ax: Axes, witness, limits, shift: np.ndarray) -> None:
-    """Shade where the witness says +1, inside the panel ``limits`` moved by ``shift`` (2,)."""
+def scaled(witness, unit: float):
+    """The same hypothesis for points multiplied by ``unit`` > 0 (what :func:`show_labelings`
+    draws): w·x + b > 0 becomes w·x + b·unit > 0, and every bound is multiplied by ``unit``."""
+    if isinstance(witness, vc.HalfPlane):
+        return vc.HalfPlane(witness.w, witness.b * unit)
+    if isinstance(witness, vc.Rectangle):
+        return vc.Rectangle(witness.x_lo * unit, witness.x_hi * unit, witness.y_lo * unit,
+                            witness.y_hi * unit)
+    if isinstance(witness, vc.Intervals):
+        return vc.Intervals(tuple((lo * unit, hi * unit) for lo, hi in witness.bounds))
+    if isinstance(witness, vc.HalfLine):
+        return vc.HalfLine(witness.a * unit)
+    raise ValueError(f"cannot draw a {type(witness).__name__} witness.")
+
+
+def _draw_witness(ax: Axes, witness, limits, shift: np.ndarray) -> list:
+    """Shade where the witness says +1, inside the panel ``limits`` moved by ``shift`` (2,), with
+    no padding: what is shaded is the hypothesis. Returns the artists drawn."""
     x_lo, x_hi, y_lo, y_hi = limits
     dx, dy = shift
     shade = {"color": POSITIVE, "alpha": 0.18, "linewidth": 0}
+    band = {"color": POSITIVE, "linewidth": 7, "alpha": 0.35, "solid_capstyle": "butt"}
+    drawn = []
     if isinstance(witness, vc.HalfPlane):
         corners = np.array([[x_lo, y_lo], [x_hi, y_lo], [x_hi, y_hi], [x_lo, y_hi]])
         region = _inside(corners, witness.w, witness.b - 1e-12 * (not np.any(witness.w)))
         if len(region):
-            ax.fill(region[:, 0] + dx, region[:, 1] + dy, **shade)
+            drawn += ax.fill(region[:, 0] + dx, region[:, 1] + dy, **shade)
             # The boundary line: the region's corners that lie on w·x + b = 0.
             on_line = region[np.isclose(region @ witness.w + witness.b, 0, atol=1e-9)]
             if len(on_line) == 2:
                 ax.plot(on_line[:, 0] + dx, on_line[:, 1] + dy, color=POSITIVE, linewidth=1)
-    elif isinstance(witness, vc.Rectangle) and math.isfinite(witness.x_lo):
-        pad = 0.15
-        ax.add_patch(Box((witness.x_lo - pad + dx, witness.y_lo - pad + dy),
-                         witness.x_hi - witness.x_lo + 2 * pad,
-                         witness.y_hi - witness.y_lo + 2 * pad, edgecolor=POSITIVE,
-                         facecolor=POSITIVE, alpha=0.25))
+    elif isinstance(witness, vc.Rectangle) and witness.x_lo <= witness.x_hi:
+        left, right = max(witness.x_lo, x_lo), min(witness.x_hi, x_hi)
+        bottom, top = max(witness.y_lo, y_lo), min(witness.y_hi, y_hi)
+        drawn.append(ax.add_patch(Box((left + dx, bottom + dy), right - left, top - bottom,
+                                      edgecolor=POSITIVE, facecolor=POSITIVE, alpha=0.25)))
     elif isinstance(witness, vc.Intervals):
         for lo, hi in witness.bounds:
-            ax.plot([lo - 0.2 + dx, hi + 0.2 + dx], [dy, dy], color=POSITIVE, linewidth=7,
-                    alpha=0.35, solid_capstyle="butt")
-    elif isinstance(witness, vc.HalfLine):
-        ax.plot([x_lo + dx, min(witness.a, x_hi) + dx], [dy, dy], color=POSITIVE, linewidth=7,
-                alpha=0.35, solid_capstyle="butt")
+            drawn += ax.plot([max(lo, x_lo) + dx, min(hi, x_hi) + dx], [dy, dy], **band)
+    elif isinstance(witness, vc.HalfLine) and witness.a > x_lo:
+        drawn += ax.plot([x_lo + dx, min(witness.a, x_hi) + dx], [dy, dy], **band)
+    return drawn
 
 
 def _plane(points: np.ndarray) -> np.ndarray:
@@ -147,13 +181,20 @@ class Panel:
         The signs in point order and ✓ or ✗.
     realizable : bool
     shift : ndarray of shape (2,)
-        The panel's offset in the figure's single axes: point i is drawn at points[i] + shift.
+        The panel's offset in the figure's single axes: point i is drawn at
+        points[i]·unit + shift.
+    witness : hypothesis or None
+        The hypothesis shaded, in drawn coordinates (before the shift).
+    artists : tuple
+        The matplotlib artists that shade it (a patch, a filled polygon or line bands).
     """
 
     labels: np.ndarray
     title: str
     realizable: bool
     shift: np.ndarray
+    witness: object = None
+    artists: tuple = ()
 
 
 def show_labelings(grid: LabelingGrid, *, title: str | None = None) -> Figure:
@@ -162,27 +203,29 @@ def show_labelings(grid: LabelingGrid, *, title: str | None = None) -> Figure:
     panel numbers the points: each title lists the signs in that order. The star marks the
     last point, the one the widget moves.
 
-    All panels share one axes, each shifted to its place in the grid: one axes draws far faster
-    than 2ⁿ small ones, which is what keeps the point-placement widget quick. The figure's
-    ``panels`` attribute lists the :class:`Panel` s in the order of ``grid.labelings``.
+    The witness is the widest-margin one (:func:`mllib.vc.realize`), drawn without padding, so
+    the shading holds exactly the positive points. All panels share one axes, each shifted to
+    its place in the grid: one axes draws far faster than 2ⁿ small ones, which is what keeps the
+    point-placement widget quick. The figure's ``panels`` attribute lists the :class:`Panel` s
+    in the order of ``grid.labelings``.
     """
     count = len(grid.labelings)
     cols = min(count, 8)
     rows = math.ceil(count / cols)
-    limits = _limits(grid.points)
+    xy = _plane(grid.points) * grid.unit
+    limits = _limits(xy)
     side = limits[1] - limits[0]  # the view is square
     step_x, step_y = 1.12 * side, 1.3 * side  # room between panels, and for a title above each
     height = 1.5 * rows + 0.4
     fig = Figure(figsize=(1.45 * cols, height))
     ax = fig.add_axes((0.01, 0.01, 0.98, 1 - 0.5 / height))
     ax.set_axis_off()
-    xy = _plane(grid.points)
     panels, frames = [], []
     signs_xy: dict[int, list[np.ndarray]] = {1: [], -1: []}
     for k, (labels, witness) in enumerate(zip(grid.labelings, grid.witnesses, strict=True)):
         shift = np.array([(k % cols) * step_x - limits[0], -(k // cols) * step_y - limits[2]])
-        if witness is not None:
-            _draw_witness(ax, witness, limits, shift)
+        shown = None if witness is None else scaled(witness, grid.unit)
+        artists = () if shown is None else tuple(_draw_witness(ax, shown, limits, shift))
         for label in (1, -1):
             signs_xy[label].append(xy[labels == label] + shift)
         signs = "".join("+" if v > 0 else "−" for v in labels)
@@ -193,7 +236,7 @@ def show_labelings(grid: LabelingGrid, *, title: str | None = None) -> Figure:
         frames.append(Box((shift[0] + limits[0], shift[1] + limits[2]), side, side,
                           fill=False, edgecolor="red" if witness is None else "0.6",
                           linewidth=2 if witness is None else 0.8))
-        panels.append(Panel(labels, name, witness is not None, shift))
+        panels.append(Panel(labels, name, witness is not None, shift, shown, artists))
     for frame in frames:
         ax.add_patch(frame)
     for label, colour, marker in ((1, POSITIVE, "o"), (-1, NEGATIVE, "s")):
@@ -206,7 +249,8 @@ def show_labelings(grid: LabelingGrid, *, title: str | None = None) -> Figure:
     for i, (x, y) in enumerate(xy + panels[0].shift, start=1):
         ax.annotate(str(i), (x, y), xytext=(4, 4), textcoords="offset points", fontsize=7,
                     zorder=5)
-    ax.set_xlim(limits[0] - 0.02 * side, (cols - 1) * step_x + limits[1] - limits[0] + 0.02 * side)
+    # Panel k's frame spans [shift + limits]: the first starts at x = 0 and y = 0.
+    ax.set_xlim(-0.02 * side, (cols - 1) * step_x + side + 0.02 * side)
     ax.set_ylim(-(rows - 1) * step_y - 0.02 * side, side * 1.25)
     ax.set_aspect("equal")  # the axes box shrinks to fit; the limits stay
     realized = int(grid.realizable.sum())
@@ -218,10 +262,15 @@ def show_labelings(grid: LabelingGrid, *, title: str | None = None) -> Figure:
 
 
 def show_configuration(configuration: str, dx: float = 0.0, dy: float = 0.0) -> Figure:
-    """The point-placement widget's frame: a preset, its starred point moved by (dx, dy), and
-    every labelling drawn (:func:`show_labelings`)."""
-    hclass, points = moved(configuration, dx, dy)
-    return show_labelings(labeling_grid(hclass, points))
+    """The point-placement widget's frame: a preset, its starred point moved by (dx, dy) on the
+    sliders' grid of tenths (:func:`placed`), and every labelling drawn (:func:`show_labelings`).
+    The caption prints the star's position as used."""
+    grid = placed(configuration, dx, dy)
+    fig = show_labelings(grid)
+    star = ", ".join(f"{v:.1f}" for v in grid.points[-1] * grid.unit)
+    ignored = "; move y does nothing on the line" if grid.hclass.dim == 1 else ""
+    fig.suptitle(f"{fig.get_suptitle()} · ★ at ({star}){ignored}", fontsize=10)
+    return fig
 
 
 # --- Growth function and Sauer's lemma ----------------------------------------------------------
@@ -268,17 +317,23 @@ def growth_curves(m_max: int = 8) -> list[GrowthCurve]:
 
 
 def show_growth(curves: list[GrowthCurve]) -> Figure:
-    """One panel per class: 2^m, Sauer's bound and the growth function, on a log scale."""
+    """One panel per class: 2^m, Sauer's bound and the growth function, on a log scale.
+
+    Sauer's bound is a broad translucent band under the growth curve's markers, so it stays
+    visible where the two coincide (on the line the lemma is tight); the vertical line is
+    m = VC.
+    """
     fig, axes = figure(len(curves), width=3.3, height=3.2)
     for ax, curve in zip(axes, curves, strict=True):
         ax.plot(curve.m, 2.0**curve.m, color="grey", linestyle=":", label="2^m")
-        ax.plot(curve.m, curve.sauer, color="tab:red", linestyle="--", label="Sauer bound")
+        ax.plot(curve.m, curve.sauer, color="tab:red", linewidth=6, alpha=0.35,
+                solid_capstyle="round", label="Sauer bound")
         ax.plot(curve.m, curve.growth, "o-", ms=4, color=POSITIVE, label="growth Π(m)")
-        ax.axvline(curve.vc, color="black", linewidth=0.6)
+        ax.axvline(curve.vc, color="black", linewidth=0.6, label=f"m = VC = {curve.vc}")
         ax.set_yscale("log", base=2)
         ax.set_xlabel("m (points)")
         ax.set_title(f"{curve.name} (VC = {curve.vc})", fontsize=10)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper left")
     axes[0].set_ylabel("labellings")
     return fig
 

@@ -23,6 +23,17 @@ def _data(offset: int, n: int, m: int) -> np.ndarray:
     return reference.sample_coins(n, m, alpha=alpha, p=p, q=q, seed=rng)
 
 
+# Head counts near m/2 of sequences of 1000 tosses: at (α, p, q) = (0.4, 0.7, 0.25) both terms
+# α p^h (1-p)^(m-h) and (1-α) q^h (1-q)^(m-h) underflow to 0 (about e^-780 and e^-837 at h = 500),
+# so the formula as written gives 0/0; the statements ask for log space.
+_UNDERFLOW = (0.4, 0.7, 0.25)
+
+
+def _long_sequences(offset: int) -> np.ndarray:
+    """Ten head counts of 1000 tosses of a fair coin, where the terms underflow."""
+    return _rng(offset).binomial(1000, 0.5, 10)
+
+
 def e_step() -> Check:
     """Check ``e_step(heads, m, alpha, p, q)`` returns P₁ⁱ for every sequence."""
     heads = _data(1, 25, 10)
@@ -33,6 +44,8 @@ def e_step() -> Check:
         Case("p smaller than q", (heads, 10, 0.6, 0.2, 0.9)),
         Case("the symmetric start p = q, where P₁ⁱ must equal α", (heads, 10, 0.35, 0.5, 0.5)),
         Case("15 sequences of 50 tosses", (long_runs, 50, 0.5, 0.6, 0.45)),
+        Case("10 sequences of 1000 tosses, where p^h (1-p)^(m-h) underflows for both coins",
+             (_long_sequences(3), 1000, *_UNDERFLOW)),
     ]
     return Check("e_step", cases, reference.e_step)
 
@@ -59,13 +72,20 @@ def log_likelihood() -> Check:
         Case("α close to 1", (heads, 12, 0.95, 0.6, 0.3)),
         Case("the symmetric start p = q", (heads, 12, 0.4, 0.55, 0.55)),
         Case("one sequence", (heads[:1], 12, 0.3, 0.8, 0.1)),
+        Case("10 sequences of 1000 tosses, where both terms underflow (add them in log space)",
+             (_long_sequences(21), 1000, *_UNDERFLOW)),
     ]
     return Check("log_likelihood", cases, reference.log_likelihood)
 
 
 def em_loop() -> Check:
     """Check ``three_coins_em(heads, m, alpha, p, q, iterations)`` returns (alpha, p, q) after
-    exactly ``iterations`` EM updates."""
+    exactly ``iterations`` EM updates (0 allowed: the start itself).
+
+    The symmetric case is short (3 updates): exact EM stays on p = q, and a plain floating-point
+    loop drifts off it only by rounding that grows about tenfold per update, far below the
+    tolerance after 3 updates (tests/test_checkers_em.py measures it).
+    """
 
     def run(heads, m, alpha, p, q, iterations):
         result = reference.three_coins(heads, m, alpha=alpha, p=p, q=q, iterations=iterations,
@@ -78,5 +98,6 @@ def em_loop() -> Check:
         Case("ten updates", (heads, 10, 0.3, 0.9, 0.2, 10)),
         Case("forty updates from p < q", (heads, 10, 0.7, 0.3, 0.8, 40)),
         Case("three updates from the symmetric start p = q", (heads, 10, 0.4, 0.5, 0.5, 3)),
+        Case("no update at all (iterations = 0)", (heads, 10, 0.5, 0.6, 0.4, 0)),
     ]
-    return Check("three_coins_em", cases, run, tolerance=1e-7, builds_on=("e_step", "m_step"))
+    return Check("three_coins_em", cases, run, tolerance=1e-7, builds_on=("m_step",))

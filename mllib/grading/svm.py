@@ -91,6 +91,8 @@ def step() -> Check:
 
 
 def _descent(X, y, C, eta, w0, b0, iterations):
+    if iterations == 0:  # the statement: no step, the start (mllib asks for at least one)
+        return np.asarray(w0, dtype=float), float(b0)
     run = reference.gradient_descent(X, y, C=C, eta=eta, w0=w0, b0=b0, iterations=iterations)
     return run.w, run.b
 
@@ -117,6 +119,7 @@ def descent() -> Check:
         Case("a run of a few iterations from w = 0, b = 0", (X, y, 1.0, 0.1, np.zeros(2), 0.0, 4)),
         Case("a run of many iterations from a non-zero start", (X3, y3, *start)),
         Case("a single iteration", (X, y, 0.5, 0.3, np.ones(2), 1.0, 1)),
+        Case("iterations = 0, which returns the start", (X, y, 0.5, 0.3, np.ones(2), 1.0, 0)),
     ]
     return Check("svm_gradient_descent", cases, _descent,
                  builds_on=("gradient_step", "svm_gradient"))
@@ -136,5 +139,7 @@ def support() -> Check:
         Case("examples exactly on their margin line (z = 1) are support vectors",
              (w, 0.0, X_tied, yi)),
         Case("a w that misclassifies some examples", (-best.w, best.b, X, y)),
+        Case("a separator with every example beyond its margin line (no support vectors)",
+             (4 * best.w, 4 * best.b, X, y)),
     ]
     return Check("support_vectors", cases, reference.support_vectors)

@@ -88,6 +88,10 @@ def rectangle_realizable() -> Check:
         Case("a negative point strictly inside the positives' bounding box",
              (box, np.array([1.0, 1.0, -1.0, 1.0]))),
         Case("no positive point", (box, -np.ones(4))),
+        Case("a point listed twice with different labels",
+             (np.vstack([box, box[:1]]), np.array([1.0, 1.0, -1.0, -1.0, -1.0]))),
+        Case("a point listed twice with the same label",
+             (np.vstack([box, box[1:2]]), np.array([-1.0, 1.0, -1.0, 1.0, 1.0]))),
     ]
     return Check("rectangle_realizable", cases,
                  lambda p, y: reference.realizable(reference.RECTANGLES, p, y))
@@ -103,6 +107,8 @@ def sauer() -> Check:
         Case("d larger than m", (4, 7)),
         Case("d = 0", (m, 0)),
         Case("large m and d", (60, 20)),
+        Case("m = 0: the empty set has one labelling", (0, 2)),
+        Case("m = 0 and d = 0", (0, 0)),
     ]
     return Check("sauer_bound", cases, reference.sauer_bound)
 

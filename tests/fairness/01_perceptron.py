@@ -27,6 +27,8 @@ def train_perceptron(X, y, eta=1.0, max_epochs=100):
 """,
     "margin": """\
 def geometric_margin(w, X, y):
+    if not np.any(w):
+        raise ValueError("the zero vector is no hyperplane")
     return min(y_i * (x_i @ w) for x_i, y_i in zip(X, y)) / np.sqrt(w @ w)
 """,
     "bound": """\
@@ -36,6 +38,8 @@ import math
 def mistake_bound(X, y, w_star):
     R = max(math.sqrt(sum(v * v for v in row)) for row in X)
     gamma = geometric_margin(w_star, X, y)
+    if not gamma > 0:
+        raise ValueError("no margin, no bound")
     return R * R / (gamma * gamma)
 """,
     "winnow": """\

@@ -27,10 +27,19 @@ def log_likelihood(heads, m, alpha, p, q):
     return np.logaddexp(one, two).sum()
 """,
     "em_loop": """\
+import math
+
+
 def three_coins_em(heads, m, alpha, p, q, iterations):
     params = (alpha, p, q)
     for _ in range(iterations):
-        params = m_step(heads, m, e_step(heads, m, *params))
+        a, b, c = params
+        weights = []
+        for h in heads:  # the E-step inline, one sequence at a time, from the log-odds
+            odds = (math.log(a / (1 - a)) + h * math.log(b / c)
+                    + (m - h) * math.log((1 - b) / (1 - c)))
+            weights.append(1 / (1 + math.exp(-odds)) if odds > -700 else 0.0)
+        params = m_step(heads, m, weights)
     return tuple(float(v) for v in params)
 """,
 }

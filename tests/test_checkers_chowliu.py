@@ -1,0 +1,74 @@
+"""Hidden checkers of lecture 06: with tied informations any maximum-weight tree is right (the
+statements of Exercises 2 and 5 say so), and a lighter tree is wrong."""
+
+import numpy as np
+import pytest
+
+from mllib import bayes, chowliu
+from mllib.grading import ExerciseFailed, run_check
+from mllib.grading import chowliu as check
+
+
+def _mutual_information(X):
+    return chowliu.mutual_information(np.asarray(X, dtype=float))
+
+
+def _parents(edges, n, root):
+    return bayes.parents_from_edges(chowliu.orient(edges, root), n).tolist()
+
+
+def prim_last_tie(W):
+    """Prim from the last vertex, ties to the higher index: another tie rule than mllib's."""
+    W = np.asarray(W, dtype=float)
+    n = len(W)
+    inside, edges = {n - 1}, []
+    while len(inside) < n:
+        weight, i, j = max((W[i, j], i, j) for i in inside for j in range(n) if j not in inside)
+        edges.append((i, j))
+        inside.add(j)
+    return edges
+
+
+def chow_liu_other_ties(X, root):
+    X = np.asarray(X)
+    return _parents(prim_last_tie(_mutual_information(X)), X.shape[1], root)
+
+
+def chow_liu_drop_heaviest(X, root):  # wrong: a spanning tree, but not a heaviest one
+    X = np.asarray(X)
+    W = _mutual_information(X)
+    edges = prim_last_tie(W)
+    weights = [W[i, j] for i, j in edges]
+    i, j = edges.pop(int(np.argmax(weights)))
+    # reconnect j's side through the lightest edge that joins the two parts again
+    side = {j}
+    changed = True
+    while changed:
+        changed = False
+        for a, b in edges:
+            if (a in side) != (b in side):
+                side |= {a, b}
+                changed = True
+    n = X.shape[1]
+    crossing = [(W[a, b], a, b) for a in side for b in range(n) if b not in side]
+    _, a, b = min(crossing)
+    return _parents([*edges, (a, b)], n, root)
+
+
+def test_the_tie_case_really_has_several_maximum_trees():
+    (case,) = [c for c in check.chow_liu().cases if "identical" in c.hint]
+    X, root = case.args
+    mine = bayes.parents_from_edges(chowliu.chow_liu_tree(X, root), X.shape[1]).tolist()
+    other = chow_liu_other_ties(X, root)
+    assert mine != other  # a different tree ...
+    mi = _mutual_information(X)
+    weight = [chowliu.total_information(mi, [(p, c) for c, p in enumerate(t) if p >= 0])
+              for t in (mine, other)]
+    assert weight[0] == pytest.approx(weight[1], rel=1e-12)  # ... of the same total weight
+
+
+def test_any_maximum_weight_tree_passes_and_a_lighter_one_fails():
+    run_check(check.chow_liu(), chow_liu_other_ties)
+    run_check(check.spanning_tree(), prim_last_tie)
+    with pytest.raises(ExerciseFailed, match="heavier spanning tree exists"):
+        run_check(check.chow_liu(), chow_liu_drop_heaviest)

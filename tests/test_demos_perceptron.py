@@ -1,0 +1,249 @@
+"""Lecture 01's claims bound to the computations behind them, and every widget swept over the
+whole range of its controls (issue 28: claims bound to output, widgets swept)."""
+
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from mllib import data
+from mllib import perceptron as P
+from mllib.demos import perceptron as demo
+
+WALKTHROUGH = (Path(__file__).resolve().parents[1]
+               / "solutions/01_perceptron/perceptron_walkthrough.ipynb")
+
+# The γ slider: FloatLogSlider(min=-2, max=-0.4, step=0.1); the η slider: min=-3, max=1, step=0.25.
+MARGIN_EXPONENTS = np.arange(-2.0, -0.39, 0.1)
+ETA_EXPONENTS = np.arange(-3.0, 1.01, 0.25)
+
+
+def labelled_ticks(ax, which: str) -> list[str]:
+    """The non-empty tick labels drawn inside the axis's view limits."""
+    ax.figure.canvas.draw()
+    axis, (low, high) = (ax.yaxis, ax.get_ylim()) if which == "y" else (ax.xaxis, ax.get_xlim())
+    return [tick.get_text() for tick, value in zip(axis.get_ticklabels(), axis.get_ticklocs(),
+                                                   strict=True)
+            if tick.get_text() and min(low, high) <= value <= max(low, high)]
+
+
+def assert_log_axes_readable(fig) -> None:
+    for ax in fig.axes:
+        for which in ("x", "y"):
+            if (ax.get_xscale() if which == "x" else ax.get_yscale()) == "log":
+                assert len(labelled_ticks(ax, which)) >= 2, (ax.get_title(), which)
+
+
+def assert_legend_below(ax) -> None:
+    """The legend lies under the axes' tick labels and x label, off the data, and inside the
+    figure's canvas (the widget's PNG is not cropped to what is drawn)."""
+    fig = ax.figure
+    fig.draw_without_rendering()  # lays out every text, the x label included
+    legend = ax.get_legend().get_window_extent()
+    low, high = sorted(ax.get_xlim())
+    texts = [t for t, x in zip(ax.get_xticklabels(), ax.get_xticks(), strict=True)
+             if t.get_text() and low <= x <= high] + [ax.xaxis.label]
+    assert legend.y1 <= min(t.get_window_extent().y0 for t in texts)
+    canvas = fig.bbox
+    assert canvas.x0 <= legend.x0 and legend.x1 <= canvas.x1 and canvas.y0 <= legend.y0
+
+
+def widget_cell(function: str) -> str:
+    import json
+
+    cells = json.loads(WALKTHROUGH.read_text())["cells"]
+    return next("".join(c["source"]) for c in cells
+                if c["cell_type"] == "code" and f"demo.{function}," in "".join(c["source"]))
+
+
+# --- §2: the threshold on the spam data -------------------------------------------------------
+
+
+def test_the_spam_threshold_is_zero_only_because_the_updates_labels_cancel():
+    """θ = -η·Σy over the updates; over all 720 orders of the six rows, 72 end with θ ≠ 0."""
+    X, y, _ = data.mmds_spam()
+    run = P.perceptron(P.add_threshold_feature(X), y, eta=0.5)
+    labels = [y[u.index] for u in run.history]
+    assert labels == [1, -1, 1, -1]  # a, b, c, d alternate
+    assert run.w[-1] == -0.5 * sum(labels) == 0
+    assert demo.threshold_by_order(0.5) == {0.0: 648, -0.5: 51, 0.5: 21}
+
+
+def test_every_order_ends_with_theta_minus_eta_times_the_updated_labels():
+    import itertools
+
+    X, y, _ = data.mmds_spam()
+    Xt = P.add_threshold_feature(X)
+    for order in itertools.islice(itertools.permutations(range(6)), 0, 720, 7):
+        run = P.perceptron(Xt[list(order)], y[list(order)], eta=0.5)
+        assert run.w[-1] == -0.5 * sum(y[list(order)][u.index] for u in run.history)
+
+
+# --- §3: the η widget ------------------------------------------------------------------------
+
+
+def test_the_eta_curve_from_a_nonzero_start_falls_only_up_to_eta_1():
+    trend = demo.eta_trend(demo.ETA_STARTS["w₀ = [-1, 1]"])
+    one = demo.ETA_GRID.index(1.0)
+    assert np.all(np.diff(trend[: one + 1]) < 0), trend  # falls while η grows to 1
+    assert trend[0] == 2114 and trend[one] == 3
+    after = trend[one:]
+    assert np.any(np.diff(after) > 0) and np.any(np.diff(after) < 0), after  # up and down
+    assert list(after[1:]) == [8, 1, 7, 3]
+    assert np.all(demo.eta_trend(demo.ETA_STARTS["w₀ = 0"]) == 6)  # flat from w₀ = 0
+
+
+def test_a_nonzero_start_breaks_novikoffs_bound():
+    """The notebook and Exercise 4 quote 2114 mistakes against (R/γ)² = 328."""
+    bound = demo.eta_sample_bound()
+    assert round(bound) == 328
+    assert demo.eta_trend(demo.ETA_STARTS["w₀ = [-1, 1]"])[0] == 2114 > bound
+    # From w₀ = 0 the same sample respects it, at every η.
+    assert np.all(demo.eta_trend(demo.ETA_STARTS["w₀ = 0"]) <= bound)
+
+
+@pytest.mark.parametrize("start", list(demo.ETA_STARTS))
+def test_eta_widget_sweep(start):
+    """Every η the slider allows, from both starts: nothing raises, the starred count is the
+    count of the run drawn and titled, and both log axes keep two labelled ticks."""
+    trend = demo.eta_trend(demo.ETA_STARTS[start])
+    assert len(ETA_EXPONENTS) == len(demo.ETA_GRID)
+    for k, exponent in enumerate(ETA_EXPONENTS):
+        eta = 10.0**exponent
+        fig = demo.show_eta(eta, start)
+        right = fig.axes[1]
+        star = right.get_lines()[-1]
+        mistakes = demo.eta_comparison(eta, w0=demo.ETA_STARTS[start]).scaled.mistakes
+        assert star.get_xdata()[0] == eta and star.get_ydata()[0] == mistakes == trend[k]
+        assert f"{mistakes} mistakes with η = {eta:.3g}" in fig.axes[0].get_title()
+        assert_log_axes_readable(fig)
+        assert_legend_below(fig.axes[0])
+        plt.close(fig)
+
+
+# --- §3: the γ widget ------------------------------------------------------------------------
+
+
+def test_the_seed_slider_covers_exactly_the_seeds_of_the_grey_band():
+    cell = widget_cell("show_margin_experiment")
+    assert "min=min(demo.TREND_SEEDS), max=max(demo.TREND_SEEDS)" in cell
+    assert demo.TREND_SEEDS == tuple(range(20))
+
+
+@pytest.mark.parametrize("seed", demo.TREND_SEEDS)
+def test_margin_widget_sweep(seed):
+    """Every (γ, seed) the sliders allow: the star lies inside the grey range drawn at its γ,
+    the title's count is the run's, and the log axes keep two labelled ticks."""
+    trend = demo.margin_trend()
+    exponents = MARGIN_EXPONENTS if seed in (0, 2, 19) else MARGIN_EXPONENTS[[0, 8, -1]]
+    for exponent in exponents:
+        margin = 10.0**exponent
+        exp = demo.margin_experiment(margin, seed=seed)
+        assert exp.run.converged and exp.run.mistakes <= exp.bound
+        row = int(np.argmin(np.abs(trend.margins - margin)))
+        assert trend.mistakes[row].min() <= exp.run.mistakes <= trend.mistakes[row].max()
+        if exponent in exponents[[0, len(exponents) // 2, -1]]:
+            fig = demo.show_margin_experiment(margin, seed)
+            assert fig.axes[1].get_title().startswith(f"this sample: {exp.run.mistakes} mistakes")
+            assert_log_axes_readable(fig)
+            assert_legend_below(fig.axes[0])
+            plt.close(fig)
+
+
+# --- §3: the update scrubber and the proof ---------------------------------------------------
+
+
+def test_update_scrubber_sweep_rings_the_example_that_caused_each_update():
+    X, y, w_star = data.separable(300, 2, margin=0.02, seed=7)
+    run = P.perceptron(X, y, w_star=w_star)
+    for k in range(run.mistakes + 1):
+        fig = demo.show_update(run, X, y, k)
+        if k:
+            update = run.history[k - 1]
+            ring = fig.axes[0].collections[-1].get_offsets()[0]
+            np.testing.assert_array_equal(ring, X[update.index])
+            # The ringed example was a mistake before the update (MMDS: y·w·x <= 0).
+            assert y[update.index] * update.score <= 0
+            if k in (1, run.mistakes):
+                assert_legend_below(fig.axes[0])
+        plt.close(fig)
+    with pytest.raises(ValueError):
+        demo.show_update(run, X, y, run.mistakes + 1)
+
+
+def test_proof_figure_log_axis_is_readable():
+    X, y, w_star = data.separable(300, 2, margin=0.02, seed=7)
+    run = P.perceptron(X, y, w_star=w_star)
+    fig = demo.show_proof(run, P.radius(X), P.geometric_margin(w_star, X, y))
+    assert_log_axes_readable(fig)
+    plt.close(fig)
+
+
+# --- §6: MMDS's exercises --------------------------------------------------------------------
+
+
+def test_exercise_12_2_1_three_methods_separate_and_winnow_with_learned_theta_does_not():
+    X, y, _ = data.mmds_spam()
+    X = X.copy()
+    X[1, 4] = 1
+    runs = demo.exercise_12_2_1()
+    for name in ("(a) perceptron", "(c) perceptron, learned θ"):
+        assert runs[name].converged
+    assert np.all(P.predict(runs["(a) perceptron"].w, X) == y)
+    winnow = runs["(b) Winnow"]
+    assert winnow.converged and np.all(np.where(X @ winnow.w > winnow.theta, 1, -1) == y)
+    stuck = runs["(d) Winnow, learned θ"]
+    assert not stuck.converged
+    # Its last weights (θ last, on a -1 feature) misclassify an example.
+    scores = P.add_threshold_feature(X) @ stuck.w
+    assert np.any(np.where(scores > 0, 1, -1) != y)
+
+
+def test_exercise_12_2_2_separators_are_both_weights_negative_with_theta_in_between():
+    X, y = demo.exercise_12_2_2()
+    grid = np.linspace(-3, 3, 25)
+    for u in grid:
+        for v in grid:
+            low, high = demo.threshold_interval(np.array([u, v]), X, y)
+            derived = (max(2 * u + 3 * v, 3 * u + 2 * v), min(u + 2 * v, 2 * u + v))
+            assert (low, high) == pytest.approx(derived)
+            assert (low < high) == (u < 0 and v < 0)
+    found = P.perceptron(P.add_threshold_feature(X), y)
+    w, theta = found.w[:-1], found.w[-1]
+    low, high = demo.threshold_interval(w, X, y)
+    assert found.converged and np.all(w < 0) and low < theta < high
+    np.testing.assert_array_equal(demo.threshold_interval(np.array([-1.0, -1.0]), X, y), [-5, -3])
+
+
+# --- Claims of §3 and §4 --------------------------------------------------------------------
+
+
+def test_one_seed_and_even_the_mean_go_up_and_down_along_gamma():
+    trend = demo.margin_trend()
+    seed_2 = trend.mistakes[:, trend.seeds.index(2)]
+    assert np.any(np.diff(seed_2) > 0)  # as γ grows, this seed's mistakes sometimes rise
+    assert np.any(np.diff(trend.mean_mistakes) > 0)  # "though not at every step"
+    assert trend.mean_mistakes[0] > 5 * trend.mean_mistakes[-1]  # but the trend is down
+
+
+def test_the_proof_run_ends_far_left_of_the_bound_and_the_variants_table_reads_as_stated():
+    X, y, w_star = data.separable(300, 2, margin=0.02, seed=7)
+    R, gamma = P.radius(X), P.geometric_margin(w_star, X, y)
+    run = P.perceptron(X, y, w_star=w_star)
+    assert run.mistakes < P.mistake_bound(R, gamma) / 100  # "far to the left of the red line"
+    classic, gupta, balcan = demo.margin_variants(X / R, y, gamma / R)
+    gamma_s = demo.sample_margin(X / R, y)
+    assert gupta.run.mistakes > 10 * max(classic.run.mistakes, balcan.run.mistakes)
+    assert gamma_s * 0.99 < gupta.margin <= gamma_s  # "almost at γ(S)"
+    assert balcan.margin < classic.margin and balcan.margin < gupta.margin  # the smallest
+
+
+def test_section_5_no_clean_epoch_and_averaging_and_voting_are_steadier():
+    """The walk-through's run (15 epochs): every epoch has updates, and the averaged and voted
+    perceptron's training accuracy varies far less from epoch to epoch than the last w's."""
+    noisy = demo.noisy_comparison(epochs=15)
+    assert np.all(noisy.mistakes > 0)
+    for steadier in (noisy.averaged, noisy.voted):
+        assert np.std(steadier) < np.std(noisy.last) / 3
+        assert np.all(steadier[1:] >= noisy.last[1:])
