@@ -32,7 +32,6 @@ import numpy as np
 
 from mllib.grading import wire
 
-
 _variant: ContextVar[bytes | None] = ContextVar("hidden_input_variant", default=None)
 
 

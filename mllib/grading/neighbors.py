@@ -60,10 +60,14 @@ def _knn_label(X, y, query, k):
 
 
 def _clear_vote(X, y, query, k: int) -> bool:
-    """True when the k nearest (distance ties by training order) have one most common label.
-    Coordinates are multiples of 1/8, so the squared distances are exact."""
-    nearest = np.argsort(((X - query) ** 2).sum(axis=1), kind="stable")[:k]
-    counts = np.unique(y[nearest], return_counts=True)[1]
+    """True when the k nearest have one most common label and no distance tie straddles the
+    k-th place, so neither tie rule decides the case. Coordinates are multiples of 1/8, so
+    the squared distances are exact."""
+    distances = ((X - query) ** 2).sum(axis=1)
+    order = np.argsort(distances, kind="stable")
+    if k < len(order) and distances[order[k - 1]] == distances[order[k]]:
+        return False
+    counts = np.unique(y[order[:k]], return_counts=True)[1]
     return int((counts == counts.max()).sum()) == 1
 
 
@@ -72,10 +76,11 @@ def knn_classify() -> Check:
     ties in the vote to the smallest label."""
     rng = _rng(2)
     near, middle = np.array([0.25, -1.25]), np.array([1.5, 2.25])
-    while True:  # only the case that says so has a tied vote, for every student's draw
-        X = rng.integers(-5, 6, (30, 2)).astype(float)  # a grid: distance ties happen
+    while True:  # only the tie cases have ties that decide, for every student's draw
+        X = rng.integers(-5, 6, (30, 2)).astype(float)  # a grid: distance ties
         y = rng.integers(0, 3, 30)
-        if _clear_vote(X, y, middle, 5) and _clear_vote(X[:9], y[:9], np.zeros(2), 9):
+        if (_clear_vote(X, y, near, 1) and _clear_vote(X, y, middle, 5)
+                and _clear_vote(X[:9], y[:9], np.zeros(2), 9)):
             break
     while True:
         far = _eighths(rng.normal(size=(25, 6)))
