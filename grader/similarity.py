@@ -12,13 +12,12 @@ Aiken 2003, "Winnowing"), with the standard library's ``tokenize``:
   of each window), so moving independent statements around keeps every fingerprint.
 
 The fingerprints of the release's own code (every code cell of the released notebook: the
-signature, the docstring, the scaffolding) are removed first, so the given code never counts.
-A fingerprint found in many submissions of the class is an idiom, not evidence, and is ignored
-too. Two answers score the share of the smaller one's fingerprints the other also has (a tiny
-answer counts as :data:`MIN_FINGERPRINTS` long, so that one common line cannot score high).
-Each answer is also compared with the instructor's solution of the same exercise and with every
-function and class of ``mllib`` (outside the hidden checks), which catches answers lifted from
-the reference library.
+signature, the docstring, the scaffolding) are removed first, so the given code never counts;
+a ``def`` or ``class`` line never counts either. Two answers score the share of the smaller
+one's fingerprints the other also has (a tiny answer counts as :data:`MIN_FINGERPRINTS` long,
+so that one common line cannot score high). Each answer is also compared with the instructor's
+solution of the same exercise and with every function and method of ``mllib`` (outside the
+hidden checks), which catches answers lifted from the reference library.
 
 The report never changes a score: it is a place to look, not a verdict.
 """
@@ -59,7 +58,6 @@ MIN_FINGERPRINTS = 12  # an answer with fewer fingerprints counts as this many (
 THRESHOLD = 0.6  # the score from which a pair is worth a look
 TOP = 5  # pairs listed per exercise
 MAX_ANSWER_CHARS = 20_000  # of an answer cell: a pasted megabyte cannot stall the report
-COMMON_SHARE = 0.2  # a fingerprint in more of the class than this (and 10) is an idiom
 KEPT_NAMES = frozenset(dir(builtins)) | frozenset(keyword.kwlist)
 LIBRARY = Path(mllib.__file__).resolve().parent  # the library grading uses
 LIBRARY_EXCLUDED = ("grading",)  # the hidden checks are not answers
@@ -299,11 +297,10 @@ def _top_pairs(exercise: str, docs: list[Answer], result: Similarity) -> list[Ma
     for index, doc in enumerate(docs):
         for h in doc.prints:
             holders[h].append(index)
-    common = max(10, COMMON_SHARE * len(docs))
+    # No fingerprint is dropped for being common: half a class with one answer is worth a look.
     shared: Counter[tuple[int, int]] = Counter()
     for owners in holders.values():
-        if len(owners) <= common:
-            shared.update(itertools.combinations(owners, 2))
+        shared.update(itertools.combinations(owners, 2))
     matches = []
     for (i, j), count in shared.items():
         value = count / max(min(len(docs[i].prints), len(docs[j].prints)), MIN_FINGERPRINTS)
