@@ -29,6 +29,7 @@ from traitlets.config import Config
 
 from grader import integrity
 from grader.api import load_config, make_api
+from grader.bundle import bundle
 from grader.cluster import grade_class_on_cluster
 from grader.collect import EXIT_SKIPPED, collect, is_safe_id, printable
 from grader.export import export_grades
@@ -399,6 +400,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, help="default: grader/exports/similarity-ASSIGNMENT.html")
     p.add_argument("--threshold", type=float, default=THRESHOLD,
                    help="score from which a pair is flagged, in (0, 1] (default: %(default)s)")
+    p = sub.add_parser("bundle", help="write what students receive: release notebooks, "
+                       "walk-throughs, mllib without the hidden checks, a README and Makefile")
+    p.add_argument("--out", type=Path, help="folder to write, and its .zip next to it "
+                   "(default: grader/exports/student)")
     p = sub.add_parser("validate", help="run a notebook's tests; exit 1 if any fails")
     p.add_argument("notebook", type=Path, metavar="NOTEBOOK")
     return parser
@@ -423,6 +428,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     exports = root / "grader" / "exports"
     if args.command == "validate":
         return 0 if validate(args.notebook, load_config(root)) else 1
+    if args.command == "bundle":
+        try:
+            archive = bundle(root, args.out or exports / "student")
+        except ValueError as error:
+            raise SystemExit(f"course: {error}") from None
+        print(f"wrote {archive.with_suffix('')}/ and {archive}")
+        return 0
     api = make_api(root, args.db_url)
     if args.command == "release":
         return 1 if release(api, args.assignments) else 0
