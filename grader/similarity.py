@@ -56,7 +56,9 @@ HEADERS = ("def", "class", "async", "@")
 MIN_STATEMENT = 3  # a statement shorter than this (`break`, `return V`) says nothing
 MIN_FINGERPRINTS = 12  # an answer with fewer fingerprints counts as this many (see above)
 THRESHOLD = 0.6  # the score from which a pair is worth a look
-TOP = 5  # pairs listed per exercise
+TOP = 5  # pairs listed per exercise (and every pair at or above the threshold)
+SHOWN = 20  # marked pairs shown side by side per exercise; the others are named
+NAMED = 200  # marked pairs named per exercise beyond those; the heat map shows them all
 MAX_ANSWER_CHARS = 20_000  # of an answer cell: a pasted megabyte cannot stall the report
 KEPT_NAMES = frozenset(dir(builtins)) | frozenset(keyword.kwlist)
 LIBRARY = Path(mllib.__file__).resolve().parent  # the library grading uses
@@ -292,7 +294,8 @@ def _collect(api: NbGraderAPI, assignment: str, result: Similarity
 
 
 def _top_pairs(exercise: str, docs: list[Answer], result: Similarity) -> list[Match]:
-    """Score every pair sharing a fingerprint through an inverted index; keep the best."""
+    """Score every pair sharing a fingerprint through an inverted index; keep the :data:`TOP`
+    best and every pair at or above the threshold, best first."""
     holders: dict[int, list[int]] = defaultdict(list)
     for index, doc in enumerate(docs):
         for h in doc.prints:
@@ -307,7 +310,8 @@ def _top_pairs(exercise: str, docs: list[Answer], result: Similarity) -> list[Ma
         pair = (docs[i].owner, docs[j].owner)
         result.highest[pair] = max(result.highest.get(pair, 0.0), value)
         matches.append(Match(exercise, docs[i], docs[j], value))
-    return sorted(matches, key=lambda m: (-m.score, m.first.owner, m.second.owner))[:TOP]
+    ranked = sorted(matches, key=lambda m: (-m.score, m.first.owner, m.second.owner))
+    return [m for rank, m in enumerate(ranked) if rank < TOP or m.score >= result.threshold]
 
 
 def compare(api: NbGraderAPI, assignment: str, threshold: float = THRESHOLD) -> Similarity:
@@ -410,11 +414,21 @@ def _side_by_side(match: Match) -> str:
             "</details>")
 
 
+def _marked(matches: list[Match]) -> str:
+    """The first :data:`SHOWN` matches side by side, the next :data:`NAMED` by name."""
+    e = html.escape
+    named = [f"{e(m.first.owner)} and {e(m.second.owner)} {m.score:.2f}"
+             for m in matches[SHOWN:SHOWN + NAMED]]
+    more = len(matches) - SHOWN - NAMED
+    return ("".join(_side_by_side(m) for m in matches[:SHOWN])
+            + (f"<p>Also: {'; '.join(named)}{f'; and {more} more' if more > 0 else ''}.</p>"
+               if named else ""))
+
+
 def _rows(title: str, matches: list[Match]) -> str:
     if not matches:
         return f"<p>{html.escape(title)}: none.</p>"
-    return (f"<p>{html.escape(title)}:</p>"
-            + "".join(_side_by_side(m) for m in matches))
+    return f"<p>{html.escape(title)} ({len(matches)}):</p>" + _marked(matches)
 
 
 def section(result: Similarity) -> str:
@@ -438,7 +452,7 @@ def section(result: Similarity) -> str:
                          f"{'<strong>' if m.score >= result.threshold else ''}"
                          f"{e(m.first.owner)} and {e(m.second.owner)} {m.score:.2f}"
                          f"{'</strong>' if m.score >= result.threshold else ''}"
-                         for m in matches) or "no shared code") + ".</p>"
+                         for m in matches[:TOP]) or "no shared code") + ".</p>"
                      + _rows("Pairs at or above the threshold", flagged)
                      + _rows("Answers like the course's own code (mllib, solutions)",
                              result.sources.get(exercise, [])))
