@@ -32,6 +32,7 @@ import html
 import io
 import itertools
 import keyword
+import textwrap
 import tokenize
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
@@ -228,8 +229,9 @@ def library_answers(package: Path = LIBRARY) -> list[Answer]:
             continue
         text = path.read_text()
         bound = bound_names(text)
+        lines = text.splitlines(keepends=True)  # once: ast.get_source_segment splits per call
         for node, name in _definitions(ast.parse(text)):
-            code = ast.get_source_segment(text, node) or ""
+            code = textwrap.dedent("".join(lines[node.lineno - 1:node.end_lineno]))
             found.append(Answer(f"{relative}:{name}", code, fingerprints(code, bound)))
     return found
 
