@@ -29,6 +29,7 @@ from traitlets.config import Config
 
 from grader import integrity, secret
 from grader.api import load_config, make_api
+from grader.bundle import bundle
 from grader.cluster import grade_class_on_cluster
 from grader.collect import EXIT_SKIPPED, collect, is_safe_id, printable
 from grader.export import export_grades
@@ -40,6 +41,7 @@ from grader.report import (
     write_report,
 )
 from grader.sandbox import unavailable_reason
+from grader.similarity import THRESHOLD, compare, write_page
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -281,6 +283,21 @@ def report(api: NbGraderAPI, assignment: str, out: Path) -> None:
           f"{len(findings.flagged)} flagged")
 
 
+def similarity(api: NbGraderAPI, assignment: str, out: Path, threshold: float) -> None:
+    """Write the similarity report of ``assignment`` (:mod:`grader.similarity`); print the
+    pairs at or above ``threshold``. Changes no score."""
+    try:
+        result = compare(api, assignment, threshold)
+    except ValueError as error:
+        raise SystemExit(f"course: {error}") from None
+    write_page(result, out)
+    for match in result.flagged():
+        print(f"{match.exercise}: {match.first.owner} and {match.second.owner} "
+              f"{match.score:.2f}")
+    print(f"wrote {out}: {len(result.students)} submissions compared, "
+          f"{len(result.flagged())} matches at or above {threshold:g} (no score changed)")
+
+
 class CourseValidator(Validator):
     """nbgrader's ``Validator``, running the notebook with :class:`GradingExecute`.
 
@@ -407,6 +424,16 @@ def build_parser() -> argparse.ArgumentParser:
                        "hidden inputs derive from it); create it if missing")
     p.add_argument("--rotate", action="store_true",
                    help="replace it (a new term): regrades of earlier submissions then change")
+    p = sub.add_parser("similarity", help="write an HTML report of similar answers, pair by "
+                       "pair and against mllib and solutions/ (changes no score)")
+    p.add_argument("assignment", metavar="ASSIGNMENT")
+    p.add_argument("--out", type=Path, help="default: grader/exports/similarity-ASSIGNMENT.html")
+    p.add_argument("--threshold", type=float, default=THRESHOLD,
+                   help="score from which a pair is flagged, in (0, 1] (default: %(default)s)")
+    p = sub.add_parser("bundle", help="write what students receive: release notebooks, "
+                       "walk-throughs, mllib without the hidden checks, a README and Makefile")
+    p.add_argument("--out", type=Path, help="folder to write, and its .zip next to it "
+                   "(default: grader/exports/student)")
     p = sub.add_parser("validate", help="run a notebook's tests; exit 1 if any fails")
     p.add_argument("notebook", type=Path, metavar="NOTEBOOK")
     return parser
@@ -431,6 +458,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     exports = root / "grader" / "exports"
     if args.command == "validate":
         return 0 if validate(args.notebook, load_config(root)) else 1
+    if args.command == "bundle":
+        try:
+            archive = bundle(root, args.out or exports / "student")
+        except ValueError as error:
+            raise SystemExit(f"course: {error}") from None
+        print(f"wrote {archive.with_suffix('')}/ and {archive}")
+        return 0
     api = make_api(root, args.db_url)
     if args.command == "release":
         return 1 if release(api, args.assignments) else 0
@@ -449,6 +483,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "feedback":
         return 0 if feedback(api, args.assignment) else 1
+    if args.command == "similarity":
+        similarity(api, args.assignment,
+                   args.out or exports / f"similarity-{args.assignment}.html", args.threshold)
+        return 0
     if args.command == "report":
         report(api, args.assignment, args.out or exports / f"report-{args.assignment}.html")
         return 0

@@ -26,6 +26,7 @@ from grader.collect import record_path as collect_record_path
 from grader.files import find_skipped, link_kind
 from grader.hostile import Flag, grade_id, nbgrader_meta, scan
 from grader.preprocessors import run_problems
+from grader.similarity import CSP_META, report_section
 from mllib.plotting import figure
 
 TRUNCATION_MARK = "output truncated"  # in the notices of kernel_guard, GradingExecute, LimitOutput
@@ -274,7 +275,7 @@ def write_report(api: NbGraderAPI, assignment: str, out: Path) -> Findings:
     per_student = [[e(s), *(f"{scores[s][ex.label]:g}" for ex in exercises),
                     f"{sum(scores[s].values()):g}"] for s in graded]
     document = f"""<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>{e(assignment)}: grading report</title>
+<html><head><meta charset="utf-8">{CSP_META}<title>{e(assignment)}: grading report</title>
 <style>{STYLE}</style></head><body>
 <h1>{e(assignment)}: grading report</h1>
 <p>{len(graded)} students graded, {len(students)} with a submission; written
@@ -295,6 +296,8 @@ the formgrader.</p>
 (monkeypatching, ending the kernel, using mllib, ...) and what grading repaired. Scores are not
 changed: to withdraw credit, override the cell's score in the formgrader.</p>
 {_table(["student", "notebook", "cells", "reason", "code"], flags, flag_attrs)}</section>
+<section id="similarity"><h2>Similarity of the answers</h2>
+{report_section(api, assignment)}</section>
 <section id="students"><h2>Scores per student</h2>
 {_table(["student", *(ex.label for ex in exercises), "total"], per_student)}</section>
 </body></html>

