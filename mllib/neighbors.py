@@ -292,6 +292,32 @@ def knn_predict(X_train, y_train, X_query, *, k: int, weights: str = "uniform",
     return classes[np.argmax(votes, axis=1)]
 
 
+def two_nn_unanimous(X_train, y_train, X_query, *, unclassified: int = -1) -> np.ndarray:
+    """Label a query only when its two nearest neighbours agree (MMDS Exercise 12.4.1).
+
+    The common label of the two nearest training points (Euclidean distance, ties in distance
+    broken by training order as in :func:`kneighbors`), or ``unclassified`` when their labels
+    differ.
+
+    Parameters
+    ----------
+    X_train : array of shape (n, d), n >= 2
+    y_train : array of shape (n,)
+        Integer labels.
+    X_query : array of shape (q, d)
+    unclassified : int
+        The answer for a query whose two neighbours disagree.
+
+    Returns
+    -------
+    ndarray of shape (q,)
+    """
+    y_train = as_vector(y_train, "y_train")
+    _, indices = kneighbors(X_train, X_query, k=2)
+    first, second = y_train[indices[:, 0]], y_train[indices[:, 1]]
+    return np.where(first == second, first, unclassified).astype(int)
+
+
 def one_d_rule(x, y, queries, rule: str) -> np.ndarray:
     """One of MMDS Example 12.12's four interpolation rules on 1-D data (§12.4.3).
 
