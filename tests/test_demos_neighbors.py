@@ -347,6 +347,10 @@ def test_two_nn_worked_example_is_unclassified_then_a_chihuahua():
     np.testing.assert_allclose(distances, np.sqrt([[10, 26], [2, 2]]), rtol=1e-12)
     assert list(N.two_nn_unanimous(X, y, queries)) == [-1, 0]
     assert list(N.two_nn_unanimous(X, y, queries, unclassified=9)) == [9, 0]
+    with pytest.raises(ValueError, match="they must match"):
+        N.two_nn_unanimous(X, y[:-1], queries)
+    with pytest.raises(ValueError, match="larger than the number of training points"):
+        N.two_nn_unanimous(X[:1], y[:1], queries)
 
 
 @examples(40)
