@@ -247,6 +247,16 @@ def neighbour_weights(distances: np.ndarray, weights: str = "uniform") -> np.nda
     return np.where(zero.any(axis=1, keepdims=True), zero.astype(float), inverse)
 
 
+def _training_set(X_train, y_train) -> tuple[np.ndarray, np.ndarray]:
+    """X_train (n, d) and y_train (n,) as arrays, checked to have one label per row."""
+    X_train = as_matrix(X_train, "X_train")
+    y_train = as_vector(y_train, "y_train")
+    if len(y_train) != len(X_train):
+        raise ValueError(f"X_train has {len(X_train)} rows but y_train has {len(y_train)} "
+                         "labels; they must match.")
+    return X_train, y_train
+
+
 def knn_predict(X_train, y_train, X_query, *, k: int, weights: str = "uniform",
                 task: str = "classify", metric: str = "euclidean") -> np.ndarray:
     """k-nearest-neighbour prediction (MMDS §12.4.1-12.4.3).
@@ -275,11 +285,7 @@ def knn_predict(X_train, y_train, X_query, *, k: int, weights: str = "uniform",
     -------
     ndarray of shape (q,)
     """
-    X_train = as_matrix(X_train, "X_train")
-    y_train = as_vector(y_train, "y_train")
-    if len(y_train) != len(X_train):
-        raise ValueError(f"X_train has {len(X_train)} rows but y_train has {len(y_train)} "
-                         "labels; they must match.")
+    X_train, y_train = _training_set(X_train, y_train)
     _choice(task, TASKS, "task")
     _choice(weights, WEIGHTS, "weights")
     distances, indices = kneighbors(X_train, X_query, k=k, metric=metric)
@@ -290,6 +296,32 @@ def knn_predict(X_train, y_train, X_query, *, k: int, weights: str = "uniform",
     classes = np.unique(y_train)  # sorted, so argmax's first maximum is the smallest label
     votes = np.stack([(w * (labels == c)).sum(axis=1) for c in classes], axis=1)
     return classes[np.argmax(votes, axis=1)]
+
+
+def two_nn_unanimous(X_train, y_train, X_query, *, unclassified: int = -1) -> np.ndarray:
+    """Label a query only when its two nearest neighbours agree (MMDS Exercise 12.4.1).
+
+    The common label of the two nearest training points (Euclidean distance, ties in distance
+    broken by training order as in :func:`kneighbors`), or ``unclassified`` when their labels
+    differ.
+
+    Parameters
+    ----------
+    X_train : array of shape (n, d), n >= 2
+    y_train : array of shape (n,)
+        Integer labels.
+    X_query : array of shape (q, d)
+    unclassified : int
+        The answer for a query whose two neighbours disagree.
+
+    Returns
+    -------
+    ndarray of shape (q,)
+    """
+    X_train, y_train = _training_set(X_train, y_train)
+    _, indices = kneighbors(X_train, X_query, k=2)
+    first, second = y_train[indices[:, 0]], y_train[indices[:, 1]]
+    return np.where(first == second, first, unclassified).astype(int)
 
 
 def one_d_rule(x, y, queries, rule: str) -> np.ndarray:

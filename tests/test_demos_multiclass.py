@@ -432,3 +432,70 @@ def test_kesler_panel_has_a_colour_key():
     assert low == -high and high > 0  # symmetric: white is 0, blue positive, red negative
     assert [t.get_text() for t in fig.axes[0].get_legend().get_texts()] == [
         "class 0", "class 1", "class 2"]
+
+
+def test_update_title_counts_the_promotions_of_the_full_rule():
+    # Section 4: the full update promotes w_y once per demoted rival; the title says how often.
+    seen_several = False
+    for conservative in (True, False):
+        X, y, run = demo.perceptron_run(conservative)
+        Xb = demo.with_bias(X)
+        for step in range(1, run.mistakes + 1):
+            update = run.history[step - 1]
+            before = run.history[step - 2].W if step > 1 else np.zeros((4, 3))
+            times = len(update.demoted)
+            # the weights say how often w_y was promoted (a few float additions: 1e-9 is ample)
+            np.testing.assert_allclose(update.W[update.label] - before[update.label],
+                                       times * Xb[update.index], atol=1e-9)
+            title = demo.show_update(step, conservative).axes[0].get_title()
+            if times > 1:
+                assert not conservative
+                promoted = f"promoted {update.label} (×{times})"
+                assert f"{promoted}, demoted {list(update.demoted)}" in title
+                seen_several = True
+            else:
+                assert f"promoted {update.label}, demoted {list(update.demoted)}" in title
+                assert "×" not in title
+    assert seen_several  # the sweep meets a full update that demotes several rivals
+
+
+def test_the_flip_gains_under_every_tie_rule_half_as_much_under_the_other_two():
+    # Cells 15-16: the flip helps under every tie rule; under "highest" and "random" by about
+    # half the gain under the course's "lowest" rule, which is the worst rule before the flip and
+    # the best after it.
+    seven = demo.ecoc_frame("exhaustive (7 bits)")
+    flipped = demo.ecoc_frame("exhaustive (7 bits)", 1)
+    before = {rule: demo.tie_rule_accuracy(seven, rule) for rule in demo.TIE_RULES}
+    after = {rule: demo.tie_rule_accuracy(flipped, rule) for rule in demo.TIE_RULES}
+    gain = {rule: after[rule] - before[rule] for rule in demo.TIE_RULES}
+    assert all(g > 0 for g in gain.values())
+    for rule in ("highest", "random"):
+        assert 0.4 < gain[rule] / gain["lowest"] < 0.6  # "about half"
+    assert before["lowest"] == min(before.values())
+    assert after["lowest"] == max(after.values())
+    # the printed numbers the prose quotes (120 points: multiples of 1/120, or 1/360 for random)
+    assert round(100 * before["lowest"], 1) == 88.3 and round(100 * after["lowest"], 1) == 96.7
+    # "of the ties left, most are decoded right: 4 of 6, against 1 of 12 before"
+    ties = [(int(f.ties.sum()), int(np.sum(f.ties & (f.predictions == demo.ecoc_data()[1]))))
+            for f in (seven, flipped)]
+    assert ties == [(12, 1), (6, 4)]
+
+
+def test_the_widget_prose_example_is_the_full_rules_first_update():
+    # Cell 27 quotes "promoted 3 (×3)": the full rule's first update, from W = 0.
+    title = demo.show_update(1, conservative=False).axes[0].get_title()
+    assert "promoted 3 (×3), demoted [0, 1, 2]" in title
+
+
+def test_the_multiclass_margin_is_the_smallest_kesler_margin():
+    # Section 5: an example's margin w_y·x − max_{j≠y} w_j·x is the smallest W·x_yj over its
+    # Kesler rows (the positive ones), for any W.
+    X, y, run = demo.perceptron_run(True)
+    Xb = demo.with_bias(X)
+    rng = np.random.default_rng(8)
+    for W in (run.W, rng.normal(size=run.W.shape)):
+        margins = multiclass.multiclass_margins(W, Xb, y)
+        for n in range(len(y)):
+            rows, labels = multiclass.kesler(Xb[n:n + 1], y[n:n + 1], 4)
+            smallest = np.min(rows[labels > 0] @ W.ravel())
+            assert margins[n] == pytest.approx(smallest, abs=1e-12)  # same sums, reordered

@@ -3,6 +3,9 @@
 import ipywidgets
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from property_support import examples
 
 from mllib import data
 from mllib import neighbors as N
@@ -266,6 +269,11 @@ def test_knn_widget_sweeps_every_k_and_weighting(monkeypatch):
             title = fig.axes[0].get_title()
             assert f"k = {k}, {weights}" in title
             assert f"test error {r.test_error:.2f}" in title
+            # the shading covers the axes and every training point (no unshaded strip)
+            ax = fig.axes[0]
+            assert ax.get_xlim() == (gx.min(), gx.max()) and ax.get_ylim() == (gy.min(), gy.max())
+            assert gx.min() < X[:, 0].min() and X[:, 0].max() < gx.max()
+            assert gy.min() < X[:, 1].min() and X[:, 1].max() < gy.max()
             if k in (1, 75, 149):
                 np.testing.assert_array_equal(
                     r.labels.ravel(), N.knn_predict(X, y, grid, k=k, weights=weights))
@@ -314,15 +322,73 @@ def test_weighted_two_nn_jumps_on_uneven_data_but_not_on_the_peak():
 
 
 def test_two_nn_leaves_a_band_of_the_dogs_picture_unclassified():
-    """Exercise 12.4.1's cell: the share of the grid whose two nearest dogs differ in breed,
-    recomputed by brute force."""
+    """Exercise 12.4.1's cell: the share of the window whose two nearest dogs differ in breed
+    (the figure's white band, "about half"), recomputed by brute force."""
     X, y, _ = data.dogs()
-    lo, hi = X.min(axis=0) - 4, X.max(axis=0) + 4
-    grid = np.stack(np.meshgrid(np.linspace(lo[0], hi[0], 201), np.linspace(lo[1], hi[1], 201)),
-                    axis=-1).reshape(-1, 2)
+    gx, gy, answer = demo.two_nn_regions()
+    grid = np.column_stack([gx.ravel(), gy.ravel()])
+    assert (grid.min(axis=0) == X.min(axis=0) - 4).all()  # the Voronoi picture's window
     two = np.argsort(((grid[:, None] - X[None]) ** 2).sum(axis=2), axis=1, kind="stable")[:, :2]
-    share = (y[two[:, 0]] != y[two[:, 1]]).mean()
-    _, pairs = N.kneighbors(X, grid, k=2)
+    brute = np.where(y[two[:, 0]] == y[two[:, 1]], y[two[:, 0]], -1)
     # grid points equidistant from two dogs may be ranked apart by rounding: a few of 40401
-    assert abs(share - (y[pairs[:, 0]] != y[pairs[:, 1]]).mean()) < 1e-3
-    assert 0.4 < share < 0.6  # "about half of the picture"
+    assert np.mean(brute != answer.ravel()) < 1e-3
+    share = np.mean(answer < 0)
+    assert 0.4 < share < 0.6  # "about half of the window"
+    assert f"({share:.0%} of the window)" in demo.show_two_nn().axes[0].get_title()
+
+
+def test_two_nn_worked_example_is_unclassified_then_a_chihuahua():
+    # The cell's two queries: (11, 22) has a Beagle (√10) then a Dachshund (√26) nearest and is
+    # left unclassified; (7, 5) has two Chihuahuas (both √2) and is a Chihuahua.
+    X, y, breeds = data.dogs()
+    queries = np.array([[11.0, 22.0], [7.0, 5.0]])
+    distances, pairs = N.kneighbors(X, queries, k=2)
+    assert [breeds[y[j]] for j in pairs[0]] == ["Beagle", "Dachshund"]
+    np.testing.assert_allclose(distances, np.sqrt([[10, 26], [2, 2]]), rtol=1e-12)
+    assert list(N.two_nn_unanimous(X, y, queries)) == [-1, 0]
+    assert list(N.two_nn_unanimous(X, y, queries, unclassified=9)) == [9, 0]
+    with pytest.raises(ValueError, match="they must match"):
+        N.two_nn_unanimous(X, y[:-1], queries)
+    with pytest.raises(ValueError, match="larger than the number of training points"):
+        N.two_nn_unanimous(X[:1], y[:1], queries)
+
+
+@examples(40)
+@given(st.integers(3, 12).flatmap(lambda n: st.tuples(
+    st.lists(st.tuples(st.integers(-20, 20), st.integers(-20, 20)), min_size=n, max_size=n,
+             unique=True),
+    st.lists(st.integers(0, 2), min_size=n, max_size=n))))
+def test_two_nn_unanimous_agrees_with_a_plain_loop(case):
+    points, labels = case
+    X, y = np.array(points, dtype=float) / 8, np.array(labels)  # multiples of 1/8: exact
+    Q = np.array([[0.3, -0.7], [1.1, 2.2], [-2.0, 0.5]])
+    for q, answer in zip(Q, N.two_nn_unanimous(X, y, Q), strict=True):
+        first, second = np.argsort(((X - q) ** 2).sum(axis=1), kind="stable")[:2]
+        assert answer == (y[first] if y[first] == y[second] else -1)
+
+
+def test_the_gaussian_kernel_estimate_does_not_jump_where_the_2nn_rule_does():
+    # Section 4's reason for kernels (MMDS §12.4.4): on the uneven data 0, 1, 3 the weighted
+    # 2-NN rule jumps by 1 at q = 1.5; kernel regression changes there by O(1e-9) at most.
+    x, y = [0.0, 1.0, 3.0], [0.0, 1.0, 4.0]
+    near = [1.5 - 1e-9, 1.5 + 1e-9]
+    jump = np.diff(N.one_d_rule(x, y, near, "weighted average of 2 nearest"))[0]
+    assert jump == pytest.approx(1.0, abs=1e-6)
+    for kernel, sigma in (("gaussian", 1.0), ("inverse_square", None)):
+        smooth = np.diff(N.kernel_regression(x, y, near, kernel=kernel, sigma=sigma))[0]
+        assert abs(smooth) < 1e-6  # slope times 2e-9, far below the rule's jump of 1
+
+
+def test_voronoi_walls_grow_linearly_not_as_n_log_n():
+    # MMDS Example 12.11 says "O(n log n) lines"; the diagram has at most 3n − 6 walls. Our
+    # dogs: 13 <= 15. Random points: the count matches scipy's Voronoi and stays below 3n − 6.
+    from scipy.spatial import Voronoi
+
+    X, _, _ = data.dogs()
+    assert len(N.voronoi_neighbours(X)) == 13 <= 3 * len(X) - 6
+    rng = np.random.default_rng(12)
+    for n in (20, 60):
+        P = rng.random((n, 2))
+        walls = N.voronoi_neighbours(P)
+        assert {tuple(sorted(map(int, r))) for r in Voronoi(P).ridge_points} == set(walls)
+        assert len(walls) <= 3 * n - 6

@@ -219,7 +219,8 @@ def update_controls():
 
 def show_update(step: int, conservative: bool = True) -> Figure:
     """The regions argmax_i w_i·x after ``step`` updates (0: all weights zero), with the
-    example that caused update ``step`` circled, and the classes it promoted and demoted."""
+    example that caused update ``step`` circled, and the classes it promoted (with the number of
+    promotions when the full update demotes several rivals) and demoted."""
     X, y, run = perceptron_run(bool(conservative))
     step = int(np.clip(step, 0, run.mistakes))
     W = run.history[step - 1].W if step else np.zeros((4, 3))
@@ -228,7 +229,9 @@ def show_update(step: int, conservative: bool = True) -> Figure:
     if step:
         update = run.history[step - 1]
         ax.scatter(*X[update.index], s=220, facecolors="none", edgecolors="black", linewidths=2)
-        what = f"promoted {update.label}, demoted {list(update.demoted)}"
+        times = len(update.demoted)  # w_y is promoted once per demoted rival (section 4)
+        promoted = f"{update.label} (×{times})" if times > 1 else f"{update.label}"
+        what = f"promoted {promoted}, demoted {list(update.demoted)}"
     else:
         what = "W = 0: every score ties, class 0 wins"
     wrong = int(np.sum(multiclass.predict_linear(W, with_bias(X)) != y))

@@ -167,6 +167,35 @@ def show_voronoi() -> Figure:
     return fig
 
 
+def two_nn_regions(n: int = 201) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """MMDS Exercise 12.4.1 on the dogs' picture: (grid x, grid y, answer), the answer being the
+    breed both nearest dogs share, or -1 where they differ (left unclassified)."""
+    X, y, _ = data.dogs()
+    gx, gy, queries = _dog_grid(n)
+    return gx, gy, N.two_nn_unanimous(X, y, queries).reshape(gx.shape)
+
+
+def show_two_nn() -> Figure:
+    """The 2-NN rule of Exercise 12.4.1: breeds' regions where both nearest dogs agree, white
+    (unclassified) where they do not."""
+    X, y, breeds = data.dogs()
+    gx, gy, answer = two_nn_regions(300)
+    fig, (ax,) = figure(1, width=6.0, height=4.8)
+    shown = np.ma.masked_less(answer, 0)  # unclassified cells stay white
+    ax.pcolormesh(gx, gy, shown, cmap=ListedColormap(BREED_COLOURS), alpha=0.25,
+                  shading="auto", vmin=-0.5, vmax=2.5)
+    for b, (name, marker) in enumerate(zip(breeds, BREED_MARKERS, strict=True)):
+        ax.scatter(*X[y == b].T, c=BREED_COLOURS[b], marker=marker, s=60, edgecolors="black",
+                   label=name, zorder=3)
+    ax.set_xlabel("height (inches)")
+    ax.set_ylabel("weight (pounds)")
+    share = np.mean(two_nn_regions()[2] < 0)
+    ax.set_title(f"2-NN, a label only where both nearest dogs agree:\n"
+                 f"white = unclassified ({share:.0%} of the window)", fontsize=9)
+    ax.legend(fontsize=8, loc="upper left")
+    return fig
+
+
 # --- k and the weighting on 2-D data ---------------------------------------------------------
 
 
@@ -187,7 +216,8 @@ class Regions:
 def _moons_split():
     """Training and test samples (cached: they do not depend on the sliders)."""
     X, y = data.moons(400, noise=0.35, seed=9)
-    grid_x, grid_y = np.meshgrid(np.linspace(-1.6, 2.6, GRID), np.linspace(-1.3, 1.8, GRID))
+    lo, hi = X[:150].min(axis=0) - 0.3, X[:150].max(axis=0) + 0.3  # every training point inside
+    grid_x, grid_y = np.meshgrid(np.linspace(lo[0], hi[0], GRID), np.linspace(lo[1], hi[1], GRID))
     return X[:150], y[:150], X[150:], y[150:], grid_x, grid_y
 
 
@@ -232,6 +262,8 @@ def show_knn(k: int = 1, weights: str = "uniform") -> Figure:
     ax.contourf(r.grid_x, r.grid_y, r.labels, levels=[-2, 0, 2],
                 colors=["#fde0c5", "#c6dbef"])
     scatter_labelled(ax, X, y, size=16)
+    ax.set_xlim(r.grid_x.min(), r.grid_x.max())  # the axes end where the shading does
+    ax.set_ylim(r.grid_y.min(), r.grid_y.max())
     ax.set_title(f"k = {k}, {weights} weights: training error {r.training_error:.2f}, "
                  f"test error {r.test_error:.2f}", fontsize=9)
     ax.legend(fontsize=8, loc="lower left")
