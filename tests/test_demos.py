@@ -95,7 +95,7 @@ def test_explore_draws_a_static_frame_while_nbgrader_executes(monkeypatch):
     slider = ipywidgets.FloatSlider(value=0.2, min=0.01, max=0.4)
     frame = explore(demo.show_margin_experiment, margin=slider)
     assert isinstance(frame, Figure)
-    assert frame.axes[0].get_title().startswith("γ = ")
+    assert frame.axes[0].get_title().startswith("slider γ = 0.2, measured γ = ")
 
 
 def test_explore_builds_a_widget_whose_slider_reruns_the_frame(monkeypatch):

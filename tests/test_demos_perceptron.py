@@ -141,11 +141,15 @@ def test_margin_widget_sweep(seed):
         margin = 10.0**exponent
         exp = demo.margin_experiment(margin, seed=seed)
         assert exp.run.converged and exp.run.mistakes <= exp.bound
+        assert exp.margin >= margin  # the measured margin is at least the slider's
         row = int(np.argmin(np.abs(trend.margins - margin)))
         assert trend.mistakes[row].min() <= exp.run.mistakes <= trend.mistakes[row].max()
         if exponent in exponents[[0, len(exponents) // 2, -1]]:
             fig = demo.show_margin_experiment(margin, seed)
             assert fig.axes[1].get_title().startswith(f"this sample: {exp.run.mistakes} mistakes")
+            # The left title shows both the slider's γ and the margin measured on the sample.
+            assert fig.axes[0].get_title().startswith(
+                f"slider γ = {margin:.3g}, measured γ = {exp.margin:.3g}, ")
             assert_log_axes_readable(fig)
             assert_legend_below(fig.axes[0])
             plt.close(fig)
@@ -247,3 +251,80 @@ def test_section_5_no_clean_epoch_and_averaging_and_voting_are_steadier():
     for steadier in (noisy.averaged, noisy.voted):
         assert np.std(steadier) < np.std(noisy.last) / 3
         assert np.all(steadier[1:] >= noisy.last[1:])
+
+
+# --- η in floating point (§3's η widget, Exercise 6) ------------------------------------------
+
+
+def exact_perceptron(X, y, eta):
+    """The perceptron from w = 0 in exact rational arithmetic: (w, the (epoch, index) updates)."""
+    from fractions import Fraction
+
+    eta = Fraction(eta).limit_denominator(10**6)
+    rows = [[Fraction(int(v)) for v in row] for row in X]
+    w, updates = [Fraction(0)] * len(rows[0]), []
+    for epoch in range(1, 101):
+        before = len(updates)
+        for i, (row, t) in enumerate(zip(rows, y, strict=True)):
+            if t * sum(a * b for a, b in zip(w, row, strict=True)) <= 0:
+                w = [a + eta * int(t) * b for a, b in zip(w, row, strict=True)]
+                updates.append((epoch, i))
+        if len(updates) == before:
+            break
+    return np.array([float(v / eta) for v in w]), updates
+
+
+def test_eta_drift_rounding_changes_the_mistakes_only_in_floating_point():
+    """The walk-through's printed example: exactly, every η gives the η = 1 run (10 mistakes,
+    w ∝ [-3, 5]); in floating point η a power of 2 keeps that, η = 0.01 makes 7 (w ∝ [-2, 4])."""
+    X, y = demo.eta_drift_example()
+    runs = demo.eta_drift()
+    exact_w, exact_updates = exact_perceptron(X, y, 1)
+    for eta in (0.01, 0.1):  # in exact arithmetic η changes nothing but the length of w
+        w_eta, updates_eta = exact_perceptron(X, y, eta)
+        assert updates_eta == exact_updates and np.array_equal(w_eta, exact_w)
+    assert len(exact_updates) == 10 and np.array_equal(exact_w, [-3, 5])
+    base = [(u.epoch, u.index) for u in runs[1.0].history]
+    assert base == exact_updates
+    for eta in (0.5, 0.125):  # powers of 2: every score exact, the same run scaled by η
+        assert [(u.epoch, u.index) for u in runs[eta].history] == base
+        np.testing.assert_array_equal(runs[eta].w, eta * runs[1.0].w)
+    drifted = runs[0.01]
+    assert drifted.mistakes == 7 and drifted.converged
+    # w / η is [-2, 4] up to the rounding of a few additions (1e-12 is far above it).
+    np.testing.assert_allclose(drifted.w / 0.01, [-2, 4], atol=1e-12)
+    # The η = 1 run meets a score of exactly 0 in epoch 5, at the example η = 0.01 passes.
+    assert (5, 3) in base and (5, 3) not in [(u.epoch, u.index) for u in drifted.history]
+
+
+def test_exercise_12_2_1_d_weights_blow_up_and_vanish():
+    """§6's description of Winnow with a learned threshold: the largest weight reaches
+    2²⁶ ≈ 6.7e7 while others fall below 1e-7 and print as 0 at 3 decimals."""
+    stuck = demo.exercise_12_2_1()["(d) Winnow, learned θ"]
+    # Weights of and, viagra, the, of, nigeria, θ: the walk-through names these powers of 2.
+    np.testing.assert_array_equal(np.log2(stuck.w[[0, 1, 4, 5]]), [24, 26, 25, 25])
+    assert np.all((0 < stuck.w[2:4]) & (stuck.w[2:4] < 1e-7))
+    assert np.sum(np.round(stuck.w, 3) == 0) == 2
+
+
+def test_exercise_12_2_3_only_the_quadratic_feature_separates():
+    runs = demo.exercise_12_2_3()
+    assert not runs["(a) threshold 0"].converged and not runs["(b) learned θ"].converged
+    quadratic = runs["(c) learned θ, with (x₁ - 2)²"]
+    assert quadratic.converged
+    X = np.array([[2.0, 3.0], [2.0, 1.0], [1.0, 2.0], [3.0, 2.0]])
+    features = P.add_threshold_feature(np.column_stack([X, (X[:, 0] - 2) ** 2]))
+    np.testing.assert_array_equal(P.predict(quadratic.w, features), [1, 1, -1, -1])
+    # No (w, θ) separates the raw points: both classes have the mean [2, 2], so the mean positive
+    # score equals the mean negative score for every w.
+    positives, negatives = X[:2].mean(axis=0), X[2:].mean(axis=0)
+    np.testing.assert_array_equal(positives, negatives)
+
+
+def test_the_drifted_run_stops_on_a_rounding_residue_of_the_right_sign():
+    """The printed score: [2, 1]·w is exactly 0 for w = 0.01·[-2, 4], but in floating point it
+    is a residue of order 1e-17 with the negative example's sign, so the run stops."""
+    X, y = demo.eta_drift_example()
+    w = demo.eta_drift()[0.01].w
+    score = X[3] @ w
+    assert y[3] == -1 and -1e-15 < score < 0

@@ -406,3 +406,84 @@ def test_the_long_run_settles_on_the_regularised_optimum_as_section_4_says():
     z = svm.margins(np.array([-0.1, 0.3]), -0.1, X, y)
     assert z[0] == pytest.approx(1)  # (1, 4) on its margin line
     assert np.all(z[1:] < 1) and z[3] < 0  # the rest inside the band, (1, 1) on the wrong side
+
+
+def qp_optimum(X, y, C, regularize_bias):
+    """Independent oracle: ½‖w‖² (+ b²/2) + CΣξ subject to y(w·x + b) ≥ 1 - ξ, ξ ≥ 0, by
+    scipy's SLSQP on the constrained QP (not mllib's Newton-on-the-smoothed-hinge)."""
+    from scipy.optimize import minimize
+
+    n, d = X.shape
+
+    def f(v):
+        w, b, xi = v[:d], v[d], v[d + 1:]
+        return 0.5 * (w @ w + (b * b if regularize_bias else 0.0)) + C * xi.sum()
+
+    constraints = [{"type": "ineq", "fun": lambda v: y * (X @ v[:d] + v[d]) - 1 + v[d + 1:]},
+                   {"type": "ineq", "fun": lambda v: v[d + 1:]}]
+    start = np.concatenate([np.zeros(d + 1), np.ones(n)])
+    result = minimize(f, start, constraints=constraints, method="SLSQP",
+                      options={"ftol": 1e-12, "maxiter": 500})
+    return result.x[:d], result.x[d]
+
+
+@pytest.mark.parametrize(
+    "exercise, C, regularize_bias, w, b",
+    [  # §8's printed optima (3 decimals); 1e-3 tolerates the printed rounding
+        (demo.exercise_12_3_2, 10.0, True, [0, 0.5, 0.5], -3.5),
+        (demo.exercise_12_3_2, 10.0, False, [0, 0.5, 0.5], -3.5),
+        (demo.exercise_12_3_2, 1.0, True, [-0.141, 0.282, 0.329], -1.352),
+        (demo.exercise_12_3_3, 1.0, True, [-0.381, 0.476], 0.238),
+        (demo.exercise_12_3_3, 1.0, False, [-0.4, 0.4], 0.6),
+        (demo.exercise_12_3_3, 10.0, True, [-0.4, 0.4], 0.6),
+        (demo.exercise_12_3_3, 10.0, False, [-0.4, 0.4], 0.6),
+    ],
+)
+def test_mmds_exercises_optima_depend_on_c_and_on_regularising_b(
+    exercise, C, regularize_bias, w, b
+):
+    X, y = exercise()
+    opt = svm.solve(X, y, C=C, regularize_bias=regularize_bias)
+    np.testing.assert_allclose(opt.w, w, atol=1e-3)
+    assert opt.b == pytest.approx(b, abs=1e-3)
+    w_qp, b_qp = qp_optimum(X, y, C, regularize_bias)
+    # SLSQP stops at ftol 1e-12 on the objective; 1e-4 on the variables is well above that.
+    np.testing.assert_allclose(w_qp, opt.w, atol=1e-4)
+    assert b_qp == pytest.approx(opt.b, abs=1e-4)
+    if exercise is demo.exercise_12_3_3:
+        assert np.sum(svm.predict(opt.w, opt.b, X) == y) == 4  # "four of the six"
+
+
+def test_mmds_hint_for_12_3_2_holds_at_c_10_and_fails_at_c_1():
+    """§8: at C = 10 the optimum keeps every z ≥ 1 (the hinge term is 0, the hard margin's
+    answer); at C = 1 with b regularised it does not."""
+    X, y = demo.exercise_12_3_2()
+    hard = svm.solve(X, y)
+    for regularised in (True, False):
+        opt = svm.solve(X, y, C=10.0, regularize_bias=regularised)
+        assert np.all(svm.margins(opt.w, opt.b, X, y) >= 1 - 1e-9)
+        np.testing.assert_allclose(opt.w, hard.w, atol=1e-9)
+    loose = svm.solve(X, y, C=1.0, regularize_bias=True)
+    assert np.any(svm.margins(loose.w, loose.b, X, y) < 1 - 1e-3)
+
+
+def test_a_ten_times_larger_batch_step_stalls_far_above_f_star():
+    """§7's printed evidence: relative gap 0.234 after 60 epochs, never below 0.181, against a
+    few thousandths for the batch step itself."""
+    reckless = demo.compare_methods(eta=10 * demo.race_step())
+    assert reckless.batch_constant[-1] == pytest.approx(0.234, abs=5e-4)
+    assert reckless.batch_constant.min() == pytest.approx(0.181, abs=5e-4)
+    assert reckless.batch_constant.min() > 30 * demo.compare_methods().batch_constant[-1]
+
+
+def test_exercise_6_large_c_gives_the_line_at_height_1_5_and_b_free_small_c_misclassifies():
+    X, y = svm.mmds_fig_12_18()
+    for regularised in (True, False):  # "from C = 10 on (with b²/2 or without)"
+        for C in (10.0, 100.0):
+            opt = svm.solve(X, y, C=C, regularize_bias=regularised)
+            np.testing.assert_allclose(opt.w, [0, 2], atol=1e-9)
+            assert opt.b == pytest.approx(-3, abs=1e-9)
+    plain = svm.solve(X, y, C=0.1)  # b free at C = 0.1: the line y = 2.5
+    z = svm.margins(plain.w, plain.b, X, y)
+    assert z[1] == pytest.approx(-1 / 3, abs=1e-9)  # (2, 2) on the wrong side, as §4 says
+    np.testing.assert_array_equal(X[1], [2, 2])

@@ -84,7 +84,8 @@ class MarginExperiment:
         The unit separator the data was drawn around.
     run : PerceptronResult
     radius, margin : float
-        R = max‖x‖ and γ = the margin of w* on this sample.
+        R = max‖x‖ and γ = the margin of w* measured on this sample (at least the ``margin``
+        the sample was drawn with).
     bound : float
         (R/γ)².
     """
@@ -168,7 +169,10 @@ def show_margin_experiment(margin: float, seed: int = 2) -> Figure:
     draw_hyperplane(left, exp.run.w, color="black", label="perceptron")
     for offset in (-exp.margin, exp.margin):
         draw_hyperplane(left, exp.w_star, offset=offset, color="grey", linewidth=0.6)
-    left.set_title(f"γ = {exp.margin:.3f}, R = {exp.radius:.3f}")
+    # The slider's γ is a floor the sample was drawn with; the band and the bound use the
+    # margin w* actually has on this sample, which is at least as wide.
+    left.set_title(f"slider γ = {margin:.3g}, measured γ = {exp.margin:.3g}, R = {exp.radius:.3f}",
+                   fontsize=9)
     legend_below(fig, left, height, ncol=2)
     right.fill_between(trend.margins, trend.mistakes.min(axis=1), trend.mistakes.max(axis=1),
                        color="grey", alpha=0.25, linewidth=0,
@@ -332,6 +336,24 @@ def eta_sample_bound(*, n: int = 100, seed: int = 1) -> float:
     return mistake_bound(radius(X), geometric_margin(w_star, X, y))
 
 
+def eta_drift_example() -> tuple[np.ndarray, np.ndarray]:
+    """Four integer examples on which rounding makes η matter in floating point: X of shape
+    (4, 2) = [0, 2], [-3, -3], [0, -2], [2, 1], y = [+1, -1, -1, -1]. With η = 1 the fifth epoch
+    meets a score of exactly 0; with η = 0.01 the same score carries rounding residue."""
+    X = np.array([[0.0, 2.0], [-3.0, -3.0], [0.0, -2.0], [2.0, 1.0]])
+    return X, np.array([1.0, -1, -1, -1])
+
+
+def eta_drift(
+    etas: tuple[float, ...] = (1.0, 0.5, 0.125, 0.1, 0.01),
+) -> dict[float, PerceptronResult]:
+    """The perceptron from w = 0 on :func:`eta_drift_example` for every η in ``etas``. In exact
+    arithmetic every run is the η = 1 run scaled by η; in floating point only η a power of 2
+    (with integer data) keeps every score exact."""
+    X, y = eta_drift_example()
+    return {eta: perceptron(X, y, eta=eta) for eta in etas}
+
+
 @functools.lru_cache(maxsize=4)
 def eta_trend(w0: tuple[float, float], etas: tuple[float, ...] = ETA_GRID) -> np.ndarray:
     """Mistakes of the run from ``w0`` for every η in ``etas``, shape (len(etas),) (cached)."""
@@ -467,6 +489,22 @@ def exercise_12_2_2() -> tuple[np.ndarray, np.ndarray]:
     """MMDS Exercise 12.2.2's training set: [1, 2] and [2, 1] positive, [2, 3] and [3, 2]
     negative. X has shape (4, 2), y shape (4,)."""
     return np.array([[1.0, 2.0], [2.0, 1.0], [2.0, 3.0], [3.0, 2.0]]), np.array([1.0, 1, -1, -1])
+
+
+def exercise_12_2_3(max_epochs: int = 100) -> dict[str, PerceptronResult]:
+    """MMDS Exercise 12.2.3: [2, 3] and [2, 1] positive, [1, 2] and [3, 2] negative (an XOR-like
+    square), trained (a) through the origin, (b) with a learned threshold and (c) with the
+    quadratic feature (x₁ - 2)² added as well. Both classes have the mean [2, 2], so no w and θ can
+    put every positive score above every negative one: only (c) converges."""
+    X = np.array([[2.0, 3.0], [2.0, 1.0], [1.0, 2.0], [3.0, 2.0]])
+    y = np.array([1.0, 1, -1, -1])
+    quadratic = np.column_stack([X, (X[:, 0] - 2.0) ** 2])
+    return {
+        "(a) threshold 0": perceptron(X, y, max_epochs=max_epochs),
+        "(b) learned θ": perceptron(add_threshold_feature(X), y, max_epochs=max_epochs),
+        "(c) learned θ, with (x₁ - 2)²": perceptron(add_threshold_feature(quadratic), y,
+                                              max_epochs=max_epochs),
+    }
 
 
 def threshold_interval(w: np.ndarray, X: np.ndarray, y: np.ndarray) -> tuple[float, float]:
