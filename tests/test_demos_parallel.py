@@ -186,10 +186,32 @@ def test_rotating_chunks_count_the_final_mistake_free_pass_like_the_full_rounds(
 def test_svm_averaging_claims():
     first = [demo.svm_mixing_objectives(parts)[0] for parts in (1, 2, 4, 8)]
     last = [demo.svm_mixing_objectives(parts)[-1] for parts in (1, 2, 4, 8)]
-    assert first == sorted(first)  # worse after round 1 the more chunks
-    assert max(last) - min(last) < 0.003  # "within 0.003 of the others"
+    # "After one round, 4 and 8 chunks are clearly behind 1 and 2 ... 2 chunks happen to do as
+    # well as one pass": 0.2371, 0.2354, 0.2781, 0.2972.
+    assert min(first[2:]) > max(first[:2]) + 0.03 and first[3] > first[2]
+    assert abs(first[1] - first[0]) < 0.005
+    # "After ten rounds ... within 0.004 of each other, in no order of P (8 chunks end lowest),
+    # and that spread is smaller than the one-chunk run's own range over rounds 5 to 10".
+    spread = max(last) - min(last)  # 0.0034
+    assert spread < 0.004 and last != sorted(last) and last[3] == min(last)
+    one_chunk = demo.svm_mixing_objectives(1)[4:]
+    assert spread < one_chunk.max() - one_chunk.min()  # 0.0050
     table = demo.svm_mixing_table().splitlines()
     assert table[2].startswith("| 1 | ") and len(table) == 6
+
+
+def test_svm_averaging_runs_sgd_on_the_tabulated_objective():
+    # The table's svm_objective leaves b unregularised; so must the SGD it tabulates: per round,
+    # every chunk's pass equals Pegasos with b kept out of the shrinking (regularize_bias=False).
+    X, y = demo.mixing_sample()
+    chunks = parallel.split(X, y, 4)
+    default = parallel.svm_mixing(chunks, lam=1e-3, rounds=2)
+    free = parallel.svm_mixing(chunks, lam=1e-3, rounds=2, regularize_bias=False)
+    shrunk = parallel.svm_mixing(chunks, lam=1e-3, rounds=2, regularize_bias=True)
+    assert (default.b, default.w.tolist()) == (free.b, free.w.tolist())
+    assert default.b != shrunk.b
+    value = parallel.svm_objective(default.w, default.b, X, y, lam=1e-3)
+    assert value == pytest.approx(demo.svm_mixing_objectives(4)[1], rel=1e-12)
 
 
 def test_fig_12_20_rows_5_and_6_are_the_book_s_when_every_iterate_is_rounded():

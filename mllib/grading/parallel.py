@@ -91,7 +91,7 @@ def _mixing(w, chunks, eta):
 def mixing_round() -> Check:
     """Check ``mixing_round(w, chunks, eta)`` returns (the uniform average of the chunks' w_p,
     mistakes of each chunk), each w_p one sequential epoch over its chunk from the same w
-    (McDonald, Hall and Mann 2010, Fig. 2; y·(w·x) <= 0 is a mistake, MMDS)."""
+    (McDonald, Hall and Mann 2010, Fig. 3; y·(w·x) <= 0 is a mistake, MMDS)."""
     rng = _rng(4)
     X, y = _sample(rng, 14, 3)
     w = rng.integers(-2, 3, 3).astype(float)
