@@ -206,3 +206,20 @@ def test_by_hand_parity_network_leaks_a_little_more_at_the_output_than_one_sigmo
     assert out[parity == 0].max() > sigmoid(-5.0)  # the old "within σ(-5)" was false
     assert set(np.round(out[parity == 0], 3)) == {0.008}
     assert (out[parity == 0] < 0.5).all() and (out[parity == 1] > 0.5).all()
+
+
+def test_summary_delta_rule_in_the_notebooks_weight_layout():
+    # The summary: δ_hidden = g'(z) ⊙ (W δ_next), W stored "row i: from unit i of the layer
+    # below" (shape (fan_in, fan_out); W² of the 2-2-1 network is (2, 1)). δ of a unit is
+    # ∂E/∂(its net input) = the gradient of its bias. A 2-3-2-1 network makes W² (3, 2) non-square,
+    # so Wᵀδ would not even have the hidden layer's length.
+    x, t = np.array([1.0, 0.0]), 1.0
+    for net in (demo.HAND_NETWORK, neural.init_network((2, 3, 2, 1), seed=4)):
+        layers = neural.forward(net, x[None])
+        deltas = neural.backprop(net, x, t).biases
+        assert net.weights[-1].shape == (net.sizes[-2], 1)
+        for layer in range(len(net.weights) - 1):
+            h = layers[layer + 1][0]
+            W_next = net.weights[layer + 1]  # (fan_in, fan_out)
+            np.testing.assert_allclose(deltas[layer], h * (1 - h) * (W_next @ deltas[layer + 1]),
+                                       rtol=1e-12, atol=1e-15)
