@@ -8,7 +8,7 @@ Sources
   sum of squares; its derivatives with respect to every weight, found by back-propagation, used
   for gradient descent.
 - Mitchell, *Machine Learning* (1997), §4.5.2 (Table 4.2): the per-example backpropagation
-  rule with δ_output = o(1 - o)(t - o) for E = ½(t - o)², and the XOR problem (§4.4.2) that a
+  rule with δ_output = o(1 - o)(t - o) for E = ½(t - o)², and the XOR problem (§4.4.1) that a
   single unit cannot represent.
 
 Conventions

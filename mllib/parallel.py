@@ -307,7 +307,7 @@ def _mixing_round(w, handles, eta, executor) -> tuple[np.ndarray, tuple[int, ...
 
 def parameter_mixing(chunks, *, eta: float = 1.0, max_rounds: int = DEFAULT_MAX_EPOCHS,
                      w0=None, executor=None) -> RoundsResult:
-    """Iterative parameter mixing (McDonald, Hall and Mann 2010, Fig. 2, uniform weights).
+    """Iterative parameter mixing (McDonald, Hall and Mann 2010, Fig. 3, uniform weights).
 
     Each round, every chunk p runs one epoch of the sequential perceptron
     (``mllib.perceptron.perceptron``, MMDS's rule) starting from the mixed w, giving w_p; then
@@ -453,7 +453,7 @@ class MixingResult:
     history: tuple[MixingStep, ...]
 
 
-def svm_mixing(chunks, *, lam: float, rounds: int = 10, regularize_bias: bool = True,
+def svm_mixing(chunks, *, lam: float, rounds: int = 10, regularize_bias: bool = False,
                executor=None) -> MixingResult:
     """The SVM by averaging (MMDS §12.3.6, first approach): SGD on every chunk, then the mean.
 
@@ -467,9 +467,11 @@ def svm_mixing(chunks, *, lam: float, rounds: int = 10, regularize_bias: bool = 
     ----------
     chunks : list of (X_p (n_p, d), y_p (n_p,))
     lam : float
-        λ > 0 of (λ/2)‖w‖² + mean hinge loss.
+        λ > 0 of (λ/2)‖w‖² + mean hinge loss (:func:`svm_objective`).
     rounds : int, default 10
-    regularize_bias : bool, default True
+    regularize_bias : bool, default False
+        False: b is not shrunk, so each pass is SGD on :func:`svm_objective`; True: b is
+        shrunk like w, SGD on (λ/2)(‖w‖² + b²) + mean hinge loss (MMDS's b as w_{d+1}).
     executor : InProcess, DaskExecutor or Scattered, optional
 
     Returns
@@ -571,13 +573,15 @@ def stream_perceptron(chunks: Iterable, *, eta: float = 1.0, w0=None) -> StreamR
     return _stream(chunks, learn, w0)
 
 
-def stream_sgd(chunks: Iterable, *, lam: float, regularize_bias: bool = True) -> StreamResult:
+def stream_sgd(chunks: Iterable, *, lam: float, regularize_bias: bool = False) -> StreamResult:
     """Stochastic gradient descent for the SVM (MMDS §12.3.5) over a stream of chunks: Pegasos
     on (λ/2)‖w‖² + the mean hinge loss, one example at a time with step 1/(λt) at the t-th
     example, counting across chunks (``mllib.svm.sgd``'s step with γₜ = 1/t and C' = 1/λ).
 
     For n examples this is eq. 12.4 divided by n·C with λ = 1/(n·C); a stream has no n, so λ is
-    the parameter. Chunks (X_c (n_c, d), y_c (n_c,)) are visited once, in order.
+    the parameter. Chunks (X_c (n_c, d), y_c (n_c,)) are visited once, in order. By default
+    b is not regularised (the objective of :func:`svm_objective`); ``regularize_bias`` shrinks
+    b like w, SGD on (λ/2)(‖w‖² + b²) + mean hinge loss.
     """
     pull = 1.0 / positive(lam, "lam")
     t = 0

@@ -3,6 +3,7 @@ browser."""
 
 import numpy as np
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PolyCollection
 
 from mllib import parallel
@@ -31,38 +32,69 @@ def test_scheme_shows_each_chunks_mistakes_and_the_new_w_of_mmds_fig_12_6():
     assert "new w\nand: 0\nviagra: 1\nthe: 0\nof: -1\nnigeria: 1" in shown
     assert "w = [0, 0, 0, 0, 0]" in demo.show_scheme(run, chunks, 1).axes[0].get_title()
     round_2 = texts(demo.show_scheme(run, chunks, 2))
-    assert "Map: 0 mistakes\nemits 0 pairs (i, η·y·xᵢ)" in round_2
+    assert "Map: 0 mistakes\nemits 0 pairs\n(i, η·y·xᵢ)" in round_2
     assert "Reduce: sum the\n0 pairs\nkey by key i" in round_2
 
 
-def stacked_tops(ax):
-    """The top edge of the last stacked band, per round (each band is one fill_between)."""
-    band = [c for c in ax.collections if isinstance(c, PolyCollection)][-1]
-    vertices = band.get_paths()[0].vertices
-    return vertices[:, 1].max()
+def lines_by_label(ax):
+    return {line.get_label(): line for line in ax.get_lines()}
 
 
 @pytest.mark.parametrize("parts", range(1, demo.MAX_PARTS + 1))
-def test_partition_slider_draws_one_band_per_chunk_and_the_runs_it_claims(parts):
+def test_partition_slider_draws_one_unstacked_line_per_chunk_and_the_runs_it_claims(parts):
     # The whole range of the slider (1..MAX_PARTS).
     fig = demo.show_partitions(parts)
-    mapreduce_ax, mixing_ax = fig.axes
+    mapreduce_ax, mixing_ax = fig.axes[:2]
     result = demo.compare(parts)
-    assert len([c for c in mapreduce_ax.collections if isinstance(c, PolyCollection)]) == parts
     assert f"{result.mapreduce.rounds} rounds" in mapreduce_ax.get_title()
     assert f"{result.mixing.rounds} rounds" in mixing_ax.get_title()
-    assert stacked_tops(mapreduce_ax) == max(r.total for r in result.mapreduce.history)
-    epochs = mapreduce_ax.get_lines()[0].get_ydata()
-    assert epochs.sum() == result.sequential.mistakes
+    for ax, run in ((mapreduce_ax, result.mapreduce), (mixing_ax, result.mixing)):
+        # Not stacked: nothing filled, and chunk p's line is chunk p's own mistakes per round,
+        # so its height reads as its share on the (symlog) axis; the dotted line is their sum.
+        assert not [c for c in ax.collections if isinstance(c, PolyCollection)]
+        lines = lines_by_label(ax)
+        counts = np.array([r.mistakes for r in run.history])
+        for p in range(parts):
+            np.testing.assert_array_equal(lines[f"chunk {p + 1}"].get_ydata(), counts[:, p])
+        np.testing.assert_array_equal(lines["all chunks (sum)"].get_ydata(),
+                                      [r.total for r in run.history])
+        epochs = lines[f"sequential: {result.sequential.epochs} epochs"].get_ydata()
+        assert epochs.sum() == result.sequential.mistakes
     # One y-scale for both panels, whole rounds, and a legend entry per chunk.
     assert mapreduce_ax.get_ylim() == mixing_ax.get_ylim()
     assert mapreduce_ax.get_yscale() == "symlog"
-    labels = [t.get_text() for t in mixing_ax.get_legend().get_texts()]
-    assert labels[:parts] == [f"chunk {p + 1}" for p in range(parts)]
+    (legend,) = fig.legends
+    labels = [t.get_text() for t in legend.get_texts()]
+    assert labels[2:] == [f"chunk {p + 1}" for p in range(parts)]
     fig.canvas.draw()
     ticks = [t.get_text() for t in mapreduce_ax.get_xticklabels() if t.get_text()]
     assert all(tick.lstrip("−-").isdigit() for tick in ticks)
     assert len([t for t in mapreduce_ax.get_yticklabels() if t.get_text()]) >= 2
+    # The legend sits below both panels (their x labels included) and inside the canvas.
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)  # lay out the text, so the extents are the drawn ones
+    box = legend.get_window_extent(renderer)
+    assert box.y0 >= 0 and box.x0 >= 0 and box.x1 <= fig.bbox.x1
+    assert all(box.y1 < ax.get_tightbbox(renderer).y0 for ax in (mapreduce_ax, mixing_ax))
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3, 6])
+def test_scheme_texts_fit_inside_their_boxes(parts):
+    X, y, words = mmds_spam()
+    chunks = parallel.split(X, y, parts)
+    run = parallel.mapreduce_perceptron(chunks, eta=0.5)
+    for round_number, names in ((1, words), (run.rounds, None)):
+        fig = demo.show_scheme(run, chunks, round_number, names)
+        ax = fig.axes[0]
+        renderer = FigureCanvasAgg(fig).get_renderer()
+        fig.draw(renderer)  # lay out the text, so the extents are the drawn ones
+        boxes = [patch.get_window_extent(renderer) for patch in ax.patches
+                 if hasattr(patch, "get_boxstyle")]
+        assert len(boxes) == len(ax.texts) == 2 * parts + 2
+        for text, box in zip(ax.texts, boxes, strict=True):  # _box adds a patch, then its text
+            extent = text.get_window_extent(renderer)
+            assert (box.x0 <= extent.x0 and extent.x1 <= box.x1 and box.y0 <= extent.y0
+                    and extent.y1 <= box.y1), text.get_text()
 
 
 def test_mapreduce_rounds_do_not_depend_on_the_partitions_but_mixing_rounds_do():
@@ -186,10 +218,32 @@ def test_rotating_chunks_count_the_final_mistake_free_pass_like_the_full_rounds(
 def test_svm_averaging_claims():
     first = [demo.svm_mixing_objectives(parts)[0] for parts in (1, 2, 4, 8)]
     last = [demo.svm_mixing_objectives(parts)[-1] for parts in (1, 2, 4, 8)]
-    assert first == sorted(first)  # worse after round 1 the more chunks
-    assert max(last) - min(last) < 0.003  # "within 0.003 of the others"
+    # "After one round, 4 and 8 chunks are clearly behind 1 and 2 ... 2 chunks happen to do as
+    # well as one pass": 0.2371, 0.2354, 0.2781, 0.2972.
+    assert min(first[2:]) > max(first[:2]) + 0.03 and first[3] > first[2]
+    assert abs(first[1] - first[0]) < 0.005
+    # "After ten rounds ... within 0.004 of each other, in no order of P (8 chunks end lowest),
+    # and that spread is smaller than the one-chunk run's own range over rounds 5 to 10".
+    spread = max(last) - min(last)  # 0.0034
+    assert spread < 0.004 and last != sorted(last) and last[3] == min(last)
+    one_chunk = demo.svm_mixing_objectives(1)[4:]
+    assert spread < one_chunk.max() - one_chunk.min()  # 0.0050
     table = demo.svm_mixing_table().splitlines()
     assert table[2].startswith("| 1 | ") and len(table) == 6
+
+
+def test_svm_averaging_runs_sgd_on_the_tabulated_objective():
+    # The table's svm_objective leaves b unregularised; so must the SGD it tabulates: per round,
+    # every chunk's pass equals Pegasos with b kept out of the shrinking (regularize_bias=False).
+    X, y = demo.mixing_sample()
+    chunks = parallel.split(X, y, 4)
+    default = parallel.svm_mixing(chunks, lam=1e-3, rounds=2)
+    free = parallel.svm_mixing(chunks, lam=1e-3, rounds=2, regularize_bias=False)
+    shrunk = parallel.svm_mixing(chunks, lam=1e-3, rounds=2, regularize_bias=True)
+    assert (default.b, default.w.tolist()) == (free.b, free.w.tolist())
+    assert default.b != shrunk.b
+    value = parallel.svm_objective(default.w, default.b, X, y, lam=1e-3)
+    assert value == pytest.approx(demo.svm_mixing_objectives(4)[1], rel=1e-12)
 
 
 def test_fig_12_20_rows_5_and_6_are_the_book_s_when_every_iterate_is_rounded():
@@ -263,3 +317,19 @@ def test_pegasos_here_follows_the_slides_le_1_a_point_on_its_margin_line_still_p
     # y₂ = +1 has y₂(w·x₂ + b) = 1 exactly. The slide's ≤ 1 counts it (Pegasos's < 1 would not).
     run = parallel.stream_sgd([(np.array([[1.0, 0.0], [0.0, 0.0]]), np.array([1, 1]))], lam=1.0)
     assert run.history[0].mistakes == 2
+
+
+def test_iterative_parameter_mixing_is_cited_as_mcdonald_et_al_fig_3():
+    # McDonald, Hall and Mann (NAACL 2010): Fig. 2 is one-shot parameter mixing, Fig. 3 the
+    # iterative parameter mixing that mllib.parallel.parameter_mixing and exercise 4 implement.
+    import re
+    from pathlib import Path
+
+    import mllib.grading.parallel as grading
+    root = Path(__file__).resolve().parents[1]
+    sources = [Path(parallel.__file__), Path(grading.__file__),
+               *sorted((root / "solutions" / "15_parallel").glob("*.ipynb"))]
+    cited = [(source.name, figure) for source in sources
+             for figure in re.findall(r"McDonald[^.]*?(?:2010|NAACL 2010),? Fig\. (\d)",
+                                      source.read_text(encoding="utf-8"))]
+    assert len(cited) == 3 and all(figure == "3" for _, figure in cited), cited

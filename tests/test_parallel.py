@@ -203,23 +203,37 @@ def test_streaming_perceptron_is_one_epoch_on_the_concatenation():
     assert streamed.seen == 300 and len(streamed.history) == 7
 
 
-def pegasos(X, y, lam):
-    """Pegasos written out (Shalev-Shwartz et al. 2007), the bias as the weight of a constant
-    feature 1 (regularised like the others), step 1/(λt) at the t-th example."""
+def pegasos(X, y, lam, regularize_bias=False):
+    """Pegasos written out (Shalev-Shwartz et al. 2007), step 1/(λt) at the t-th example, the
+    bias as the weight of a constant feature 1: left out of the shrinking (the default, SGD on
+    (λ/2)‖w‖² + mean hinge) or, with ``regularize_bias``, shrunk like the others."""
     v = np.zeros(X.shape[1] + 1)
+    shrunk = np.append(np.ones(X.shape[1]), 1.0 if regularize_bias else 0.0)
     for t, (x, label) in enumerate(zip(X, y, strict=True), start=1):
         xb = np.append(x, 1.0)
         step = 1.0 / (lam * t)
         hit = label * (v @ xb) <= 1
-        v = (1 - step * lam) * v + (step * label * xb if hit else 0.0)
+        v = v - step * lam * shrunk * v + (step * label * xb if hit else 0.0)
     return v
 
 
-def test_streaming_sgd_is_pegasos():
+@pytest.mark.parametrize("regularize_bias", [False, True])
+def test_streaming_sgd_is_pegasos(regularize_bias):
     X, y, _ = noisy(500, 3, flip=0.05, seed=9)
-    run = par.stream_sgd(iter(par.split(X, y, 9)), lam=0.01)
-    v = pegasos(X, y, 0.01)
+    run = par.stream_sgd(iter(par.split(X, y, 9)), lam=0.01, regularize_bias=regularize_bias)
+    v = pegasos(X, y, 0.01, regularize_bias)
     np.testing.assert_allclose(np.append(run.w, run.b), v, rtol=1e-9, atol=1e-12)
+
+
+def test_by_default_the_bias_is_not_shrunk_so_sgd_runs_on_svm_objective():
+    # One example that violates its margin, then one that does not (y·(w·x + b) > 1): the
+    # second step shrinks w by (1 - 1/t) and leaves b alone unless regularize_bias.
+    X, y = np.array([[1.0, 0.0], [10.0, 0.0]]), np.array([1, 1])
+    free = par.stream_sgd([(X, y)], lam=1.0)
+    shrunk = par.stream_sgd([(X, y)], lam=1.0, regularize_bias=True)
+    assert (free.w.tolist(), free.b) == ([0.5, 0.0], 1.0)
+    assert (shrunk.w.tolist(), shrunk.b) == ([0.5, 0.0], 0.5)
+    assert par.svm_mixing([(X, y)], lam=1.0, rounds=1).b == 1.0
 
 
 @pytest.mark.parametrize("learner", [par.stream_perceptron,

@@ -177,6 +177,12 @@ def _training(eta: float, width: int, seed: int) -> neural.MLPResult:
                       seed=seed)
 
 
+def training_losses(eta: float, width: int, seed: int) -> np.ndarray:
+    """The trainer's mean loss after each epoch 0..``WIDGET_EPOCHS`` for (η, width, seed), the
+    same cached run the widget draws, shape (WIDGET_EPOCHS + 1,)."""
+    return _training(eta, width, seed).losses
+
+
 def jump_ratios(high: float = 8.0, low: float = 2.0, width: int = 3,
                 seeds=range(10)) -> np.ndarray:
     """For each seed of the trainer, the largest rise of the loss from one epoch to the next

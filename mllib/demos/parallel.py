@@ -61,8 +61,8 @@ def show_scheme(run: parallel.RoundsResult, chunks, round_number: int, words=Non
     for p, (y, mistakes, emitted) in enumerate(zip(ys, step.mistakes, pairs, strict=True)):
         _box(ax, 0.0, y, f"chunk {p + 1}", "whitesmoke")
         _box(ax, 2.3, y, f"Map: {mistakes} mistake{'s' * (mistakes != 1)}\n"
-             f"emits {emitted} pair{'s' * (emitted != 1)} (i, η·y·xᵢ)",
-             "lightskyblue" if mistakes else "honeydew")
+             f"emits {emitted} pair{'s' * (emitted != 1)}\n(i, η·y·xᵢ)",
+             "lightskyblue" if mistakes else "honeydew", height=0.9)
         _arrow(ax, (0.85, y), (1.45, y))
         _arrow(ax, (3.15, y), (4.25, middle))
     _box(ax, 5.0, middle, f"Reduce: sum the\n{sum(pairs)} pairs\nkey by key i", "navajowhite")
@@ -125,14 +125,19 @@ def _epoch_mistakes(run: P.PerceptronResult) -> np.ndarray:
 
 
 def show_partitions(parts: int) -> Figure:
-    """Mistakes per round (stacked by chunk) of the MapReduce perceptron and of parameter
-    mixing with ``parts`` chunks, against the sequential perceptron's mistakes per epoch.
+    """Mistakes per round of the MapReduce perceptron and of parameter mixing with ``parts``
+    chunks: one step line per chunk (not stacked, so each line's height is that chunk's count)
+    and a dotted line for their sum, against the sequential perceptron's mistakes per epoch.
 
     Both panels share a symmetric-log y axis (linear below 1, so a round without mistakes sits
     at 0), so the long tail of few mistakes stays visible next to the first rounds' hundreds;
-    rounds are whole numbers; a legend keys the chunks' colours."""
+    rounds are whole numbers; a legend below both panels keys the chunks' colours."""
     result = compare(parts)
-    fig, axes = figure(2, width=4.6, height=3.8)
+    columns = 5
+    rows = -(-(parts + 2) // columns)  # legend rows below the panels
+    strip = 0.2 + 0.2 * rows  # inches added at the bottom for them
+    fig, axes = figure(2, width=4.6, height=3.8 + strip)
+    fig.subplots_adjust(bottom=(0.6 + strip) / (3.8 + strip))
     epochs = _epoch_mistakes(result.sequential)
     runs = (result.mapreduce, result.mixing)
     top = max(max(r.total for r in run.history) for run in runs)
@@ -141,12 +146,13 @@ def show_partitions(parts: int) -> Figure:
                              strict=True):
         counts = np.array([r.mistakes for r in run.history], dtype=float)  # (rounds, parts)
         rounds = np.arange(1, len(counts) + 1)
-        tops = np.cumsum(counts, axis=1)  # chunk p's mistakes stacked on chunks 1..p-1
-        for p in range(parts):
-            ax.fill_between(rounds, tops[:, p] - counts[:, p], tops[:, p], step="mid",
-                            linewidth=0, color=f"C{p % 10}", label=f"chunk {p + 1}")
-        ax.plot(np.arange(1, len(epochs) + 1), epochs, "k-", linewidth=1,
+        ax.plot(np.arange(1, len(epochs) + 1), epochs, "k-", linewidth=1.2,
                 label=f"sequential: {result.sequential.epochs} epochs")
+        ax.plot(rounds, counts.sum(axis=1), "k:", linewidth=2, drawstyle="steps-mid",
+                label="all chunks (sum)")
+        for p in range(parts):
+            ax.plot(rounds, counts[:, p], linewidth=1, drawstyle="steps-mid",
+                    color=f"C{p % 10}", label=f"chunk {p + 1}")
         ax.set_yscale("symlog", linthresh=1)
         ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
         ax.yaxis.set_minor_locator(NullLocator())
@@ -154,8 +160,8 @@ def show_partitions(parts: int) -> Figure:
         ax.set(xlabel="round (epoch for the sequential line)", ylabel="mistakes (symlog)",
                title=f"{name}: {run.rounds} rounds", xlim=(0.5, last + 0.5),
                ylim=(0, 2 * top))
-    handles, labels = axes[0].get_legend_handles_labels()
-    axes[1].legend(handles, labels, fontsize=7, loc="upper right", ncol=2 if parts > 4 else 1)
+    fig.legend(*axes[0].get_legend_handles_labels(), fontsize=7, ncol=columns,
+               loc="lower center", bbox_to_anchor=(0.5, 0.01))  # off the data
     return fig
 
 

@@ -104,7 +104,7 @@ def _no_zero_score(w, chunks, eta) -> bool:
 def mixing_round() -> Check:
     """Check ``mixing_round(w, chunks, eta)`` returns (the uniform average of the chunks' w_p,
     mistakes of each chunk), each w_p one sequential epoch over its chunk from the same w
-    (McDonald, Hall and Mann 2010, Fig. 2; y·(w·x) <= 0 is a mistake, MMDS)."""
+    (McDonald, Hall and Mann 2010, Fig. 3; y·(w·x) <= 0 is a mistake, MMDS)."""
     rng = _rng(4)
     while True:  # only the w = 0 case meets a score of exactly 0, for every student's draw
         X, y = _sample(rng, 14, 3)
