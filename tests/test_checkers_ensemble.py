@@ -73,6 +73,19 @@ def stump_midpoints_only(X, y, D):
     return best[1:]
 
 
+def stump_complement(X, y, D):  # Exercise 5's argument: polarity -1 errs with 1 - ε
+    best = None
+    for j in range(X.shape[1]):
+        values = np.unique(X[:, j])
+        for t in [-np.inf, *((values[1:] + values[:-1]) / 2)]:
+            error = math.fsum(D[np.where(X[:, j] > t, 1, -1) != y])
+            p = 1 if error <= 0.5 else -1
+            error = min(error, 1 - error)
+            if best is None or error < best[0]:
+                best = (error, j, t, p)
+    return best[1:]
+
+
 def stump_unweighted(X, y, D):
     return stump_brute(X, y, np.ones_like(D))
 
@@ -110,6 +123,7 @@ def vote_mean_sign(predictions):  # fine for ±1 with odd B, wrong for classes 0
     (check.reweight, reweight_loops),
     (check.best_stump, stump_brute),
     (check.best_stump, stump_last_tie),
+    (check.best_stump, stump_complement),
     (check.bagging_vote, vote_ok),
     (check.bagging_vote, vote_loops),
 ])
@@ -155,3 +169,17 @@ def test_any_threshold_below_the_minimum_is_accepted():
 
     for shift in (-np.inf, -1e6):
         run_check(check.best_stump(), below(shift))
+
+
+def test_both_polarities_can_err_above_one_half_only_in_floating_point():
+    """Exercise 5 says "in exact arithmetic": with D summing to exactly 1.0 in floating point,
+    the constant stumps +1 and -1 err on complementary halves, and each half, summed on its
+    own, rounds to one ulp above 1/2. The hidden stump cases use a tolerance, so an answer
+    built on the complement argument (stump_complement) passes them all (above)."""
+    half = np.array([0.1, 0.2, 0.15, 0.05])
+    D = np.concatenate([half, half])
+    y = np.array([1.0] * 4 + [-1.0] * 4)
+    assert D.sum() == 1.0
+    errors = [D[np.full(8, p) != y].sum() for p in (1.0, -1.0)]
+    assert min(errors) > 0.5
+    assert math.fsum(D[y < 0]) == 0.5  # exactly one half, rounded once

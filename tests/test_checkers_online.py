@@ -77,6 +77,17 @@ def round_by_sign(weights, advice, outcome, beta):  # another way: sign of the w
     return (1 if total >= 0 else -1), new
 
 
+def round_loop_reversed(weights, advice, outcome, beta):  # sums by hand, last expert first
+    plus = minus = 0.0
+    for w, a in zip(reversed(weights.tolist()), reversed(advice.tolist()), strict=True):
+        if a > 0:
+            plus += w
+        else:
+            minus += w
+    return (1 if plus - minus >= 0 else -1), [w * beta if a != outcome else w
+                                              for w, a in zip(weights, advice, strict=True)]
+
+
 def round_ties_negative(weights, advice, outcome, beta):
     prediction, new = round_vectorised(weights, advice, outcome, beta)
     return (-1.0 if weights @ advice == 0 else prediction), new
@@ -122,6 +133,7 @@ def halving_all_experts_vote(predictions, outcomes):  # slip: counts eliminated 
     (check.balanced_step, balanced_loop),
     (check.weighted_majority_round, round_vectorised),
     (check.weighted_majority_round, round_by_sign),
+    (check.weighted_majority_round, round_loop_reversed),
     (check.halving, halving_vectorised),
     (check.halving, halving_with_sets),
 ])
@@ -166,3 +178,32 @@ def test_every_balanced_tie_case_is_exact_in_both_orders_of_computation():
         else:  # away from θ by 1, far beyond any rounding
             assert min(abs(s - theta) for s in (difference_first, products_first, looped)) >= 1
     assert ties == 2
+
+
+def _weight_totals(weights, advice):
+    """The totals (weight for +1, weight for -1), summed in several orders."""
+    plus, minus = weights[advice > 0], weights[advice < 0]
+    return [(float(plus.sum()), float(minus.sum())),
+            (sum(reversed(plus.tolist())), sum(reversed(minus.tolist()))),
+            (sum(sorted(plus.tolist())), sum(sorted(minus.tolist())))]
+
+
+def test_every_weighted_majority_tie_is_exact_in_any_order_of_summation():
+    """Exercise 3 promises that hidden ties use dyadic weights, tying exactly in any order,
+    and that the other cases are far from a tie: every weight is a power of 2, every way of
+    summing gives the same totals and the same sign of their difference (also via
+    weights @ advice), and the tie case is a tie in every one."""
+    ties = 0
+    for case in check.weighted_majority_round().cases:
+        weights, advice, _, _ = case.args
+        assert np.all(np.log2(weights) == np.round(np.log2(weights)))
+        totals = _weight_totals(weights, advice)
+        assert len(set(totals)) == 1  # exact: every order gives the same two numbers
+        plus, minus = totals[0]
+        assert float(weights @ advice) == plus - minus
+        if "tie" in case.hint:
+            ties += 1
+            assert plus == minus
+        else:  # the smallest weight is 1/16: a non-tie misses by at least that
+            assert abs(plus - minus) >= 2.0**-4
+    assert ties == 1

@@ -159,6 +159,35 @@ def test_experts_widget_sweep_draws_bounds_that_hold(beta):
             assert learner <= wm_bound
             # the bound is on the expectation, which is computed exactly here
             assert list(frame.curves.values())[2][-1] <= rwm_bound
+        _assert_axis_fits_the_run(ax, frame)
+
+
+def _assert_axis_fits_the_run(ax, frame):
+    """The mistakes axis spans every curve and every bound up to the number of rounds, and no
+    more; a bound above the rounds (vacuous for the run) does not stretch it and its legend
+    entry says it is off scale."""
+    rounds = len(next(iter(frame.curves.values())))
+    top = ax.get_ylim()[1]
+    drawn = [c.max() for c in frame.curves.values()]
+    drawn += [b for b in frame.bounds.values() if b <= rounds]
+    assert max(drawn) < top <= 1.1 * max(drawn)
+    labels = [text.get_text() for text in ax.get_legend().get_texts()]
+    for label, bound in frame.bounds.items():
+        entry = next(text for text in labels if text.startswith(label))
+        assert ("off scale" in entry) == (bound > top)
+        assert bound <= top or bound > rounds
+
+
+def test_weighted_majority_bound_off_scale_at_small_beta_and_high_noise():
+    """The review's case: at β = 0.05, p = 0.5 the WM bound (627 for a 300-round run) no
+    longer stretches the axis to 658; the axis ends near the curves, the legend says so."""
+    frame = demo.experts_frame(0.05, 0.5)
+    assert round(frame.bounds[next(iter(frame.bounds))]) == 627
+    ax = demo.show_experts(0.05, 0.5).axes[0]
+    assert ax.get_ylim()[1] < 200
+    _assert_axis_fits_the_run(ax, frame)
+    assert sum("off scale: > 300 rounds" in t.get_text()
+               for t in ax.get_legend().get_texts()) == 2
 
 
 def test_dnf_is_not_a_threshold_function_but_is_one_over_products():
@@ -255,7 +284,8 @@ def test_balcan_table_degrades_gracefully_with_room_to_spare():
 
 
 def test_experts_legend_lies_inside_the_canvas_and_labels_the_elimination_line():
-    for beta, noise in ((0.0, 0.1), (0.0, 0.5), (0.0, 0.0), (0.5, 0.1), (0.95, 0.0)):
+    for beta, noise in ((0.0, 0.1), (0.0, 0.5), (0.0, 0.0), (0.5, 0.1), (0.95, 0.0),
+                        (0.05, 0.5)):  # the last with both bounds' labels off scale
         fig = demo.show_experts(beta, noise)
         fig.canvas.draw()
         legend, canvas = fig.axes[0].get_legend(), fig.bbox

@@ -228,7 +228,7 @@ def sgd_orders_table() -> str:
              f"{np.median(d):.1e}", f"{d.min():.1e} – {d.max():.1e}"]
             for name, d in result.distances.items()]
     return markdown_table(["examples per step, and their order", "steps per pass",
-                           "distinct examples in pass 1",
+                           "distinct examples in pass 1 (seed 0)",
                            f"‖w − w_LS‖ after {RACE_EPOCHS} passes (median of 5 seeds)",
                            "smallest – largest"], rows)
 

@@ -305,10 +305,19 @@ def experts_frame(beta: float, noise: float) -> ExpertsFrame:
     return ExpertsFrame(curves, bounds, eliminated_at)
 
 
+def experts_scale(frame: ExpertsFrame) -> float:
+    """The top of the experts figure's mistakes axis: the largest curve or bound drawn, leaving
+    out bounds above the number of rounds (vacuous for this run, and marked off scale)."""
+    rounds = len(next(iter(frame.curves.values())))
+    return float(max([curve.max() for curve in frame.curves.values()]
+                     + [bound for bound in frame.bounds.values() if bound <= rounds]))
+
+
 def show_experts(beta: float, noise: float) -> Figure:
     """Cumulative mistakes of the best expert and the learners, with the bounds that apply."""
     frame = experts_frame(beta, noise)
-    t = np.arange(1, len(next(iter(frame.curves.values()))) + 1)
+    rounds = len(next(iter(frame.curves.values())))
+    t, top = np.arange(1, rounds + 1), 1.08 * experts_scale(frame)
     fig, (ax,) = figure(1, width=9.6, height=3.8)
     fig.subplots_adjust(right=1 - 2.6 / 9.6)  # a column for the legend, inside the canvas
     styles = (("black", "-"), ("tab:blue", "-"), ("tab:green", "--"))
@@ -316,12 +325,14 @@ def show_experts(beta: float, noise: float) -> Figure:
         ax.plot(t, curve, color=colour, linestyle=style, label=label)
     for (label, bound), colour in zip(frame.bounds.items(), ("tab:blue", "tab:green"),
                                       strict=False):
+        if bound > top:  # only bounds above the rounds, vacuous for this run, are left out
+            label += f"\n(off scale: > {rounds} rounds)"
         ax.axhline(bound, color=colour, linestyle=":", label=label)
     if frame.eliminated_at is not None:
         ax.axvline(frame.eliminated_at, color="tab:red", linestyle=":",
                    label=f"no perfect expert: all {N_EXPERTS}\neliminated by round "
                          f"{frame.eliminated_at}")
-    ax.set(xlabel="round", ylabel="cumulative mistakes",
+    ax.set(xlabel="round", ylabel="cumulative mistakes", ylim=(0, top),
            title=f"{N_EXPERTS} experts, β = {beta:g}, best expert's error rate {noise:g}")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     return fig
