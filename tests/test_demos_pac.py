@@ -173,20 +173,23 @@ def test_the_400_trials_find_about_50_and_the_skew_helps_then_hurts():
     # curve reaches δ earlier at ε = 0.1 and later at ε = 0.05, in the trials and exactly.
     simulated = {(eps, name): demo.first_reliable_m(demo.learning_curve(eps, 0.05, name))
                  for eps in (0.1, 0.05) for name in (UNIFORM, SKEWED)}
-    assert 45 <= simulated[0.1, UNIFORM] <= 55
+    assert simulated[0.1, UNIFORM] == 50
     assert simulated[0.1, SKEWED] < simulated[0.1, UNIFORM]
     assert simulated[0.05, SKEWED] > simulated[0.05, UNIFORM]
     assert demo.exact_reliable_m(0.1, 0.05, SKEWED) < demo.exact_reliable_m(0.1, 0.05, UNIFORM)
     assert demo.exact_reliable_m(0.05, 0.05, SKEWED) > demo.exact_reliable_m(0.05, 0.05, UNIFORM)
 
 
+SECTION_5_ROWS = [5, 10, 20, 40, 50, 60, 80, 100, 140]
+
+
 def test_the_section_5_table_claims():
     # The cell's own call: at the Occam m = 140 no trial failed; the union bound is capped at 1
     # until m = 105 (34 868 uncapped at m = 5); the header says it is capped.
-    sim = pac.simulate(demo.TARGET, demo.DISTRIBUTIONS[UNIFORM],
-                       [5, 10, 20, 40, 50, 60, 80, 100, 140], eps=0.1, delta=0.05, trials=400,
-                       seed=3)
-    assert sim.occam_m == 140 and sim.failure_rate[-1] == 0.0
+    sim = demo.learning_curve(0.1, 0.05, UNIFORM)
+    rows = demo.simulation_table(sim, SECTION_5_ROWS).splitlines()[2:]
+    assert [int(row.split(" | ")[0].strip("| ")) for row in rows] == SECTION_5_ROWS
+    assert sim.occam_m == 140 and rows[-1].startswith("| 140 | 0.000 |")
     first_below_one = next(m for m in range(1, 200)
                            if pac.occam_failure_bound(sim.h_size, 0.1, m) < 1)
     assert first_below_one == 105
@@ -313,3 +316,75 @@ def test_the_3_cnf_paragraph_numbers():
     assert pac.k_cnf_count(10, 3) == 2**1350
     assert pac.occam_sample_size(2**1024, 0.1, 0.05) == 7128
     assert pac.occam_sample_size(pac.conjunction_count(10) + 1, 0.1, 0.05) == 140
+
+
+# --- Review fixes: exact errors, one shared run, the histogram's axis, the legend ---------------
+
+
+def test_the_table_and_the_widget_share_one_run():
+    # §5's table and the widget's default frame (m = 40, ε = 0.1) read the same 400 trials.
+    sim = demo.learning_curve(0.1, 0.05, UNIFORM)
+    row_40 = demo.simulation_table(sim, SECTION_5_ROWS).splitlines()[2 + SECTION_5_ROWS.index(40)]
+    title = demo.show_simulation(40, 0.1, UNIFORM).axes[0].get_title()
+    rate = row_40.split(" | ")[1]
+    assert title == f"m = 40: P̂[error > ε] = {rate} (δ = 0.05)" and rate == "0.135"
+    with pytest.raises(ValueError, match="sizes"):
+        demo.simulation_table(sim, [5, 10_000])
+
+
+def test_the_trials_count_exact_errors_and_cross_where_the_review_found():
+    # Counted with the exact errors: ε = 0.05 with p = 0.9 crosses δ for good at m = 99 in the
+    # trials (exactly: 97); uniform bits at ε = 0.12 at 41 in the trials and exactly.
+    for eps, name in ((0.05, SKEWED), (0.12, UNIFORM), (0.1, UNIFORM)):
+        sim = demo.learning_curve(eps, 0.05, name)
+        np.testing.assert_array_equal(sim.failure_rate, np.mean(sim.exact_errors > eps, axis=1))
+    assert demo.first_reliable_m(demo.learning_curve(0.05, 0.05, SKEWED)) == 99
+    assert demo.exact_reliable_m(0.05, 0.05, SKEWED) == 97
+    uniform_12 = demo.learning_curve(0.12, 0.05, UNIFORM)
+    assert demo.first_reliable_m(uniform_12) == demo.exact_reliable_m(0.12, 0.05, UNIFORM) == 41
+    legend = [t.get_text() for t in demo.show_simulation(40, 0.12, UNIFORM).axes[1]
+              .get_legend().get_texts()]
+    assert "400 trials: P̂[error > ε] (≤ δ from m = 41)" in legend
+    assert "exact P[error > ε] (≤ δ from m = 41)" in legend
+
+
+def test_the_histogram_axis_covers_every_possible_error():
+    # A learned conjunction implies f, so its error is at most P[f = 1] = 1/8 < MAX_ERROR.
+    for name in (UNIFORM, SKEWED):
+        sim = demo.learning_curve(0.1, 0.05, name)
+        assert sim.exact_errors.max() <= 1 / 8 < demo.MAX_ERROR
+    ax = demo.show_simulation(1, 0.1, UNIFORM).axes[0]
+    assert ax.get_xlim() == (0.0, demo.MAX_ERROR)
+    assert ax.get_xlabel() == "true error of the learned conjunction"
+
+
+def test_the_lower_bound_is_exactly_30_for_every_n_from_3_to_40():
+    # §4's sentence, at the widget's defaults ε = 0.1, δ = 0.05: ⌈ln 20 / 0.1⌉ = 30.
+    comparison = demo.bound_comparison(0.1, 0.05)
+    assert comparison.n[2:].tolist() == list(range(3, 41))
+    assert set(comparison.vc_lower[2:].tolist()) == {30.0}
+    assert np.ceil(np.log(20) / 0.1) == 30
+
+
+def _window_box(artist):
+    return artist.get_window_extent()
+
+
+@pytest.mark.parametrize("name", [UNIFORM, SKEWED])
+def test_simulation_legend_stays_off_the_data(name):
+    # The right panel's legend sits outside its axes (so it covers no curve or dot) and inside
+    # the figure, for every ε and m at both ends and the review's frame (40); the legend's place
+    # is fixed to the axes, so its entries' text is all that changes along the sweep.
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    for eps in np.round(np.arange(0.02, 0.12 + 0.005, 0.01), 2):
+        for m in (1, 40, 300):
+            fig = demo.show_simulation(m, float(eps), name)
+            FigureCanvasAgg(fig).draw()
+            ax = fig.axes[1]
+            legend = _window_box(ax.get_legend())
+            assert not legend.overlaps(_window_box(ax)), (eps, m)
+            assert not legend.overlaps(_window_box(fig.axes[0])), (eps, m)
+            figure_box = fig.bbox
+            assert (legend.x0 >= figure_box.x0 and legend.x1 <= figure_box.x1
+                    and legend.y0 >= figure_box.y0), (eps, m)

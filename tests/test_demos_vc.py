@@ -344,3 +344,28 @@ def test_the_margin_table_shrinks_with_the_margin():
     assert bounds == [5, 26, 101, 401, 1001]
     sizes = [pac.vc_sample_size(int(b), 0.1, 0.05) for b in bounds]
     assert sizes == sorted(sizes) and sizes[-1] == pac.vc_sample_size(1001, 0.1, 0.05)
+
+
+def test_the_vertical_line_is_the_last_m_where_growth_equals_two_to_the_m():
+    # §8: the line at m = VC marks the last m with Π(m) = 2^m; from VC + 1 on Π(m) < 2^m.
+    for curve in demo.growth_curves(8):
+        full = curve.growth == 2**curve.m
+        assert curve.m[full].max() == curve.vc, curve.name
+        assert np.all(curve.growth[curve.m > curve.vc] < 2 ** curve.m[curve.m > curve.vc])
+    fig = demo.show_growth(demo.growth_curves(8))
+    for ax, curve in zip(fig.axes, demo.growth_curves(8), strict=True):
+        assert curve.vc in [line.get_xdata()[0] for line in ax.lines
+                            if line.get_label() == f"m = VC = {curve.vc}"]
+
+
+def test_the_exercise_statements_match_the_hidden_cases():
+    # Exercise 1: a point listed with both labels is never realizable (return False), as the
+    # hidden case expects; exercises 1 and 2 promise at least one point, and no hidden case
+    # has fewer.
+    from mllib.grading import vc as grading
+
+    intervals = grading.interval_realizable()
+    both = next(c for c in intervals.cases if "different labels" in c.hint)
+    assert intervals.reference(*both.args) is False
+    assert all(len(c.args[0]) >= 1 for c in intervals.cases)
+    assert all(len(c.args[1]) >= 1 for c in grading.shattering().cases)

@@ -390,6 +390,17 @@ def test_simulated_errors_agree_with_the_exact_errors():
     assert np.all(np.diff(sim.exact_errors, axis=0) <= 0)  # more data, never a worse hypothesis
 
 
+def test_the_failure_rate_counts_the_exact_errors_and_the_estimate_is_only_a_check():
+    # Review finding: counting the test-sample estimates moves the rate wherever a learned error
+    # sits within a test-sample s.d. of ε, e.g. 0.125·(1 - 0.9^5) = 0.0512 against ε = 0.05.
+    sim = pac.simulate(TARGET, [0.5] * 3 + [0.9] * 7, [20, 60, 100], eps=0.05, delta=0.05,
+                       trials=300, seed=3)
+    np.testing.assert_array_equal(sim.failure_rate, np.mean(sim.exact_errors > 0.05, axis=1))
+    np.testing.assert_array_equal(sim.estimated_failure_rate, np.mean(sim.errors > 0.05, axis=1))
+    assert 0.125 * (1 - 0.9**5) == pytest.approx(0.0512, abs=5e-5)
+    assert np.any(np.isclose(sim.exact_errors, 0.125 * (1 - 0.9**5), rtol=1e-12))
+
+
 def test_simulation_is_deterministic_for_a_seed():
     one = pac.simulate(TARGET, 0.5, [20, 40], eps=0.1, delta=0.1, trials=50, seed=11)
     two = pac.simulate(TARGET, 0.5, [20, 40], eps=0.1, delta=0.1, trials=50, seed=11)
@@ -549,8 +560,8 @@ def test_failure_probability_agrees_with_the_simulated_trials():
     sizes = [10, 30, 60, 120]
     sim = pac.simulate(TARGET, 0.5, sizes, eps=0.1, delta=0.05, trials=4000, seed=5)
     exact = pac.failure_probability(TARGET, 0.5, sizes, 0.1)
-    rate = np.mean(sim.exact_errors > 0.1, axis=1)
-    assert np.max(np.abs(rate - exact)) <= 0.045
+    np.testing.assert_array_equal(sim.failure_rate, np.mean(sim.exact_errors > 0.1, axis=1))
+    assert np.max(np.abs(sim.failure_rate - exact)) <= 0.045
 
 
 def test_failure_probability_edges():

@@ -184,6 +184,8 @@ def elimination_table(result: pac.EliminationResult, y: np.ndarray, names: str) 
 # the row read change when a slider moves.
 EPS_MIN = 0.02
 SIMULATION_TRIALS = 400
+# A learned conjunction implies the target, so its error is at most P[f = 1] = 1/8.
+MAX_ERROR = 0.13
 
 
 def _simulated_sizes(eps: float, delta: float, m: int | None) -> int:
@@ -240,16 +242,19 @@ def exact_reliable_m(eps: float, delta: float, distribution: str) -> int:
 def show_simulation(m: int, eps: float, distribution: str, delta: float = 0.05) -> Figure:
     """The simulation widget's frame.
 
-    Left: the true errors of the T learned conjunctions at sample size m, with ε marked. Right:
+    Left: the exact true errors of the T learned conjunctions at sample size m, with ε marked;
+    the axis stops at ``MAX_ERROR``, above every error a learned conjunction can have. Right:
     the empirical P[error > ε] against m, next to δ and the union bound |H|(1 - ε)^m; the dashed
-    line is the Occam m, where the bound first promises failure at most δ.
+    line is the Occam m, where the bound first promises failure at most δ. The right panel's
+    legend sits below the axes, clear of the curves.
     """
     sim = learning_curve(eps, delta, distribution, m=m)
     row = int(np.flatnonzero(sim.sample_sizes == m)[0])
     shown = sim.sample_sizes <= max(1.3 * sim.occam_m, 300)
-    fig, (left, right) = figure(2, width=5.0, height=3.8)
-    left.hist(sim.errors[row], bins=np.linspace(0, max(0.5, sim.errors[row].max()), 41),
-              color=POSITIVE)
+    fig, (left, right) = figure(2, width=5.0, height=4.9)
+    fig.subplots_adjust(bottom=1.4 / 4.9)  # room below the panels for the right one's legend
+    left.hist(sim.exact_errors[row], bins=np.linspace(0, MAX_ERROR, 27), color=POSITIVE)
+    left.set_xlim(0, MAX_ERROR)
     left.axvline(eps, color="black", linestyle="--", label=f"ε = {eps:g}")
     left.set_xlabel("true error of the learned conjunction")
     left.set_ylabel(f"trials (of {sim.trials})")
@@ -272,15 +277,20 @@ def show_simulation(m: int, eps: float, distribution: str, delta: float = 0.05) 
     right.set_xlabel("examples m")
     right.set_ylabel("probability")
     right.set_title(distribution)
-    right.legend(loc="lower left", fontsize=7)
+    right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), fontsize=7, ncol=2)
     return fig
 
 
-def simulation_table(sim: pac.Simulation) -> str:
-    """Markdown: m, the empirical failure rate with its Hoeffding margin, δ and the union bound."""
+def simulation_table(sim: pac.Simulation, sizes=None) -> str:
+    """Markdown: m, the empirical failure rate with its Hoeffding margin, δ and the union bound,
+    one row for each m in ``sizes`` (default: every simulated m)."""
+    picked = sim.sample_sizes if sizes is None else np.asarray(sizes)
+    index = np.searchsorted(sim.sample_sizes, picked)
+    if np.any(index >= len(sim.sample_sizes)) or np.any(sim.sample_sizes[index] != picked):
+        raise ValueError("sizes: every m must be one of the simulated sample sizes.")
     rows = [[m, f"{rate:.3f}", f"{min(1.0, rate + sim.margin(0.05)):.3f}", f"{sim.delta:g}",
              f"{bound:.3g}"]
-            for m, rate, bound in zip(sim.sample_sizes, sim.failure_rate, sim.failure_bound,
+            for m, rate, bound in zip(picked, sim.failure_rate[index], sim.failure_bound[index],
                                       strict=True)]
     return markdown_table(["m", "P̂[error > ε]", "95% upper limit", "δ",
                            "|H|(1 − ε)^m (capped at 1)"], rows)
