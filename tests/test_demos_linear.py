@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from figure_support import labelled_ticks
 from matplotlib.figure import Figure
 
 from mllib import linear
@@ -34,15 +35,6 @@ def sweep(exponents, inside: int = 3) -> list[float]:
     """A slider's two extremes and ``inside`` values spread between them."""
     picks = np.unique(np.r_[0, np.linspace(0, len(exponents) - 1, inside + 2).round(), -1])
     return [10.0 ** exponents[int(k)] for k in picks]
-
-
-def labelled_ticks(ax, which: str) -> list[str]:
-    """The non-empty tick labels drawn inside the axis's view limits."""
-    ax.figure.canvas.draw()
-    axis, (low, high) = (ax.yaxis, ax.get_ylim()) if which == "y" else (ax.xaxis, ax.get_xlim())
-    return [tick.get_text() for tick, value in zip(axis.get_ticklabels(), axis.get_ticklocs(),
-                                                   strict=True)
-            if tick.get_text() and min(low, high) <= value <= max(low, high)]
 
 
 def inside_canvas(fig, artist) -> bool:

@@ -6,6 +6,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
+from figure_support import labelled_ticks
 
 from mllib import data
 from mllib import perceptron as P
@@ -17,15 +18,6 @@ WALKTHROUGH = (Path(__file__).resolve().parents[1]
 # The γ slider: FloatLogSlider(min=-2, max=-0.4, step=0.1); the η slider: min=-3, max=1, step=0.25.
 MARGIN_EXPONENTS = np.arange(-2.0, -0.39, 0.1)
 ETA_EXPONENTS = np.arange(-3.0, 1.01, 0.25)
-
-
-def labelled_ticks(ax, which: str) -> list[str]:
-    """The non-empty tick labels drawn inside the axis's view limits."""
-    ax.figure.canvas.draw()
-    axis, (low, high) = (ax.yaxis, ax.get_ylim()) if which == "y" else (ax.xaxis, ax.get_xlim())
-    return [tick.get_text() for tick, value in zip(axis.get_ticklabels(), axis.get_ticklocs(),
-                                                   strict=True)
-            if tick.get_text() and min(low, high) <= value <= max(low, high)]
 
 
 def assert_log_axes_readable(fig) -> None:

@@ -3,6 +3,7 @@
 import ipywidgets
 import numpy as np
 import pytest
+from figure_support import labelled_ticks
 from matplotlib.figure import Figure
 
 from mllib import svm
@@ -204,15 +205,6 @@ def test_a_small_c_keeps_the_separator_in_view():
 # FloatSlider(min=0.05, max=1.5, step=0.05)
 ETA_VALUES = [round(0.05 * k, 2) for k in range(1, 31)]
 C_VALUES = [10.0**e for e in np.arange(-2, 2.01, 0.25)]  # FloatLogSlider(min=-2, max=2, step=0.25)
-
-
-def labelled_ticks(ax, which: str) -> list[str]:
-    """The non-empty tick labels drawn inside the axis's view limits."""
-    ax.figure.canvas.draw()
-    axis, (low, high) = (ax.yaxis, ax.get_ylim()) if which == "y" else (ax.xaxis, ax.get_xlim())
-    return [tick.get_text() for tick, value in zip(axis.get_ticklabels(), axis.get_ticklocs(),
-                                                   strict=True)
-            if tick.get_text() and min(low, high) <= value <= max(low, high)]
 
 
 def test_a_point_on_its_margin_line_can_need_weight_zero():
