@@ -387,3 +387,38 @@ def test_the_legend_never_covers_the_start_square(alpha, p, q, steps):
     assert right.lines[-1].get_label() == "start"
     assert (legend.x1 < x - half or legend.x0 > x + half
             or legend.y1 < y - half or legend.y0 > y + half)
+
+
+def _walkthrough_text() -> str:
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "solutions/05_em/em_walkthrough.ipynb"
+    return " ".join(" ".join("".join(c["source"]).split())
+                    for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "markdown")
+
+
+def test_the_symmetric_start_sticks_only_in_exact_arithmetic_as_the_text_says():
+    # Review: "EM can never leave" / "never moves" must say "in exact arithmetic", since §4's
+    # plain loop drifts off p = q: the exact run stays, the textbook loop leaves the diagonal.
+    text = _walkthrough_text()
+    assert "symmetric start that EM, in exact arithmetic, can never leave" in text
+    assert "in exact arithmetic the symmetric start $p = q$ never moves" in text
+    heads, m = demo.three_groups()
+    exact = em.three_coins(heads, m, alpha=0.3, p=0.5, q=0.5, iterations=100, tol=0)
+    assert exact.p == exact.q
+    _, p_end, q_end = demo.textbook_em(heads, m, 0.3, 0.5, 0.5, 100)[-1]
+    assert abs(p_end - q_end) > 0.5
+
+
+def test_the_mixture_variance_term_needs_a_proper_mixing_weight():
+    # Review: m(m-1) α(1-α)(p-q)² is positive only if also 0 < α < 1; at α = 0 or 1 the
+    # mixture is one coin and the term vanishes even with p != q.
+    assert "positive whenever $m \\ge 2$, $0 < \\alpha < 1$ and $p \\ne q$" in _walkthrough_text()
+    m, p, q = 5, 0.8, 0.3
+
+    def extra(alpha):
+        return m * (m - 1) * alpha * (1 - alpha) * (p - q) ** 2
+
+    assert extra(0.0) == 0.0 and extra(1.0) == 0.0
+    assert all(extra(a) > 0 for a in (0.01, 0.5, 0.99))
