@@ -72,3 +72,44 @@ def test_any_maximum_weight_tree_passes_and_a_lighter_one_fails():
     run_check(check.spanning_tree(), prim_last_tie)
     with pytest.raises(ExerciseFailed, match="heavier spanning tree exists"):
         run_check(check.chow_liu(), chow_liu_drop_heaviest)
+
+
+def _statement(grade_id: str) -> str:
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "solutions/06_chowliu/chowliu_exercises.ipynb"
+    (cell,) = [c for c in json.loads(path.read_text())["cells"]
+               if c["metadata"].get("nbgrader", {}).get("grade_id") == grade_id]
+    return " ".join("".join(cell["source"]).split())
+
+
+def test_exercise_3_asks_for_a_positive_pseudo_count_and_the_hidden_cases_keep_it():
+    # Review: s = 0 gave 0/0 for a parent value that never occurs (mllib raises). The statement
+    # now says s > 0, every hidden case has s > 0, and the case whose parent value never occurs
+    # gets s / 2s = 1/2 there, as the statement says.
+    assert "$s > 0$" in _statement("q_fit_cpts")
+    cases = check.fit_cpts().cases
+    assert all(case.args[2] > 0 for case in cases)
+    (sparse,) = [c for c in cases if "never occurs" in c.hint]
+    X, parents, s = sparse.args
+    cpt = check.fit_cpts().reference(X, parents, s)
+    unseen = [(i, v) for i, p in enumerate(parents) if p >= 0 for v in (0, 1)
+              if not np.any(np.asarray(X)[:, p] == v)]
+    assert unseen and all(cpt[i, v] == 0.5 for i, v in unseen)
+    with pytest.raises(ValueError, match="smoothing"):
+        chowliu.fit_tree(X, [(int(p), c) for c, p in enumerate(parents) if p >= 0], smoothing=0)
+
+
+def test_exercise_4_says_a_row_of_probability_zero_gives_minus_infinity():
+    # Review: the statement did not say what a row of probability 0 gives. It says -inf, which
+    # is what mllib returns on Distribution 3 for the row 0001 (x4 = 1 forces x1 = 1); the hidden
+    # cases keep every CPT entry strictly inside (0, 1), so their answers are finite.
+    assert "$-\\infty$" in _statement("q_tree_loglik")
+    chain = bayes.tree_distribution([3, 3, 1, -1], [[1 / 3, 1], [1, 1 / 2], [2 / 3, 1 / 6],
+                                                    [2 / 3, 2 / 3]])
+    with np.errstate(divide="ignore"):
+        assert chowliu.log_likelihood(chain, [[0, 0, 0, 1]]) == -np.inf
+    for case in check.tree_log_likelihood().cases:
+        cpt = np.asarray(case.args[2])
+        assert np.all((cpt > 0) & (cpt < 1)), case.hint

@@ -1,6 +1,10 @@
 """Hidden checkers of lecture 05: the statements' edges (long sequences, iterations = 0, the
 symmetric start) are graded as the statements say, and correct answers pass however written."""
 
+import importlib.util
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -8,6 +12,22 @@ from mllib import em
 from mllib.demos import em as demo
 from mllib.grading import ExerciseFailed, run_check
 from mllib.grading import em as check
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def exercise_cell(grade_id: str) -> str:
+    notebook = json.loads((ROOT / "solutions/05_em/em_exercises.ipynb").read_text())
+    (cell,) = [c for c in notebook["cells"]
+               if c["metadata"].get("nbgrader", {}).get("grade_id") == grade_id]
+    return "".join(cell["source"])
+
+
+def fairness_answers() -> dict:
+    spec = importlib.util.spec_from_file_location("fair05", ROOT / "tests/fairness/05_em.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.ANSWERS
 
 
 def e_step_naive(heads, m, alpha, p, q):  # the formula as written: underflows for long runs
@@ -70,6 +90,31 @@ def test_hidden_cases_keep_the_parameters_strictly_inside_0_1():
         for case in factory().cases:
             alpha, p, q = case.args[2:5]
             assert all(0 < v < 1 for v in (alpha, p, q)), case.hint
+
+
+def test_the_solution_and_a_second_answer_pass_near_the_ends_of_the_open_interval():
+    # Review: the statement promised [0, 1] while the log-form solution gives nan at p = 0.
+    # Exercise 1 now says 0 < alpha, p, q < 1; a hidden case sits close to the ends, and both
+    # the solution's log form and the fairness answer's per-sequence loop pass all cases.
+    statement = exercise_cell("q_e_step")
+    assert "strictly between 0 and 1" in statement and "[0, 1]" not in statement
+    (case,) = [c for c in check.e_step().cases if "close to the ends" in c.hint]
+    alpha, p, q = case.args[2:5]
+    assert min(p, 1 - q) < 0.01
+    run_check(check.e_step(), e_step_logs)
+    namespace = {"np": np}
+    exec(fairness_answers()["e_step"], namespace)
+    run_check(check.e_step(), namespace["e_step"])
+
+
+def test_exercise_4_says_its_hidden_sequences_are_short_and_they_are():
+    # Review: Exercise 4 did not say whether the m = 1000 sequences of Exercises 1 and 3 are
+    # used. The statement says at most 10 tosses; the cases keep that, and the E-step as
+    # written (no logarithms) passes them.
+    statement = exercise_cell("q_em_loop")
+    assert "at most 10 tosses" in statement and "m = 1000" in statement
+    assert max(case.args[1] for case in check.em_loop().cases) <= 10
+    run_check(check.em_loop(), em_loop_textbook)
 
 
 def test_iterations_zero_returns_the_start_and_a_loop_that_always_updates_fails():

@@ -298,3 +298,88 @@ def test_walking_up_distribution_3_matches_enumeration():
         brute = [[probabilities[(everything[:, i] == a) & (everything[:, j] == b)].sum()
                   for b in (0, 1)] for a in (0, 1)]
         np.testing.assert_allclose(bayes.pairwise(tree, i, j), brute, atol=1e-12)
+
+
+# --- Ties in the mutual information, and the KL divergence's properties ----------------------
+
+
+def test_count_maximum_trees_on_hand_checked_graphs():
+    # Equal weights: every spanning tree is a maximum, n^(n-2) of them (Cayley: 16 and 125).
+    assert demo.count_maximum_trees(np.ones((4, 4))) == 16
+    assert demo.count_maximum_trees(np.ones((5, 5))) == 125
+    # Distinct weights: one maximum tree. A tie that never matters (two light edges that both
+    # close cycles) leaves it unique; a tie between two ways to reach vertex 3 gives two.
+    W = np.array([[0, 9, 8, 1], [9, 0, 7, 1], [8, 7, 0, 3], [1, 1, 3, 0]], dtype=float)
+    assert demo.count_maximum_trees(W) == 1
+    W[1, 3] = W[3, 1] = 3
+    assert demo.count_maximum_trees(W) == 2
+
+
+@pytest.mark.parametrize(("m", "trees", "fewest", "most"),
+                         [(10, 36, 2, 5), (13, 8, 3, 6), (20, 2, 6, 7), (50, 1, 7, 7)])
+def test_small_samples_tie_and_the_edges_right_depend_on_the_tie_rule(m, trees, fewest, most):
+    # Review: at small m the widget silently picked one of several maximum-weight trees. An
+    # independent oracle, networkx's spanning-tree iterator (heaviest first), lists every tree
+    # whose total information is the maximum (to 1e-9 nats, far above rounding, far below the
+    # gaps between distinct totals), and how many true edges each has; the frame's count is one
+    # of them and its note names the number of tied trees.
+    nx = pytest.importorskip("networkx")
+    exp = demo.experiment(m, 0)
+    W = chowliu.mutual_information(exp.X[:m])
+    graph = nx.Graph()
+    graph.add_weighted_edges_from((i, j, W[i, j]) for i, j in itertools.combinations(range(10), 2))
+    truth = {frozenset(e) for e in exp.truth.edges}
+    best, scores = None, []
+    for tree in nx.SpanningTreeIterator(graph, weight="weight", minimum=False):
+        total = tree.size(weight="weight")
+        best = total if best is None else best
+        if total < best - 1e-9:
+            break
+        scores.append(sum(frozenset(e) in truth for e in tree.edges))
+    assert (len(scores), min(scores), max(scores)) == (trees, fewest, most)
+    assert exp.maximum_trees == trees and fewest <= exp.correct <= most
+    texts = [t.get_text() for t in demo.show_experiment(m).axes[1].texts]
+    if trees > 1:
+        assert f"ties in I: the tie rule picked 1 of {trees} maximum trees" in texts
+    else:
+        assert "no ties in I that matter: the only maximum tree" in texts
+
+
+def test_the_walkthroughs_sample_of_1000_has_a_unique_maximum_tree():
+    # Section 4 prints the count (1) before saying Kruskal and Prim must agree there.
+    truth, X_all = demo.true_tree()
+    assert demo.count_maximum_trees(chowliu.mutual_information(X_all[:1000])) == 1
+    assert all(demo.experiment(m).maximum_trees == 1 for m in (200, 1000, 10_000))
+
+
+def test_kl_divergence_is_nonnegative_zero_only_for_identical_and_not_symmetric():
+    # CS446 "Distance Measure", on the slides' Distributions 2 and 3, with scipy's relative
+    # entropy over the 16 strings as the oracle: D(2, 3) = inf (Distribution 3 rules out strings
+    # that 2 allows), D(3, 2) finite and positive, D(P, P) = 0.
+    from scipy.stats import entropy
+
+    c = demo.slides_candidates()
+    strings = np.array(list(itertools.product([0, 1], repeat=4)), dtype=float)
+    star, chain = bayes.joint(c.star, strings), bayes.joint(c.chain, strings)
+    assert chowliu.kl_divergence(c.star, c.chain) == np.inf == entropy(star, chain)
+    forward = chowliu.kl_divergence(c.chain, c.star)
+    assert forward == pytest.approx(entropy(chain, star), rel=1e-12)  # rounding only
+    assert round(forward, 4) == 1.3282
+    assert chowliu.kl_divergence(c.star, c.star) == 0 == chowliu.kl_divergence(c.chain, c.chain)
+    # Full-support random trees: non-negative, and both directions differ.
+    for seed in range(5):
+        P, T = bayes.random_tree(5, seed=seed), bayes.random_tree(5, seed=seed + 50)
+        there, back = chowliu.kl_divergence(P, T), chowliu.kl_divergence(T, P)
+        assert there > 0 and back > 0 and abs(there - back) > 1e-6
+
+
+def test_the_walkthrough_flags_the_copied_slide_title():
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "solutions/06_chowliu/chowliu_walkthrough.ipynb"
+    text = " ".join(" ".join("".join(c["source"]).split())
+                    for c in json.loads(path.read_text())["cells"])
+    assert "**A copied title.**" in text and "*Distribution 2*" in text
+    assert "not* symmetric" in text and "exactly when $P$ and $T$ are the same" in text
+    assert "Ties at small m." in text

@@ -324,3 +324,101 @@ def test_contour_panels_have_a_colour_bar():
     assert len(stepper.axes) == 3 and "LL − its largest value" in stepper.axes[2].get_ylabel()
     landscape = demo.restart_landscape(heads, m, count=5, seed=1)
     assert len(demo.show_restarts(heads, m, landscape).axes) == 3
+
+
+# --- The stepper's PNG holds every label, and the legend never hides the start -------------------
+
+SWEEP_CORNERS = [(alpha, p, q, steps) for alpha in (0.01, 0.99) for p in (0.01, 0.99)
+                 for q in (0.01, 0.99) for steps in (0, demo.MAX_STEPS)]
+
+
+def _drawn_like_the_widget(fig):
+    """Draw ``fig`` as the widget's PNG is drawn (mllib.demos.png: figure size, no tight bbox)
+    and return an Agg renderer at the same size and dpi for measuring the artists."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from mllib.demos import png
+
+    data = png(fig)
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert (width, height) == (round(fig.bbox.width), round(fig.bbox.height))
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    return renderer
+
+
+@pytest.mark.parametrize(("alpha", "p", "q", "steps"), [(0.5, 0.6, 0.4, 5), *SWEEP_CORNERS])
+def test_every_label_of_the_stepper_lies_inside_its_png(alpha, p, q, steps):
+    # Review: the colour bar's label, its lowest tick ("−5.22e") and the left y label were cut
+    # off the PNG. Every visible text's extent must lie inside the figure (half a pixel of
+    # rounding allowed).
+    from matplotlib.text import Text
+
+    heads, m = demo.three_groups()
+    fig = demo.show_em_run(heads, m, alpha, p, q, steps)
+    renderer = _drawn_like_the_widget(fig)
+    # matplotlib keeps labels of ticks outside the axis's range but does not draw them
+    undrawn = {id(label) for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)
+               for tick in axis.get_major_ticks()
+               if not min(axis.get_view_interval()) <= tick.get_loc()
+               <= max(axis.get_view_interval())
+               for label in (tick.label1, tick.label2)}
+    texts = [t for t in fig.findobj(Text)
+             if t.get_visible() and t.get_text() and id(t) not in undrawn]
+    assert {"log-likelihood LL", "LL − its largest value on this slice (nats)"} <= {
+        t.get_text() for t in texts}
+    for text in texts:
+        box = text.get_window_extent(renderer)
+        assert box.x0 >= -0.5 and box.y0 >= -0.5, text.get_text()
+        assert box.x1 <= fig.bbox.width + 0.5 and box.y1 <= fig.bbox.height + 0.5, text.get_text()
+
+
+@pytest.mark.parametrize(("alpha", "p", "q", "steps"), [(0.99, 0.01, 0.99, 0), *SWEEP_CORNERS])
+def test_the_legend_never_covers_the_start_square(alpha, p, q, steps):
+    # Review: at p = 0.01, q >= 0.9 the start square hid under the legend. The legend now sits
+    # under the panel: its box must not meet the square's box (marker size included).
+    heads, m = demo.three_groups()
+    fig = demo.show_em_run(heads, m, alpha, p, q, steps)
+    renderer = _drawn_like_the_widget(fig)
+    right = fig.axes[1]
+    legend = right.get_legend().get_window_extent(renderer)
+    x, y = right.transData.transform((p, q))
+    half = right.lines[-1].get_markersize() * fig.dpi / 72 / 2
+    assert right.lines[-1].get_label() == "start"
+    assert (legend.x1 < x - half or legend.x0 > x + half
+            or legend.y1 < y - half or legend.y0 > y + half)
+
+
+def _walkthrough_text() -> str:
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "solutions/05_em/em_walkthrough.ipynb"
+    return " ".join(" ".join("".join(c["source"]).split())
+                    for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "markdown")
+
+
+def test_the_symmetric_start_sticks_only_in_exact_arithmetic_as_the_text_says():
+    # Review: "EM can never leave" / "never moves" must say "in exact arithmetic", since §4's
+    # plain loop drifts off p = q: the exact run stays, the textbook loop leaves the diagonal.
+    text = _walkthrough_text()
+    assert "symmetric start that EM, in exact arithmetic, can never leave" in text
+    assert "in exact arithmetic the symmetric start $p = q$ never moves" in text
+    heads, m = demo.three_groups()
+    exact = em.three_coins(heads, m, alpha=0.3, p=0.5, q=0.5, iterations=100, tol=0)
+    assert exact.p == exact.q
+    _, p_end, q_end = demo.textbook_em(heads, m, 0.3, 0.5, 0.5, 100)[-1]
+    assert abs(p_end - q_end) > 0.5
+
+
+def test_the_mixture_variance_term_needs_a_proper_mixing_weight():
+    # Review: m(m-1) α(1-α)(p-q)² is positive only if also 0 < α < 1; at α = 0 or 1 the
+    # mixture is one coin and the term vanishes even with p != q.
+    assert "positive whenever $m \\ge 2$, $0 < \\alpha < 1$ and $p \\ne q$" in _walkthrough_text()
+    m, p, q = 5, 0.8, 0.3
+
+    def extra(alpha):
+        return m * (m - 1) * alpha * (1 - alpha) * (p - q) ** 2
+
+    assert extra(0.0) == 0.0 and extra(1.0) == 0.0
+    assert all(extra(a) > 0 for a in (0.01, 0.5, 0.99))

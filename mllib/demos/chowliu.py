@@ -213,6 +213,66 @@ def kruskal_steps(weights) -> list[KruskalStep]:
     return steps
 
 
+def count_maximum_trees(weights, *, rtol: float = 1e-9) -> int:
+    """How many spanning trees of the complete graph reach the maximum total ``weights`` (n, n).
+
+    More than one exactly when some weights tie where it matters; then which tree a program
+    returns depends on its tie rule. Weights closer than ``rtol`` times the largest are taken
+    as equal (mutual informations that are equal on paper can differ in the last bits).
+    Kruskal's view: the heavier weight classes are merged first; within each class, the class's
+    edges between the components built so far form a multigraph, and every spanning forest of
+    it (counted by Kirchhoff's matrix-tree theorem, per connected part) completes a maximum tree.
+    """
+    W = np.asarray(weights, dtype=float)
+    n = W.shape[0]
+    component = list(range(n))
+
+    def find(v: int) -> int:
+        while component[v] != v:
+            v = component[v]
+        return v
+
+    pairs = sorted(itertools.combinations(range(n), 2), key=lambda e: -W[e])
+    scale = rtol * max(float(np.abs(W).max()), np.finfo(float).tiny)
+    total, start = 1, 0
+    while start < len(pairs):
+        stop = start
+        while stop < len(pairs) and W[pairs[start]] - W[pairs[stop]] <= scale:
+            stop += 1
+        links = [(find(i), find(j)) for i, j in pairs[start:stop] if find(i) != find(j)]
+        total *= _spanning_forests(links)
+        for a, b in links:
+            if find(a) != find(b):
+                component[find(a)] = find(b)
+        start = stop
+    return total
+
+
+def _spanning_forests(links: list[tuple[int, int]]) -> int:
+    """The number of spanning forests (one tree per connected part) of a multigraph given by
+    its edges: the product over parts of a reduced Laplacian's determinant."""
+    vertices = sorted({v for link in links for v in link})
+    index = {v: k for k, v in enumerate(vertices)}
+    laplacian = np.zeros((len(vertices), len(vertices)))
+    for a, b in links:
+        i, j = index[a], index[b]
+        laplacian[i, i] += 1
+        laplacian[j, j] += 1
+        laplacian[i, j] -= 1
+        laplacian[j, i] -= 1
+    count, unseen = 1, set(range(len(vertices)))
+    while unseen:  # each connected part in turn, found breadth-first
+        part = [unseen.pop()]
+        for v in part:
+            for u in np.flatnonzero(laplacian[v] < 0):
+                if u in unseen:
+                    unseen.remove(u)
+                    part.append(int(u))
+        reduced = laplacian[np.ix_(part[1:], part[1:])]
+        count *= round(np.linalg.det(reduced)) if len(part) > 1 else 1
+    return count
+
+
 def tree_path(edges, start: int, end: int) -> list[int]:
     """The vertices on the path from ``start`` to ``end`` in the tree with ``edges`` (pairs,
     either direction), both ends included."""
@@ -278,6 +338,10 @@ class Experiment:
     loglik : float
         log P(first m rows | model). With plain frequencies as CPTs it would not depend on the
         root; smoothing makes it (and ``kl``) differ a little between roots when m is small.
+    maximum_trees : int
+        How many spanning trees share the maximum total mutual information. Above 1, ties in
+        the weights (frequent at small m) let the tie rule pick ``learned`` among them, and
+        ``correct`` is that pick's count, not a property of the data alone.
     """
 
     truth: bayes.TreeDistribution
@@ -289,6 +353,7 @@ class Experiment:
     model: bayes.TreeDistribution
     kl: float
     loglik: float
+    maximum_trees: int
 
 
 def true_tree(n: int = 10, *, seed: int = 4, max_m: int = 10_000):
@@ -308,7 +373,15 @@ def experiment(m: int, root: int = 0, *, n: int = 10, seed: int = 4) -> Experime
     correct = sum(frozenset(e) in truth_edges for e in learned)
     model = chowliu.fit_tree(X[:m], learned)
     return Experiment(truth, X, m, root, learned, correct, model,
-                      chowliu.kl_divergence(truth, model), chowliu.log_likelihood(model, X[:m]))
+                      chowliu.kl_divergence(truth, model), chowliu.log_likelihood(model, X[:m]),
+                      count_maximum_trees(chowliu.mutual_information(X[:m])))
+
+
+def tie_note(maximum_trees: int) -> str:
+    """The frame's line on ties: the learned tree is the only maximum, or one of several."""
+    if maximum_trees == 1:
+        return "no ties in I that matter: the only maximum tree"
+    return f"ties in I: the tie rule picked 1 of {maximum_trees} maximum trees"
 
 
 def show_experiment(m: float, root: int = 0) -> Figure:
@@ -323,9 +396,11 @@ def show_experiment(m: float, root: int = 0) -> Figure:
               title=f"learned from m = {exp.m}: {exp.correct} of {len(exp.learned)} edges right")
     right.text(0, -1.28, f"KL = {exp.kl:.4f} nats, log-likelihood = {exp.loglik:.1f}",
                ha="center", fontsize=9)
+    right.text(0, -1.45, tie_note(exp.maximum_trees), ha="center", fontsize=9,
+               color="black" if exp.maximum_trees == 1 else "tab:red")
     right.plot([], [], color="tab:green", label="also an edge of the true tree")
     right.plot([], [], color="tab:red", label="not an edge of the true tree")
-    right.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=7,
+    right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.07), ncol=2, fontsize=7,
                  frameon=False)  # below the tree, clear of the nodes
     return fig
 

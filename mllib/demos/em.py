@@ -117,7 +117,7 @@ def _contours(ax: Axes, heads: np.ndarray, m: int, alpha: float) -> None:
     levels = -np.geomspace(0.5, max(-drop.min(), 1.0), 14)[::-1]
     filled = ax.contourf(grid, grid, drop, levels=np.append(levels, 0.0), cmap="Blues")
     bar = ax.figure.colorbar(filled, ax=ax, shrink=0.8, ticks=np.append(levels[::3], 0.0))
-    bar.ax.yaxis.set_major_formatter("{x:.3g}")
+    bar.ax.yaxis.set_major_formatter("{x:.3g}" if drop.min() > -100 else "{x:.0f}")
     bar.set_label("LL − its largest value on this slice (nats)")
     ax.plot([0, 1], [0, 1], color="grey", linewidth=0.8, linestyle=":")
     ax.set_xlim(0, 1)
@@ -139,19 +139,29 @@ def _visible_range(trace: np.ndarray) -> tuple[float, float]:
     return later.min() - 0.1 * span, later.max() + 0.1 * span
 
 
+def _room_for_the_colour_bar(fig: Figure) -> None:
+    """Widen the margins of a two-panel :func:`mllib.plotting.figure` for five-digit LL ticks
+    on the left and the colour bar's ticks and label on the right, and leave room below for a
+    legend under the right panel: a widget's PNG is drawn at the figure's size, uncropped."""
+    width, height = fig.get_size_inches()
+    fig.subplots_adjust(left=1.2 / width, right=1 - 1.0 / width, bottom=1.0 / height)
+
+
 def show_em_run(heads, tosses: int, alpha: float, p: float, q: float, steps: int) -> Figure:
     """The stepper's frame: ``steps`` EM updates from (α, p, q).
 
     Left: LL after each update, which never goes down (when the first update's jump would
     flatten the rest, the axis starts at update 1 and an arrow points to the start). Right: the
     path of (p, q) over the contours of LL at the current α, with a colour bar; the dotted
-    diagonal p = q is the symmetric trap.
+    diagonal p = q is the symmetric trap. The legend sits under the right panel, so it never
+    hides the start.
     """
     heads, m = em.as_heads(heads, tosses)
     run = em.three_coins(heads, m, alpha=alpha, p=p, q=q, iterations=steps, tol=0)
     shown = run.history
     now = shown[-1]
-    fig, (left, right) = figure(2, width=4.8, height=4.0)
+    fig, (left, right) = figure(2, width=5.0, height=4.4)
+    _room_for_the_colour_bar(fig)
     trace = np.array([s.loglik for s in shown])
     left.plot(np.arange(len(trace)), trace, "o-", ms=4, color="black")
     low, top = _visible_range(trace)
@@ -165,9 +175,10 @@ def show_em_run(heads, tosses: int, alpha: float, p: float, q: float, steps: int
     left.set_ylabel("log-likelihood LL")
     left.set_title(f"LL = {now.loglik:.3f} after {steps} update(s)")
     _contours(right, heads, m, now.alpha)
-    right.plot([s.p for s in shown], [s.q for s in shown], "o-", ms=3, color="tab:red")
+    right.plot([s.p for s in shown], [s.q for s in shown], "o-", ms=3, color="tab:red",
+               label="EM path")
     right.plot(shown[0].p, shown[0].q, "s", color="tab:red", ms=7, label="start")
-    right.legend(loc="upper left", fontsize=8)
+    right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize=8, ncols=2)
     right.set_title(f"α = {now.alpha:.3f}, p = {now.p:.3f}, q = {now.q:.3f}")
     return fig
 

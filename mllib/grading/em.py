@@ -43,6 +43,8 @@ def e_step() -> Check:
         Case("a start where coin 1 is rarely chosen (α = 0.1)", (heads, 10, 0.1, 0.8, 0.4)),
         Case("p smaller than q", (heads, 10, 0.6, 0.2, 0.9)),
         Case("the symmetric start p = q, where P₁ⁱ must equal α", (heads, 10, 0.35, 0.5, 0.5)),
+        Case("p and q close to the ends 0 and 1 (still strictly inside)",
+             (heads, 10, 0.5, 0.001, 0.999)),
         Case("15 sequences of 50 tosses", (long_runs, 50, 0.5, 0.6, 0.45)),
         Case("10 sequences of 1000 tosses, where p^h (1-p)^(m-h) underflows for both coins",
              (_long_sequences(3), 1000, *_UNDERFLOW)),
