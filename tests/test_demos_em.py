@@ -422,3 +422,18 @@ def test_the_mixture_variance_term_needs_a_proper_mixing_weight():
 
     assert extra(0.0) == 0.0 and extra(1.0) == 0.0
     assert all(extra(a) > 0 for a in (0.01, 0.5, 0.99))
+
+
+@pytest.mark.parametrize("alpha, p, q, steps", [(0.5, 0.5, 0.5, 60), (0.3, 0.5, 0.5, 5)])
+def test_a_start_on_the_diagonal_draws_a_readable_ll_axis(alpha, p, q, steps):
+    """Exact EM stays at one LL after its first update from p = q: the axis must still span
+    at least a nat, with plain tick labels (no 1e-10 offset)."""
+    heads, m = demo.three_groups()
+    fig = demo.show_em_run(heads, m, alpha, p, q, steps)
+    left = fig.axes[0]
+    fig.canvas.draw()
+    low, high = left.get_ylim()
+    assert high - low >= demo.MIN_LL_SPAN - 1e-9
+    assert left.yaxis.get_offset_text().get_text() == ""
+    labels = [t.get_text() for t in left.get_yticklabels() if t.get_text()]
+    assert len(labels) >= 2 and all("e" not in label for label in labels), labels

@@ -308,6 +308,9 @@ def test_cluster_verdict_reports_per_task_costs_and_which_side_won():
     faster = demo.cluster_verdict({"in process": 2.0, "1 worker": 2.1, "2 workers": 1.25},
                                   tasks=4)
     assert "1.60× as fast" in faster and "paid, though less than the ideal 2×" in faster
+    noisy = demo.cluster_verdict({"in process": 0.51, "1 worker": 0.47, "2 workers": 0.39},
+                                 tasks=4)  # a reviewer's run: one worker "faster" than none
+    assert "added" not in noisy and "no slower than this process" in noisy
     with pytest.raises(ValueError, match="at least one task"):
         demo.cluster_verdict({"in process": 1.0, "1 worker": 1.0, "2 workers": 1.0}, tasks=0)
 

@@ -312,3 +312,14 @@ def test_notebook_is_committed_without_outputs(path: Path) -> None:
         if cell.cell_type == "code" and (cell.outputs or cell.execution_count is not None)
     ]
     assert not dirty, f"{label(path)}: cells {dirty} have outputs or execution counts; clear them"
+
+
+@pytest.mark.parametrize("path", WALKTHROUGHS, ids=lambda p: p.parent.name)
+def test_a_summary_heading_is_followed_by_its_summary(path: Path) -> None:
+    """A "## Summary" heading carries the summary (bullets or a table) after it, not before."""
+    text = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells
+                     if c.cell_type == "markdown")
+    if "## Summary" not in text:
+        return
+    after = text.split("## Summary", 1)[1]
+    assert re.search(r"^(\* |\| )", after, flags=re.MULTILINE), f"{path.name}: empty Summary"

@@ -127,16 +127,20 @@ def _contours(ax: Axes, heads: np.ndarray, m: int, alpha: float) -> None:
     ax.set_ylabel("q (coin 2)")
 
 
+MIN_LL_SPAN = 1.0  # nats: a flat stretch (EM at a fixed point) is drawn flat, not magnified
+
+
 def _visible_range(trace: np.ndarray) -> tuple[float, float]:
     """The LL range to draw: everything, unless the first update's jump is more than ten times
     all later progress, in which case the range from update 1 on (with a margin), so that the
-    later climb stays visible."""
+    later climb stays visible. Never narrower than :data:`MIN_LL_SPAN`."""
     later = trace[1:]
     if len(later) < 2 or (trace[1] - trace[0]) <= 10 * (later.max() - later.min()):
-        span = max(trace.max() - trace.min(), 1e-9)
-        return trace.min() - 0.05 * span, trace.max() + 0.05 * span
-    span = max(later.max() - later.min(), 1e-9)
-    return later.min() - 0.1 * span, later.max() + 0.1 * span
+        low, high = trace.min(), trace.max()
+    else:
+        low, high = later.min(), later.max()
+    pad = max(0.05 * (high - low), (MIN_LL_SPAN - (high - low)) / 2)
+    return low - pad, high + pad
 
 
 def _room_for_the_colour_bar(fig: Figure) -> None:
@@ -165,12 +169,13 @@ def show_em_run(heads, tosses: int, alpha: float, p: float, q: float, steps: int
     trace = np.array([s.loglik for s in shown])
     left.plot(np.arange(len(trace)), trace, "o-", ms=4, color="black")
     low, top = _visible_range(trace)
+    left.set_ylim(low, top)
     if low > trace[0]:  # the first jump would flatten the rest: show the start off the scale
-        left.set_ylim(low, top)
         left.annotate(f"start: LL = {trace[0]:.1f} (below)", xy=(0, low), xytext=(0.5, 0.04),
                       textcoords="axes fraction", fontsize=8, ha="center",
                       arrowprops={"arrowstyle": "->", "color": "grey"})
     left.set_xlim(-0.5, max(steps, 5) + 0.5)
+    left.ticklabel_format(axis="y", useOffset=False)
     left.set_xlabel("EM update")
     left.set_ylabel("log-likelihood LL")
     left.set_title(f"LL = {now.loglik:.3f} after {steps} update(s)")
