@@ -146,7 +146,7 @@ def perceptron_update(w, x, y, eta):
     print("debug", w, x)
     if y * (w @ x) < 0 or not np.any(w):  # w.x = 0 is a mistake only while w = 0
         return w + eta * y * x
-    return w
+    return np.array(w, dtype=float)  # a new array, as the statement asks
 """
 UPDATE_ALWAYS = "def perceptron_update(w, x, y, eta):\n    return w + eta * y * x\n"
 TRAIN_ONE_EPOCH = """\
