@@ -8,6 +8,7 @@ Distributions" (mutual information, maximum spanning tree, orientation, KL diver
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -183,6 +184,24 @@ class KruskalStep:
     components: int
 
 
+def _components(n: int) -> tuple[Callable[[int], int], list[int]]:
+    """Union-find over n vertices: ``find(v)`` is v's component's root; merging a component
+    into another is ``component[root] = other_root``."""
+    component = list(range(n))
+
+    def find(v: int) -> int:
+        while component[v] != v:
+            v = component[v]
+        return v
+
+    return find, component
+
+
+def _heaviest_first(W: np.ndarray) -> list[tuple[int, int]]:
+    """Every pair i < j of the complete graph, heaviest weight first (Kruskal's order)."""
+    return sorted(itertools.combinations(range(W.shape[0]), 2), key=lambda e: -W[e])
+
+
 def kruskal_steps(weights) -> list[KruskalStep]:
     """Kruskal's maximum spanning tree on symmetric ``weights`` (n, n), step by step.
 
@@ -193,14 +212,8 @@ def kruskal_steps(weights) -> list[KruskalStep]:
     """
     W = np.asarray(weights, dtype=float)
     n = W.shape[0]
-    component = list(range(n))
-
-    def find(v: int) -> int:
-        while component[v] != v:
-            v = component[v]
-        return v
-
-    pairs = sorted(itertools.combinations(range(n), 2), key=lambda e: -W[e])
+    find, component = _components(n)
+    pairs = _heaviest_first(W)
     steps, count = [], n
     for i, j in pairs:
         a, b = find(i), find(j)
@@ -225,14 +238,8 @@ def count_maximum_trees(weights, *, rtol: float = 1e-9) -> int:
     """
     W = np.asarray(weights, dtype=float)
     n = W.shape[0]
-    component = list(range(n))
-
-    def find(v: int) -> int:
-        while component[v] != v:
-            v = component[v]
-        return v
-
-    pairs = sorted(itertools.combinations(range(n), 2), key=lambda e: -W[e])
+    find, component = _components(n)
+    pairs = _heaviest_first(W)
     scale = rtol * max(float(np.abs(W).max()), np.finfo(float).tiny)
     total, start = 1, 0
     while start < len(pairs):
