@@ -170,13 +170,17 @@ def train_perceptron(X, y, eta=1.0, max_epochs=100):
 """
 MARGIN_ABS = """\
 def geometric_margin(w, X, y):
+    if not np.any(w):
+        raise ValueError("w = 0 has no margin")
     return float(np.min(np.abs(X @ w)) / np.linalg.norm(w))
 """
 MARGIN_ZERO = "def geometric_margin(w, X, y):\n    return 0.0\n"
 BOUND_ROUNDED = """\
 def mistake_bound(X, y, w_star):
-    R = np.max(np.linalg.norm(X, axis=1))
-    return float(round((R / geometric_margin(w_star, X, y)) ** 2))
+    R, gamma = np.max(np.linalg.norm(X, axis=1)), geometric_margin(w_star, X, y)
+    if gamma <= 0:
+        raise ValueError("w_star does not separate the data")
+    return float(round((R / gamma) ** 2))
 """
 WINNOW_NEGATIVE_TIE = """\
 def winnow_update(w, x, y, theta):
@@ -228,7 +232,7 @@ def perceptron_update(w, x, y, eta):
     logging.getLogger("student").warning("a logged warning")
     if y * (w @ x) <= 0:
         return w + eta * y * x
-    return w
+    return w.copy()
 """
 STUCK = """\
 import time
