@@ -250,7 +250,7 @@ class Student:
 
     name: str
     build: Callable[[], NotebookNode]
-    earns: dict[str, str] = field(default_factory=dict)  # exercise -> "visible"/"none"; else all
+    earns: dict[str, str] = field(default_factory=dict)  # exercise -> "visible"/"hidden"/"none"
     flags: tuple[str, ...] = ()  # substrings of the report's reasons for this student
     not_run: str = ""  # substring of the report's "did not run to completion" line
 
@@ -268,7 +268,10 @@ CLASS = [
             earns={"update_rule": "visible"}),
     Student("hal", lambda: solved(training_loop=TRAIN_ONE_EPOCH),
             earns={"training_loop": "visible"}),
-    Student("ivy", lambda: solved(margin=MARGIN_ABS), earns={"margin": "visible"}),
+    # |w·x| also makes a non-separating w_star look separating: bound's visible ValueError check
+    # fails on ivy's margin, while bound's hidden cases (separating w_star) still pass.
+    Student("ivy", lambda: solved(margin=MARGIN_ABS),
+            earns={"margin": "visible", "bound": "hidden"}),
     Student("jon", lambda: solved(bound=BOUND_ROUNDED), earns={"bound": "visible"}),
     Student("kim", lambda: solved(winnow=WINNOW_NEGATIVE_TIE), earns={"winnow": "visible"}),
     # wrong
@@ -494,7 +497,8 @@ def test_report_lists_the_flagged_and_the_unfinished(graded: GradedClass) -> Non
     for student in CLASS:
         assert student.not_run in not_run.get(student.name, ""), student.name
     plots = re.findall(r'src="data:image/png;base64,([^"]+)"', html)
-    assert len(plots) == len(EXERCISES) + 1  # one per exercise, the written answer included
+    # one per exercise, the written answer included, and the similarity section's heat map
+    assert len(plots) == len(EXERCISES) + 2
     assert all(p.startswith("iVBORw0KGgo") for p in plots)  # PNG signature
 
 
@@ -526,7 +530,8 @@ def test_feedback_shows_no_hidden_test_code_or_values(graded: GradedClass) -> No
     values = {form for _args, answer in cases for form in distinctive(answer)}
     inputs = {str(arg) for args, _answer in cases for arg in args
               if isinstance(arg, np.ndarray) and arg.size >= 3}
-    assert hidden_code and len(values) > 20 and inputs
+    # Exercise 2's hidden cases are exact (integers, η a power of 2), so fewer distinct values
+    assert hidden_code and len(values) > 5 and inputs
     for name in STUDENTS:
         path = graded.root / "grader" / "feedback" / name / ASSIGNMENT / f"{NOTEBOOK}.html"
         text = graded.text(path)
