@@ -105,11 +105,7 @@ class BayesNet:
         variable whose new factor is smallest. Both raise ``ValueError`` when the evidence has
         probability 0.
         """
-        evidence = dict(evidence or {})
-        self._variable(target)
-        if target in evidence:
-            raise ValueError(f"{target!r} is both the target and evidence.")
-        observed = self._indices(evidence)
+        observed = self._query_indices(target, evidence)
         if method == "enumeration":
             unnormalised = _enumerate(self, target, observed)
         elif method == "elimination":
@@ -120,6 +116,14 @@ class BayesNet:
         if total <= 0:
             raise ValueError("the evidence has probability 0 in this network.")
         return unnormalised / total
+
+    def elimination_plan(self, target: str, evidence: Mapping[str, object] | None = None,
+                         ) -> EliminationPlan:
+        """What :meth:`query` by elimination does for P(target | evidence), without doing it:
+        the variables it keeps and, in order, each variable it sums out (see
+        :class:`EliminationPlan`). Raises ``ValueError`` on the inputs :meth:`query` refuses.
+        """
+        return _plan(self, target, self._query_indices(target, evidence))
 
     def most_probable_explanation(self, evidence: Mapping[str, object] | None = None,
                                   ) -> tuple[dict[str, object], float]:
@@ -198,6 +202,15 @@ class BayesNet:
         if len(lengths) != 1 or 0 in lengths:
             raise ValueError("every column of data must have the same, non-zero length.")
         return columns
+
+    def _query_indices(self, target: str, evidence: Mapping[str, object] | None,
+                       ) -> dict[str, int]:
+        """The evidence's value indices, checked, for a query of ``target``."""
+        evidence = dict(evidence or {})
+        self._variable(target)
+        if target in evidence:
+            raise ValueError(f"{target!r} is both the target and evidence.")
+        return self._indices(evidence)
 
     def _variable(self, name) -> str:
         if name not in self.domains:
@@ -311,26 +324,52 @@ def _ancestors(net: BayesNet, names) -> set[str]:
     return found
 
 
-def _eliminate(net: BayesNet, target: str, observed: dict[str, int]) -> np.ndarray:
-    """Variable elimination. A factor is (variables, table) with one axis per variable."""
-    relevant = _ancestors(net, [target, *observed])  # the others sum to 1 and drop out
-    factors = []
-    for v in net.names:
-        if v not in relevant:
-            continue
-        scope = (*net.parents[v], v)
-        index = tuple(observed.get(u, slice(None)) for u in scope)
-        factors.append((tuple(u for u in scope if u not in observed), net.cpts[v][index]))
-    hidden = relevant - set(observed) - {target}
+@dataclass(frozen=True)
+class EliminationStep:
+    """One step of variable elimination: sum ``variable`` out of the product of the factors
+    that mention it. That product is a table over ``variable`` and ``scope`` with ``entries``
+    numbers; what is left is a factor over ``scope`` (in the network's topological order)."""
+
+    variable: str
+    scope: tuple[str, ...]
+    entries: int
+
+
+@dataclass(frozen=True)
+class EliminationPlan:
+    """Variable elimination's work for one query (R&N §14.4.2).
+
+    ``relevant`` are the target, the evidence and their ancestors, in topological order: every
+    other variable sums to 1 and is dropped before any table is built. ``steps`` sum the hidden
+    relevant variables out one at a time, each time choosing the variable whose new factor has
+    the fewest entries (ties by name).
+    """
+
+    relevant: tuple[str, ...]
+    steps: tuple[EliminationStep, ...]
+
+    @property
+    def largest_table(self) -> int:
+        """The entries of the largest product a step builds (0 when nothing is summed out)."""
+        return max((step.entries for step in self.steps), default=0)
+
+
+def _plan(net: BayesNet, target: str, observed: dict[str, int]) -> EliminationPlan:
+    """The relevant variables and the greedy elimination order, from the graph alone."""
+    ancestors = _ancestors(net, [target, *observed])  # the others sum to 1 and drop out
+    relevant = tuple(v for v in net.names if v in ancestors)
     size = {v: len(net.domains[v]) for v in relevant}
+    hidden = set(relevant) - set(observed) - {target}
+    # Two variables are neighbours when a factor mentions both (evidence leaves every scope).
     neighbours: dict[str, set[str]] = {v: set() for v in hidden | {target}}
-    for scope, _ in factors:
+    for scope in _scopes(net, relevant, observed):
         for v in scope:
             neighbours[v].update(scope)
     for v, others in neighbours.items():
         others.discard(v)
-    # Greedy order: next, the variable whose new factor has the fewest entries (ties by name).
     cost = {u: math.prod(size[w] for w in neighbours[u]) for u in hidden}
+    order = {v: i for i, v in enumerate(net.names)}
+    steps = []
     while hidden:
         u = min(hidden, key=lambda u: (cost[u], u))
         hidden.discard(u)
@@ -340,9 +379,28 @@ def _eliminate(net: BayesNet, target: str, observed: dict[str, int]) -> np.ndarr
             neighbours[w] -= {w, u}
             if w in hidden:
                 cost[w] = math.prod(size[x] for x in neighbours[w])
-        involved = [f for f in factors if u in f[0]]
-        factors = [f for f in factors if u not in f[0]]
-        factors.append(_sum_product(involved, tuple(scope)))
+        steps.append(EliminationStep(u, tuple(sorted(scope, key=order.get)),
+                                     size[u] * math.prod(size[w] for w in scope)))
+    return EliminationPlan(relevant, tuple(steps))
+
+
+def _scopes(net: BayesNet, relevant: tuple[str, ...], observed: dict[str, int],
+            ) -> list[tuple[str, ...]]:
+    """The unobserved variables of each relevant CPT, one tuple per CPT."""
+    return [tuple(u for u in (*net.parents[v], v) if u not in observed) for v in relevant]
+
+
+def _eliminate(net: BayesNet, target: str, observed: dict[str, int]) -> np.ndarray:
+    """Variable elimination. A factor is (variables, table) with one axis per variable."""
+    plan = _plan(net, target, observed)
+    factors = []
+    for v, scope in zip(plan.relevant, _scopes(net, plan.relevant, observed), strict=True):
+        index = tuple(observed.get(u, slice(None)) for u in (*net.parents[v], v))
+        factors.append((scope, net.cpts[v][index]))
+    for step in plan.steps:
+        involved = [f for f in factors if step.variable in f[0]]
+        factors = [f for f in factors if step.variable not in f[0]]
+        factors.append(_sum_product(involved, step.scope))
     return _sum_product(factors, (target,))[1]
 
 

@@ -162,6 +162,22 @@ def test_bad_queries_and_data_are_rejected():
         zero.query("A", {"B": 1})
 
 
+def test_elimination_plan_prunes_to_ancestors_and_sizes_each_table_by_hand():
+    # P(B | J, M): the radio R is no ancestor of B, J or M, so it is dropped; A and E are
+    # summed out. Worked by hand with the greedy rule: A's new factor would be over {E, B}
+    # (4 entries), E's over {A, B} (4 entries) too: a tie, broken by name, so A first; its
+    # product is over {A, E, B} (8 entries); then E, whose product is over {E, B} (4).
+    plan = alarm_network().elimination_plan("B", {"J": 1, "M": 1})
+    assert plan.relevant == ("E", "B", "A", "M", "J")
+    assert [(s.variable, s.scope, s.entries) for s in plan.steps] == [
+        ("A", ("E", "B"), 8), ("E", ("B",), 4)]
+    assert plan.largest_table == 8
+    assert alarm_network().elimination_plan("E").steps == ()  # a root: nothing to sum
+    assert alarm_network().elimination_plan("E").largest_table == 0
+    with pytest.raises(ValueError, match="both the target and evidence"):
+        alarm_network().elimination_plan("B", {"B": 1})
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_most_probable_explanation_equals_pgmpy_map_query(seed):
     # pgmpy's map_query maximises the joint of the hidden variables given the evidence.
