@@ -1,13 +1,19 @@
 """Lecture 13's hidden checks: right answers written several ways pass, typical slips fail."""
 
+import ast
 import itertools
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from mllib.grading import ExerciseFailed, run_check
 from mllib.grading import bayesnet as check
+
+ROOT = Path(__file__).resolve().parents[1]
+EXERCISES = ROOT / "solutions/13_bayesnet/bayesnet_exercises.ipynb"
 
 # --- answers as a student might write them ---------------------------------------------------
 
@@ -166,3 +172,36 @@ def test_unimplemented_answers_are_reported_by_name():
 
     with pytest.raises(ExerciseFailed, match="query is not implemented yet"):
         run_check(check.query_by_enumeration(), unimplemented)
+
+
+def exercise_cell(grade_id: str) -> str:
+    notebook = json.loads(EXERCISES.read_text())
+    (cell,) = [c for c in notebook["cells"]
+               if c["metadata"].get("nbgrader", {}).get("grade_id") == grade_id]
+    return "".join(cell["source"])
+
+
+def failed_visible_checks(name: str, answer, grade_id: str) -> list[str]:
+    """Run the setup cell, then each statement of a visible test cell on its own with
+    ``answer`` bound to ``name``; the messages of the checks that fail."""
+    namespace: dict = {}
+    exec(exercise_cell("setup"), namespace)
+    namespace[name] = answer
+    failed = []
+    for statement in ast.parse(exercise_cell(grade_id)).body:
+        try:
+            exec(compile(ast.Module([statement], []), grade_id, "exec"), namespace)
+        except ExerciseFailed as failure:
+            failed.append(str(failure))
+    return failed
+
+
+def test_skipping_absent_words_fails_exactly_the_visible_of_nigeria_check():
+    # The statement and the notebook's header: the slip passes every visible check of
+    # Exercise 2 but the one for "of nigeria" (and fails the hidden test, checked above).
+    assert failed_visible_checks("nb_predict", nb_ok, "test_nb_predict_visible") == []
+    (failure,) = failed_visible_checks("nb_predict", nb_ignores_absent_words,
+                                       "test_nb_predict_visible")
+    assert "label of 'of nigeria'" in failure
+    header = "".join(json.loads(EXERCISES.read_text())["cells"][0]["source"])
+    assert '"of nigeria"' in exercise_cell("q_nb_predict") and '"of nigeria"' in header

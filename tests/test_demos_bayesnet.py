@@ -1,6 +1,7 @@
 """Lecture 13's widget logic, driven without a browser."""
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -87,11 +88,24 @@ def test_bayes_optimal_label_is_the_true_posterior_argmax():
                                   np.argmax(log_joint, axis=1))
 
 
-def test_inference_cost_measures_both_methods():
+def test_inference_cost_measures_both_methods_and_draws_counts_and_times():
     cost = demo.inference_cost((4, 8))
     assert cost.enumeration.shape == cost.elimination.shape == (2,)
     assert np.all(cost.enumeration > 0) and np.all(cost.elimination > 0)
-    assert isinstance(demo.show_cost(cost), Figure)
+    counted, timed = demo.show_cost(cost).axes
+    np.testing.assert_array_equal([ln.get_ydata() for ln in counted.lines],
+                                  [cost.terms, cost.table_entries])
+    np.testing.assert_array_equal([ln.get_ydata() for ln in timed.lines],
+                                  [cost.enumeration, cost.elimination])
+
+
+def hidden_vertices(ax) -> int:
+    """How many vertices of the axes' curves (lines of more than two points: not the vertical
+    estimate markers) lie under its legend box, padded by 2 pixels, once drawn."""
+    box = ax.get_legend().get_window_extent().padded(2)
+    points = [ax.transData.transform(np.column_stack([ln.get_xdata(), ln.get_ydata()]))
+              for ln in ax.lines if len(ln.get_xdata()) > 2]
+    return sum(box.contains(x, y) for xy in points for x, y in xy)
 
 
 def legend(ax):
@@ -101,9 +115,13 @@ def legend(ax):
 @pytest.mark.parametrize("a", [1, 2, 7, 30])
 @pytest.mark.parametrize("b", [1, 3, 30])
 @pytest.mark.parametrize("seen", [0, 1, 6, len(demo.TOSSES)])
-def test_coin_widget_never_raises_and_its_map_line_agrees_with_coin_map(a, b, seen):
+def test_coin_widget_never_raises_its_map_line_agrees_and_its_legends_hide_no_curve(a, b, seen):
     # Every slider at its extremes (a, b in 1..30, seen in 0..12) and a grid inside.
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     fig = demo.show_coin(a, b, seen)
+    FigureCanvasAgg(fig).draw()
+    assert [hidden_vertices(ax) for ax in fig.axes] == [0, 0]
     tosses = demo.TOSSES[:seen]
     if a == b == 1 and seen == 0:
         assert "MAP undefined: every p is a mode" in legend(fig.axes[0])
@@ -113,6 +131,31 @@ def test_coin_widget_never_raises_and_its_map_line_agrees_with_coin_map(a, b, se
         red = [ln for ln in fig.axes[0].lines if ln.get_color() == "tab:red"]
         assert red[0].get_xdata()[0] == pytest.approx(bayes.coin_map(tosses, a, b))
     assert ("ML undefined: no tosses" in legend(fig.axes[0])) == (seen == 0)
+
+
+def test_coincident_estimates_stay_visible_in_the_coin_widget():
+    # The walk-through: at a = b = 1 MAP equals ML, and the dotted black ML line runs down the
+    # middle of the wide red MAP band; on the right the ML crosses sit inside the MAP circles.
+    left, right = demo.show_coin(1, 1, 4).axes
+    (band,) = [ln for ln in left.lines if ln.get_color() == "tab:red"]
+    (dotted,) = [ln for ln in left.lines if ln.get_color() == "black"]
+    assert band.get_xdata()[0] == dotted.get_xdata()[0] == pytest.approx(0.75)  # HHTH
+    assert dotted.get_linestyle() == ":" and dotted.get_zorder() > band.get_zorder()
+    assert band.get_linewidth() > 2 * dotted.get_linewidth()
+    lines = {ln.get_label(): ln for ln in right.lines if ln.get_label() in
+             ("ML k/m", "MAP", "posterior mean")}
+    np.testing.assert_allclose(lines["ML k/m"].get_ydata(), lines["MAP"].get_ydata()[1:])
+    assert lines["ML k/m"].get_marker() == "x" and lines["MAP"].get_marker() == "o"
+    assert lines["MAP"].get_markerfacecolor() == "none"  # hollow: the cross shows inside
+    styles = {(ln.get_linestyle(), ln.get_marker()) for ln in lines.values()}
+    assert len(styles) == 3
+    # "MAP's circles then ride on the pale band of the posterior mean" at a = b = 30: within
+    # 0.01 at every toss, under a band 5 points wide on an axis 1.3 high and 2.6 inches tall.
+    right = demo.show_coin(30, 30, 12).axes[1]
+    lines = {ln.get_label(): ln for ln in right.lines}
+    assert lines["posterior mean"].get_linewidth() >= 5 > lines["MAP"].get_linewidth()
+    np.testing.assert_allclose(lines["MAP"].get_ydata(), lines["posterior mean"].get_ydata(),
+                               atol=0.01)
 
 
 def test_coin_table_says_the_flat_prior_has_no_map_before_the_first_toss():
@@ -170,15 +213,70 @@ def test_fitted_alarm_table_is_close_where_common_and_uniform_where_unseen():
     assert fitted.cpts["A"][0, 0, 1] == pytest.approx(alarm.cpts["A"][0, 0, 1], abs=5e-4)
 
 
-def test_enumeration_terms_quadruple_from_row_to_row_of_the_cost_table():
-    # The walk-through's prose: 2^(n-1) terms, 8 at n = 4 to 2,048 at n = 12, four times as
-    # many per row (no claim about the times). Oracle: count the hidden assignments directly.
-    sizes = (4, 6, 8, 10, 12)
-    terms = [demo.enumeration_terms(n) for n in sizes]
-    assert terms == [2 ** (n - 1) for n in sizes]
-    assert terms[0] == 8 and terms[-1] == 2_048
-    assert np.array_equal(np.array(terms[1:]), 4 * np.array(terms[:-1]))
-    assert demo.enumeration_terms(6) == 2 * len(list(itertools.product((0, 1), repeat=4)))
+COST_SIZES = (4, 6, 8, 10, 12)  # the walk-through's table
+
+
+@pytest.fixture(scope="module")
+def cost():
+    return demo.inference_cost(COST_SIZES)
+
+
+def test_the_cost_query_leaves_elimination_nothing_to_prune(cost):
+    # "Elimination keeps every variable (the second column equals the first)": the query
+    # observes a sink and asks for a root, and every variable is an ancestor of that sink.
+    # Oracle: walk the parents up from the observed variable.
+    assert list(cost.relevant) == list(COST_SIZES)
+    for n in COST_SIZES:
+        net = demo.cost_network(n)
+        target, evidence = demo.cost_query(net)
+        (sink,) = evidence
+        assert not net.parents[target] and not any(sink in ps for ps in net.parents.values())
+        found, stack = set(), [sink]
+        while stack:
+            v = stack.pop()
+            found.add(v)
+            stack.extend(net.parents[v])
+        assert found == set(net.names)
+        # binary, and two parents for every variable after the first two
+        assert [len(net.parents[f"X{i}"]) for i in range(n)] == [0, 1] + [2] * (n - 2)
+
+
+def test_enumeration_terms_quadruple_from_row_to_row_of_the_cost_table(cost):
+    # "2^(n-1) terms, 8 at n = 4 to 2,048 at n = 12, four times as many per row" (no claim
+    # about the times). Oracle: count the hidden assignments directly.
+    for n, terms in zip(COST_SIZES, cost.terms, strict=True):
+        net = demo.cost_network(n)
+        target, evidence = demo.cost_query(net)
+        hidden = [v for v in net.names if v != target and v not in evidence]
+        assert terms == 2 * len(list(itertools.product((0, 1), repeat=len(hidden))))
+    assert list(cost.terms) == [2 ** (n - 1) for n in COST_SIZES]
+    assert cost.terms[0] == 8 and cost.terms[-1] == 2_048
+    assert np.array_equal(cost.terms[1:], 4 * cost.terms[:-1])
+
+
+def test_elimination_tables_are_what_the_walkthrough_says_and_what_it_builds(cost, monkeypatch):
+    # The counts come from BayesNet.elimination_plan; the oracle records the tables the query
+    # really multiplies (all binary: 2^(variables in the product)).
+    from mllib import bayesnet
+
+    built = []
+    original = bayesnet._sum_product
+
+    def recording(factors, keep):
+        built.append(2 ** len({v for scope, _ in factors for v in scope}))
+        return original(factors, keep)
+
+    monkeypatch.setattr(bayesnet, "_sum_product", recording)
+    for n, largest, entries in zip(COST_SIZES, cost.largest_table, cost.table_entries,
+                                   strict=True):
+        net = demo.cost_network(n)
+        built.clear()
+        net.query(*demo.cost_query(net))
+        steps = built[:-1]  # the last call only multiplies the tables left over the target
+        assert built[-1] == 2 and (max(steps), sum(steps)) == (largest, entries)
+    # "never ... more than 16 entries", "140 entries at n = 12, between 24 and 40 more per row"
+    assert max(cost.largest_table) == 16 and cost.table_entries[-1] == 140
+    assert (min(np.diff(cost.table_entries)), max(np.diff(cost.table_entries))) == (24, 40)
 
 
 def test_naive_bayes_on_the_spam_emails_happens_to_be_consistent():
@@ -186,6 +284,26 @@ def test_naive_bayes_on_the_spam_emails_happens_to_be_consistent():
     from mllib.data import mmds_spam
     X, y, _ = mmds_spam()
     np.testing.assert_array_equal(bayes.naive_bayes_predict(bayes.naive_bayes(X, y), X), y)
+
+
+def test_sampling_the_naive_bayes_network_draws_the_label_first_and_matches_its_tables():
+    # "Running the story forwards": the label is drawn first, each word given the label; the
+    # frequencies of 10,000 draws are the fitted probabilities within 3 standard errors, which
+    # the prose gives as 0.005 and about 0.007 (over about 5,000 spam draws).
+    from mllib.data import mmds_spam
+
+    X, y, words = mmds_spam()
+    model = bayes.naive_bayes(X, y)
+    net = demo.naive_bayes_network(model, list(words))
+    assert net.names[0] == "v" and all(net.parents[w] == ("v",) for w in words)
+    drawn = net.sample(10_000, seed=0)
+    spam = drawn["v"] > 0
+    assert math.sqrt(0.5 * 0.5 / 10_000) == 0.005
+    assert round(math.sqrt(0.6 * 0.4 / 5000), 3) == 0.007
+    assert abs(int(spam.sum()) - 5000) < 150  # "about 5,000": 1.5 standard errors of 50
+    assert abs(spam.mean() - model.prior[1]) < 3 * 0.005
+    viagra = drawn["viagra"][spam].mean()
+    assert abs(viagra - model.theta[1, 1]) < 3 * math.sqrt(0.6 * 0.4 / spam.sum())
 
 
 def test_naive_bayes_stores_one_number_more_than_it_has_free_and_is_a_network():
@@ -287,17 +405,21 @@ def test_on_a_tree_elimination_multiplies_tables_of_4_entries_and_leaves_tables_
 
 
 @pytest.mark.parametrize("spread", [1.5, 1e3])
-def test_cost_figure_labels_at_least_two_ticks_inside_its_log_axis(spread):
-    # made-up timings: within one decade, and over three
+def test_cost_figure_labels_at_least_two_ticks_inside_its_log_axes(spread):
+    # made-up counts and timings: within one decade, and over three
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     sizes = np.array([4, 6, 8])
-    cost = demo.InferenceCost(sizes, 2e-4 * spread ** np.linspace(0, 1, 3),
-                              np.array([2.2e-4, 2.5e-4, 2.9e-4]))
+    grows = spread ** np.linspace(0, 1, 3)
+    cost = demo.InferenceCost(sizes, relevant=sizes, terms=10 * grows,
+                              largest_table=np.array([8, 16, 16]),
+                              table_entries=np.array([12, 14, 17]),
+                              enumeration=2e-4 * grows,
+                              elimination=np.array([2.2e-4, 2.5e-4, 2.9e-4]))
     fig = demo.show_cost(cost)
     FigureCanvasAgg(fig).draw()
-    ax = fig.axes[0]
-    low, high = ax.get_ylim()
-    shown = [t for t in (*ax.get_yticklabels(), *ax.get_yticklabels(minor=True))
-             if t.get_text() and low <= t.get_position()[1] <= high]
-    assert len(shown) >= 2
+    for ax in fig.axes:
+        low, high = ax.get_ylim()
+        shown = [t for t in (*ax.get_yticklabels(), *ax.get_yticklabels(minor=True))
+                 if t.get_text() and low <= t.get_position()[1] <= high]
+        assert len(shown) >= 2, ax.get_title()

@@ -16,11 +16,13 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from mllib import bayes
-from mllib.bayesnet import BayesNet, alarm_network, bayes_net, random_network
+from mllib.bayesnet import BayesNet, alarm_network, bayes_net
 from mllib.demos import explore
 from mllib.plotting import figure, markdown_table
+from mllib.validation import positive_int
 
 TOSSES = "HHTHTHHHTHHT"  # starts with the slides' HHTH
+HEADROOM = 1.6  # the density axis reaches 1.6 times the highest density: room for the legend
 # Where each alarm variable sits in the drawing, and what it stands for.
 ALARM_LAYOUT = {"E": (0.0, 2.0), "B": (2.0, 2.0), "R": (-1.0, 1.0), "A": (1.0, 1.0),
                 "M": (0.3, 0.0), "J": (1.7, 0.0)}
@@ -52,38 +54,48 @@ def show_coin(a: float, b: float, seen: int, tosses: str = TOSSES) -> Figure:
 
     With the flat prior (a = b = 1) and no tosses every p is a mode: the frame draws the prior
     and says that the MAP is undefined (and so is ML before any toss) instead of drawing them.
+    Estimates that coincide stay visible: the one drawn first is a wide pale band, the ones
+    drawn over it thinner, dashed or dotted, with their own markers; both legends sit in
+    headroom above the curves.
     """
     post = bayes.coin_posterior(tosses[:seen], a, b)
     full = bayes.coin_posterior(tosses, a, b)
     grid = np.linspace(0.001, 0.999, 400)
     fig, (left, right) = figure(2, width=4.8, height=3.6)
-    left.plot(grid, beta_density(grid, a, b), "--", color="grey", label=f"prior Beta({a:g}, {b:g})")
-    left.plot(grid, beta_density(grid, post.a, post.b), color="tab:blue",
+    densities = beta_density(grid, a, b), beta_density(grid, post.a, post.b)
+    left.plot(grid, densities[0], "--", color="grey", zorder=2.5,  # over the posterior
+              label=f"prior Beta({a:g}, {b:g})")
+    left.plot(grid, densities[1], color="tab:blue", linewidth=2.5,
               label=f"posterior Beta({post.a:g}, {post.b:g})")
     if np.isnan(post.map):
         left.plot([], [], " ", label="MAP undefined: every p is a mode")
     else:
-        left.axvline(post.map, color="tab:red", label=f"MAP {post.map:.3f}")
+        left.axvline(post.map, color="tab:red", linewidth=4, alpha=0.5, label=f"MAP {post.map:.3f}")
     if seen:
-        left.axvline(post.ml, color="black", linestyle=":", label=f"ML {post.ml:.3f}")
+        left.axvline(post.ml, color="black", linestyle=":", linewidth=1.5, zorder=3,
+                     label=f"ML {post.ml:.3f}")
     else:
         left.plot([], [], " ", label="ML undefined: no tosses")
-    left.set_ylim(0, None)
+    left.set_ylim(0, HEADROOM * max(d.max() for d in densities))
     left.set_xlabel("head probability p")
     left.set_ylabel("density")
     left.set_title(f"after {seen} toss(es): {tosses[:seen] or '(none)'}")
     left.legend(fontsize=7, loc="upper left")
     steps = full.history
     m = np.arange(len(steps))
-    right.plot(m[1:], [s.ml for s in steps[1:]], "o:", color="black", ms=3, label="ML k/m")
-    right.plot(m, [s.map for s in steps], "o-", color="tab:red", ms=3, label="MAP")
-    right.plot(m, [s.mean for s in steps], "s-", color="tab:blue", ms=3, label="posterior mean")
+    right.plot(m, [s.mean for s in steps], "-", color="tab:blue", linewidth=5, alpha=0.35,
+               label="posterior mean")
+    right.plot(m, [s.map for s in steps], "--", color="tab:red", marker="o", mfc="none", ms=6,
+               label="MAP")
+    right.plot(m[1:], [s.ml for s in steps[1:]], ":", color="black", marker="x", ms=4,
+               label="ML k/m")
     right.axvline(seen, color="grey", linewidth=0.8)
-    right.set_ylim(0, 1.02)
+    right.set_ylim(0, 1.3)
+    right.set_yticks(np.linspace(0, 1, 5))
     right.set_xlabel("tosses m")
     right.set_ylabel("estimate of p")
     right.set_title("estimates toss by toss")
-    right.legend(fontsize=7, loc="lower right")
+    right.legend(fontsize=7, loc="upper center", ncol=3)
     return fig
 
 
@@ -234,52 +246,96 @@ def mpe_network() -> BayesNet:
                      {"X": [0.4, 0.6], "Y": [[1.0, 0.0], [0.5, 0.5]]})
 
 
+def cost_network(n: int, *, seed: int = 0) -> BayesNet:
+    """The random binary network of size ``n`` on which section 5 compares the two methods.
+
+    Variables X0, ..., X(n-1); Xi's parents are X(i-1) and, for i >= 2, one more drawn
+    uniformly among X0, ..., X(i-2); every CPT row is Dirichlet(1). The path X0 -> X1 -> ...
+    makes every variable an ancestor of the last one, so a query that observes the last
+    variable leaves variable elimination nothing to prune.
+    """
+    rng = np.random.default_rng(seed)
+    names = [f"X{i}" for i in range(positive_int(n, "n"))]
+    parents: dict[str, list[str]] = {}
+    for i, v in enumerate(names):
+        parents[v] = [names[i - 1]] if i else []
+        if i >= 2:  # the second parent, drawn among X0, ..., X(i-2)
+            parents[v].insert(0, names[int(rng.integers(i - 1))])
+    return bayes_net({v: (0, 1) for v in names}, parents,
+                     {v: rng.dirichlet(np.ones(2), size=(2,) * len(parents[v])) for v in names})
+
+
+def cost_query(net: BayesNet) -> tuple[str, dict[str, int]]:
+    """The query section 5 times: the first variable (a root) given the last (a sink) = 1."""
+    return net.names[0], {net.names[-1]: 1}
+
+
+def enumeration_terms(net: BayesNet, target: str, evidence: dict) -> int:
+    """The joint probabilities enumeration adds up for P(target | evidence) (R&N §14.4.1): one
+    per value of the target and assignment of the hidden variables, i.e. every variable but
+    the target and the evidence (enumeration prunes nothing). Each is a product of n CPT
+    entries."""
+    hidden = [v for v in net.names if v != target and v not in evidence]
+    return len(net.domains[target]) * math.prod(len(net.domains[v]) for v in hidden)
+
+
 @dataclass(frozen=True)
 class InferenceCost:
-    """Seconds per query by enumeration and by variable elimination, per network size."""
+    """Per network size (``sizes``, shape (k,)): the variables elimination keeps, the terms
+    enumeration sums, the entries of the largest table and of all tables elimination builds,
+    and the seconds per query by enumeration and by elimination (best of 3)."""
 
     sizes: np.ndarray
+    relevant: np.ndarray
+    terms: np.ndarray
+    largest_table: np.ndarray
+    table_entries: np.ndarray
     enumeration: np.ndarray
     elimination: np.ndarray
 
 
 def inference_cost(sizes: tuple[int, ...] = (4, 6, 8, 10, 12), *, seed: int = 0,
                    ) -> InferenceCost:
-    """Time P(last variable | first variable = 1) on random binary networks (up to 2 parents)
-    of each size, by both methods (best of 3 runs each)."""
-    enumeration, elimination = [], []
+    """Count and time :func:`cost_query` on :func:`cost_network` of each size, both methods."""
+    counts, enumeration, elimination = [], [], []
     for n in sizes:
-        net = random_network(n, max_parents=2, seed=seed)
-        target, evidence = net.names[-1], {net.names[0]: 1}
-        for method, seconds in (("enumeration", enumeration), ("elimination", elimination)):
-            best = math.inf
-            for _ in range(3):
-                start = time.perf_counter()
-                net.query(target, evidence, method=method)
-                best = min(best, time.perf_counter() - start)
-            seconds.append(best)
-    return InferenceCost(np.array(sizes), np.array(enumeration), np.array(elimination))
+        net = cost_network(n, seed=seed)
+        target, evidence = cost_query(net)
+        plan = net.elimination_plan(target, evidence)
+        counts.append((len(plan.relevant), enumeration_terms(net, target, evidence),
+                       plan.largest_table, sum(step.entries for step in plan.steps)))
+        enumeration.append(_best_time(net, target, evidence, "enumeration"))
+        elimination.append(_best_time(net, target, evidence, "elimination"))
+    relevant, terms, largest, entries = np.array(counts).T
+    return InferenceCost(np.array(sizes), relevant, terms, largest, entries,
+                         np.array(enumeration), np.array(elimination))
 
 
-def enumeration_terms(n: int, *, seed: int = 0) -> int:
-    """The joint probabilities enumeration adds up for :func:`inference_cost`'s query on its
-    network of ``n`` variables: one per value of the target and assignment of the hidden
-    variables (all but the target and the one observed), 2·2^(n-2) = 2^(n-1)."""
-    net = random_network(n, max_parents=2, seed=seed)
-    hidden = [v for v in net.names if v not in (net.names[-1], net.names[0])]
-    return 2 * 2 ** len(hidden)
+def _best_time(net: BayesNet, target: str, evidence: dict, method: str) -> float:
+    """The fastest of 3 runs of the query, in seconds (the least disturbed by other programs)."""
+    best = math.inf
+    for _ in range(3):
+        start = time.perf_counter()
+        net.query(target, evidence, method=method)
+        best = min(best, time.perf_counter() - start)
+    return best
 
 
 def show_cost(cost: InferenceCost) -> Figure:
-    """Seconds per query against the number of variables, on a log scale."""
-    fig, (ax,) = figure(1, width=5.5, height=3.6)
-    ax.semilogy(cost.sizes, cost.enumeration, "o-", color="tab:red", label="enumeration")
-    ax.semilogy(cost.sizes, cost.elimination, "s-", color="tab:blue",
-                label="variable elimination")
-    ax.set_xlabel("variables in the network")
-    ax.set_ylabel("seconds per query")
-    ax.set_title("exact inference: seconds per query on this machine")
-    ax.legend()
+    """Left: the work counted, enumeration's terms against the entries of every table
+    elimination builds. Right: seconds per query on this machine. Both on log scales."""
+    fig, (counted, timed) = figure(2, width=4.6, height=3.6)
+    for ax, (enumeration, elimination) in ((counted, (cost.terms, cost.table_entries)),
+                                           (timed, (cost.enumeration, cost.elimination))):
+        ax.semilogy(cost.sizes, enumeration, "o-", color="tab:red", label="enumeration")
+        ax.semilogy(cost.sizes, elimination, "s--", color="tab:blue",
+                    label="variable elimination")
+        ax.set_xlabel("variables in the network")
+        ax.legend(fontsize=8)
+    counted.set_ylabel("terms / table entries")
+    counted.set_title("work: enumeration's terms, elimination's table entries", fontsize=9)
+    timed.set_ylabel("seconds per query")
+    timed.set_title("seconds per query on this machine", fontsize=9)
     return fig
 
 
