@@ -276,11 +276,14 @@ def feedback(api: NbGraderAPI, assignment: str) -> bool:
     return True
 
 
-def report(api: NbGraderAPI, assignment: str, out: Path) -> None:
-    """Write the HTML grading report of ``assignment`` (see :func:`grader.report.write_report`)."""
-    findings = write_report(api, assignment, out)
+def report(api: NbGraderAPI, assignment: str, out: Path, json_out: Path | None) -> None:
+    """Write the HTML grading report of ``assignment``, and its data as JSON to ``json_out``
+    when given (see :func:`grader.report.write_report`)."""
+    findings = write_report(api, assignment, out, json_out)
     print(f"wrote {out}: {len(findings.not_run)} submissions did not run to completion, "
           f"{len(findings.flagged)} flagged")
+    if json_out is not None:
+        print(f"wrote {json_out}")
 
 
 def similarity(api: NbGraderAPI, assignment: str, out: Path, threshold: float) -> None:
@@ -420,6 +423,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="write an HTML report: score plots, failures, flags")
     p.add_argument("assignment", metavar="ASSIGNMENT")
     p.add_argument("--out", type=Path, help="default: grader/exports/report-ASSIGNMENT.html")
+    p.add_argument("--json", action="store_true",
+                   help="also write the report's data (what the class got wrong, the flags) "
+                   "as JSON beside the page: report-ASSIGNMENT.json")
     p = sub.add_parser("secret", help="show the course secret's fingerprint (each student's "
                        "hidden inputs derive from it); create it if missing")
     p.add_argument("--rotate", action="store_true",
@@ -488,7 +494,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                    args.out or exports / f"similarity-{args.assignment}.html", args.threshold)
         return 0
     if args.command == "report":
-        report(api, args.assignment, args.out or exports / f"report-{args.assignment}.html")
+        out = args.out or exports / f"report-{args.assignment}.html"
+        report(api, args.assignment, out, out.with_suffix(".json") if args.json else None)
         return 0
     export_grades(api, args.out or exports / "grades.csv")
     return 0

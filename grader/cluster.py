@@ -44,7 +44,7 @@ from traitlets import Unicode
 
 import grader
 import mllib
-from grader import outside, secret
+from grader import outcomes, outside, secret
 from grader.api import make_api
 from grader.files import read_tree
 from grader.parallel import Outcome, grade_one
@@ -229,16 +229,18 @@ class ReplayExecution(NbGraderPreprocessor):
     """nbgrader's execution step for the client: the outputs a cluster worker computed.
 
     Takes ``<executed_directory>/<notebook>.ipynb`` (the worker's autograded notebook) and copies
-    each cell's outputs into the notebook nbgrader has just sanitized from the client's own
-    copy of the submission and gradebook. Every cell's type and source must agree: the worker
-    graded exactly the cells this gradebook holds, or nothing is scored.
+    each cell's outputs (and its per-case record, :mod:`grader.outcomes`) into the notebook
+    nbgrader has just sanitized from the client's own copy of the submission and gradebook.
+    Every cell's type and source must agree: the worker graded exactly the cells this gradebook
+    holds, or nothing is scored.
     """
 
     executed_directory = Unicode(help="Folder of the worker's autograded notebooks.").tag(
         config=True)
 
     def preprocess(self, nb, resources):
-        """Copy outputs and execution counts from the executed notebook, cell by cell."""
+        """Copy outputs, execution counts and per-case records from the executed notebook, cell
+        by cell."""
         name = resources["nbgrader"]["notebook"]
         executed = nbformat.read(Path(self.executed_directory, f"{name}.ipynb"), as_version=4)
         if [(c.cell_type, c.source) for c in executed.cells] != [
@@ -246,6 +248,7 @@ class ReplayExecution(NbGraderPreprocessor):
             raise ValueError(f"{name}: the worker graded other cells than this gradebook holds "
                              "(was the assignment released again since?)")
         for cell, done in zip(nb.cells, executed.cells, strict=True):
+            outcomes.carry(done, cell)
             if cell.cell_type == "code":
                 cell.outputs = done.outputs
                 cell.execution_count = done.execution_count

@@ -187,28 +187,39 @@ def reply(outputs: list) -> dict | None:
     return message if isinstance(message, dict) else None
 
 
-def verdict_visible(test: VisibleTest, message: dict | None) -> str | None:
-    """Why a visible test fails (None when it passes), from the recorded values."""
+def visible_failures(test: VisibleTest, message: dict | None) -> list[str | None] | None:
+    """Why each expectation of a visible test fails (None where it passes), in order, from the
+    recorded values; None when the values did not all arrive."""
     values = (message or {}).get("values")
     if not isinstance(values, list) or len(values) != len(test.expectations):
+        return None
+    return [_expectation_failure(tree, expectation)
+            for tree, expectation in zip(values, test.expectations, strict=True)]
+
+
+def _expectation_failure(tree: object, expectation: Expectation) -> str | None:
+    try:
+        actual = wire.decode(tree)
+    except Exception:  # noqa: BLE001 -- an unreadable value fails the test
+        return f"{expectation.what} could not be read"
+    if isinstance(actual, wire.Opaque):
+        return (f"{expectation.what} should be a number or a list/array of numbers; got "
+                f"{actual.type_name}.")
+    return close_failure(actual, expectation.expected, expectation.what, expectation.tolerance)
+
+
+def verdict_visible(test: VisibleTest, message: dict | None) -> str | None:
+    """Why a visible test fails (None when it passes): its first failing expectation."""
+    failures = visible_failures(test, message)
+    if failures is None:
         return "the test did not run to the end"
-    for tree, expectation in zip(values, test.expectations, strict=True):
-        try:
-            actual = wire.decode(tree)
-        except Exception:  # noqa: BLE001 -- an unreadable value fails the test
-            return f"{expectation.what} could not be read"
-        if isinstance(actual, wire.Opaque):
-            return (f"{expectation.what} should be a number or a list/array of numbers; got "
-                    f"{actual.type_name}.")
-        failure = close_failure(actual, expectation.expected, expectation.what,
-                                expectation.tolerance)
-        if failure:
-            return failure
-    return None
+    return next((failure for failure in failures if failure), None)
 
 
-def verdict_hidden(test: HiddenTest, message: dict | None, failing: set[str]) -> str | None:
-    """Why a hidden test fails (None when it passes), judged against the reference."""
+def verdict_hidden(test: HiddenTest, message: dict | None, failing: set[str],
+                   expected: list) -> str | None:
+    """Why a hidden test fails (None when it passes), judged against the reference answers
+    ``expected`` (``test.check.expected()``, unused when ``message`` is None)."""
     if message is None:
         return f"{test.check.function} could not be run on the hidden cases."
-    return judge(test.check, message, test.check.expected(), sorted(failing))
+    return judge(test.check, message, expected, sorted(failing))

@@ -28,7 +28,7 @@ from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor
 from traitlets import Dict, Integer, Unicode, default
 
-from grader import outside, secret
+from grader import outcomes, outside, secret
 from grader.hostile import repair
 from grader.sandbox import SandboxedKernelManager
 from mllib.grading import variant
@@ -67,7 +67,8 @@ class GradingExecute(Execute):
       as code that only sends the student's values back; the grader compares them and writes
       the cell's outputs: the kernel's own output and errors for a visible test, only the
       verdict for a hidden one. A failed hidden test makes later checks that build on that
-      function say so.
+      function say so. Each such cell also keeps what every one of its cases did, for the
+      report (:mod:`grader.outcomes`; any record the submission brought is dropped first).
     * **Inputs of each student's own.** A hidden test's inputs are drawn under the student's
       variant of that exercise (:func:`grader.secret.variant` of ``secret_file``'s secret, or
       ``variants`` precomputed by the client for a cluster worker), so students' inputs
@@ -140,6 +141,7 @@ class GradingExecute(Execute):
         self._hidden_modules = sorted(
             {module for key in keys for module in outside.reference_modules(key)})
         self._submission_dir = ((resources or {}).get("metadata") or {}).get("path") or ""
+        outcomes.clear(nb)
         return super().preprocess(nb, resources, km)
 
     def create_kernel_manager(self):
@@ -231,10 +233,13 @@ class GradingExecute(Execute):
         cell.execution_count = probe.get("execution_count")
         message = outside.reply(probe.outputs)
         errors = [o for o in probe.outputs if o.output_type == "error"]
+        stopping = [o for o in errors if o.ename in (*STOPPING, TIMEOUT)]
         if isinstance(test, outside.HiddenTest):
+            expected = [] if message is None else test.check.expected()
             # Only the verdict: what the function printed would show the hidden inputs.
-            failure = outside.verdict_hidden(test, message, self._failing)
-            cell.outputs = [o for o in errors if o.ename in (*STOPPING, TIMEOUT)]
+            failure = outside.verdict_hidden(test, message, self._failing, expected)
+            outcomes.write(cell, outcomes.hidden(test, message, expected))
+            cell.outputs = stopping
             if failure:
                 self._failing.add(test.check.function)
                 cell.outputs.append(_error("ExerciseFailed", failure))
@@ -243,6 +248,8 @@ class GradingExecute(Execute):
                         if o.output_type not in ("execute_result", "error")
                         and MIME not in o.get("data", {})]
         failure = None if errors else outside.verdict_visible(test, message)
+        outcomes.write(cell, outcomes.visible(test, message, [(o.ename, o.evalue) for o in errors],
+                                              cell.source, bool(stopping)))
         cell.outputs += errors
         if failure:
             cell.outputs.append(_error("ExerciseFailed", failure))
@@ -306,7 +313,8 @@ class RepairSubmission(NbGraderPreprocessor):
 
 
 class HideHiddenTestTracebacks(NbGraderPreprocessor):
-    """Reduce a hidden-test cell's outputs to its error line, ``ename: evalue``.
+    """Reduce a hidden-test cell's outputs to its error line, ``ename: evalue``, and drop every
+    cell's per-case record (:mod:`grader.outcomes`: the report's, not the student's).
 
     An IPython traceback quotes the source lines around the failing one, so without this the
     feedback would show hidden-test code even after ``ClearHiddenTests`` has removed it from the
@@ -316,6 +324,7 @@ class HideHiddenTestTracebacks(NbGraderPreprocessor):
 
     def preprocess_cell(self, cell, resources, index):
         """Keep only the one-line errors of a cell that holds hidden tests."""
+        cell.metadata.pop(outcomes.KEY, None)
         if cell.cell_type == "code" and "BEGIN HIDDEN TESTS" in cell.source:
             cell.outputs = [
                 _error(output.ename, output.evalue)

@@ -22,11 +22,15 @@ from nbformat import NotebookNode
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.apps import NbGraderAPI
 
+from grader import flagged as flagged_section
 from grader.collect import record_path as collect_record_path
 from grader.files import find_skipped, link_kind
 from grader.hostile import Flag, grade_id, nbgrader_meta, scan
+from grader.misses import count_misses
+from grader.misses import section as misses_section
 from grader.preprocessors import run_problems
 from grader.similarity import CSP_META, report_section
+from grader.tables import table
 from mllib.plotting import figure
 
 TRUNCATION_MARK = "output truncated"  # in the notices of kernel_guard, GradingExecute, LimitOutput
@@ -169,14 +173,6 @@ def find_problems(api: NbGraderAPI, assignment: str, students: list[str]) -> Fin
                     {s: f for s, f in flagged.items() if f})
 
 
-def _table(header: list[str], rows: list[list[str]], attrs: list[str] | None = None) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join(
-        f"<tr{attrs[i] if attrs else ''}>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>"
-        for i, row in enumerate(rows))
-    return f"<table><tr>{head}</tr>{body}</table>"
-
-
 STYLE = """body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:collapse}
 td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}
 code{white-space:pre-wrap}.plots img{margin:4px}.warning{color:#b00}"""
@@ -231,18 +227,52 @@ def _collect_section(course_root: Path, assignment: str) -> str:
             f"(caps: {run['max_mb']:g} MB per student, compression ratio "
             f"{run['max_ratio']:g}:1); {len(run['ignored'])} files that are not notebooks of the "
             f"release ignored.</p><h3>Entries skipped ({len(skipped)})</h3>"
-            + _table(["student", "entry", "reason"], skipped)
+            + table(["student", "entry", "reason"], skipped)
             + f"<h3>Student ids mapped to safe names ({len(mapped)})</h3>"
-            + _table(["id in the download", "collected as"], mapped))
+            + table(["id in the download", "collected as"], mapped))
 
 
-def write_report(api: NbGraderAPI, assignment: str, out: Path) -> Findings:
-    """Write the HTML report of ``assignment`` to ``out``.
+def _scores_section(exercises: list[Exercise], graded: list[str],
+                    scores: dict[str, dict[str, float]]) -> str:
+    """Per exercise: points, mean, full marks, zeros, and a histogram of the scores."""
+    e = html.escape
+    rows, plots = [], []
+    for ex in exercises:
+        got = [scores[s][ex.label] for s in graded]
+        mean = sum(got) / len(got) if got else 0.0
+        rows.append([e(ex.label), f"{ex.max_score:g}", f"{mean:.2f}",
+                     str(sum(g == ex.max_score for g in got)), str(sum(g == 0 for g in got))])
+        plots.append(f'<img alt="{e(ex.label)}" src="data:image/png;base64,'
+                     f'{_histogram(ex, got)}">')
+    return (table(["exercise", "points", "mean", "full marks", "zero"], rows)
+            + f'<div class="plots">{"".join(plots)}</div>')
+
+
+def _waiting_for_hand_grades(gb: Gradebook, assignment: str) -> int:
+    """Graded cells nbgrader marks "needs manual grade" (answered, not yet graded by hand)."""
+    return sum(grade.needs_manual_grade for submission in gb.find_assignment(assignment).submissions
+               for notebook in submission.notebooks for grade in notebook.grades)
+
+
+def _autograded_notebooks(api: NbGraderAPI, assignment: str, exercises: list[Exercise],
+                          students: list[str]) -> dict[str, list[Path]]:
+    cd = api.coursedir
+    names = sorted({ex.notebook for ex in exercises})
+    return {s: [Path(cd.format_path(cd.autograded_directory, s, assignment), f"{n}.ipynb")
+                for n in names] for s in students}
+
+
+def write_report(api: NbGraderAPI, assignment: str, out: Path,
+                 json_out: Path | None = None) -> Findings:
+    """Write the HTML report of ``assignment`` to ``out`` (and its data to ``json_out``).
 
     Sections: scores per exercise (mean, full marks, zeros, and a histogram each, embedded as
-    PNG), the submissions that did not run to completion, the flagged submissions with their
-    reasons, and every student's score per exercise. Before them, the grading run's record and
-    what ``course collect`` skipped and mapped (its record, see :mod:`grader.collect`).
+    PNG), what the class got wrong case by case (:mod:`grader.misses`), the submissions that
+    did not run to completion, the flagged submissions grouped per student
+    (:mod:`grader.flagged`), the similarity of the answers, and every student's score per
+    exercise. Before them, the grading run's record and what ``course collect`` skipped and
+    mapped (its record, see :mod:`grader.collect`). The JSON holds what the class got wrong and
+    the flags, as the page shows them.
 
     Returns
     -------
@@ -254,54 +284,49 @@ def write_report(api: NbGraderAPI, assignment: str, out: Path) -> Findings:
         exercises = assignment_exercises(api, gb, assignment)
         graded = sorted(s.student.id for s in gb.find_assignment(assignment).submissions)
         scores = {s: exercise_scores(gb, assignment, exercises, s) for s in graded}
+        waiting = _waiting_for_hand_grades(gb, assignment)
     students = sorted(set(graded) | api.get_submitted_students(assignment))
     findings = find_problems(api, assignment, students)
-    rows, plots = [], []
-    for ex in exercises:
-        got = [scores[s][ex.label] for s in graded]
-        mean = sum(got) / len(got) if got else 0.0
-        rows.append([e(ex.label), f"{ex.max_score:g}", f"{mean:.2f}",
-                     str(sum(g == ex.max_score for g in got)), str(sum(g == 0 for g in got))])
-        plots.append(f'<img alt="{e(ex.label)}" src="data:image/png;base64,'
-                     f'{_histogram(ex, got)}">')
+    misses = count_misses(assignment, exercises,
+                          _autograded_notebooks(api, assignment, exercises, graded))
+    flags = flagged_section.group(findings.flagged)
     not_run = [[e(s), e(line)] for s, lines in findings.not_run.items() for line in lines]
-    cells: dict[tuple[str, str, str, str], list[str]] = {}  # same reason and code: one row
-    for s, found in findings.flagged.items():
-        for nb, f in found:
-            cells.setdefault((s, nb, f.reason, f.code), []).append(f.cell)
-    flags = [[e(s), e(nb), e(", ".join(where)), e(reason), f"<code>{e(code)}</code>"]
-             for (s, nb, reason, code), where in cells.items()]
-    flag_attrs = [f' data-student="{e(s)}"' for s, *_ in cells]
     per_student = [[e(s), *(f"{scores[s][ex.label]:g}" for ex in exercises),
                     f"{sum(scores[s].values()):g}"] for s in graded]
     document = f"""<!DOCTYPE html>
-<html><head><meta charset="utf-8">{CSP_META}<title>{e(assignment)}: grading report</title>
+<html lang="en"><head><meta charset="utf-8">{CSP_META}<title>{e(assignment)}: grading report</title>
 <style>{STYLE}</style></head><body>
 <h1>{e(assignment)}: grading report</h1>
 <p>{len(graded)} students graded, {len(students)} with a submission; written
-{datetime.now():%Y-%m-%d %H:%M}. Autograded scores only: written answers count once graded in
-the formgrader.</p>
+{datetime.now():%Y-%m-%d %H:%M}. Scores are the gradebook's: the autograded tests, and the
+written answers graded by hand in the formgrader; <span id="waiting">{waiting} answers still
+wait for a hand grade</span> and count 0 until then.</p>
 <section id="run"><h2>Grading run</h2>
 {_run_section(Path(api.coursedir.root), assignment)}</section>
 <section id="collect"><h2>Collect</h2>
 {_collect_section(Path(api.coursedir.root), assignment)}</section>
 <section id="exercises"><h2>Scores per exercise</h2>
-{_table(["exercise", "points", "mean", "full marks", "zero"], rows)}
-<div class="plots">{"".join(plots)}</div></section>
+{_scores_section(exercises, graded, scores)}</section>
+<section id="misses"><h2>What the class got wrong</h2>
+{misses_section(misses)}</section>
 <section id="not-run"><h2>Submissions that did not run to completion ({len(not_run)})</h2>
 <p>Tests after a dead or stuck kernel, and cells stopped at the time limit, score 0.</p>
-{_table(["student", "what happened"], not_run)}</section>
-<section id="flagged"><h2>Flagged submissions ({len(findings.flagged)})</h2>
+{table(["student", "what happened"], not_run)}</section>
+<section id="flagged"><h2>Flagged submissions ({len(flags)})</h2>
 <p>Found by reading the submitted code: what grading cannot rule out inside the student's kernel
 (monkeypatching, ending the kernel, using mllib, ...) and what grading repaired. Scores are not
 changed: to withdraw credit, override the cell's score in the formgrader.</p>
-{_table(["student", "notebook", "cells", "reason", "code"], flags, flag_attrs)}</section>
+{flagged_section.section(flags)}</section>
 <section id="similarity"><h2>Similarity of the answers</h2>
 {report_section(api, assignment)}</section>
 <section id="students"><h2>Scores per student</h2>
-{_table(["student", *(ex.label for ex in exercises), "total"], per_student)}</section>
+{table(["student", *(ex.label for ex in exercises), "total"], per_student)}</section>
 </body></html>
 """
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(document)
+    if json_out is not None:
+        data = {"assignment": assignment, "graded": len(graded), "misses": misses.as_json(),
+                "flagged": flagged_section.as_json(flags)}
+        json_out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     return findings

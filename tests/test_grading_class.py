@@ -19,15 +19,22 @@ runs short; the mechanism is the same.
 
 from __future__ import annotations
 
+import builtins
+import collections
 import contextlib
 import copy
 import csv
+import html as html_module
 import io
+import json
 import re
 import runpy
 import shutil
 import subprocess
 import sys
+import traceback
+import types
+import warnings
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,18 +43,21 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
+from browser_support import CHROMIUM_ARGS, require_chromium  # tests/ is on sys.path
 from nbformat import NotebookNode
 from nbgrader.api import Gradebook
 from nbgrader.server_extensions.validate_assignment.handlers import ValidateAssignmentHandler
 from nbgrader.validator import Validator
-from postgres_support import new_database, postgres_server  # tests/ is on sys.path
+from playwright.sync_api import sync_playwright
+from postgres_support import new_database, postgres_server
 from test_grading import html_text
 from traitlets.config import Config
 
+from grader import outcomes, secret
 from grader.api import gradebook_url
 from grader.cli import main
 from grader.hostile import scan
-from mllib.grading import load_check
+from mllib.grading import load_check, variant
 
 REPO = Path(__file__).resolve().parents[1]
 ASSIGNMENT, NOTEBOOK = "01_perceptron", "perceptron_exercises"
@@ -113,11 +123,21 @@ def without(*gids: str) -> NotebookNode:
 
 
 def edited_tests() -> NotebookNode:
-    """A wrong update rule, its tests replaced by ``pass`` and the hidden test worth 100."""
-    nb = solved(update_rule=RETURN_W)
+    """A wrong update rule (with markup in a comment: the report shows it as an example), its
+    tests replaced by ``pass`` and the hidden test worth 100."""
+    nb = solved(update_rule=RETURN_W_TAGGED)
     for test in checks_of("update_rule").values():
         cell(nb, test).source = "pass"
     meta(cell(nb, "test_update_rule_hidden"))["points"] = 100
+    return nb
+
+
+def forged_records(nb: NotebookNode) -> NotebookNode:
+    """Every test cell claims a per-case record of passed cases (grader.outcomes.KEY)."""
+    for c in nb.cells:
+        if meta(c).get("grade") and c.cell_type == "code":
+            c.metadata[outcomes.KEY] = {"test": "hidden", "check": "", "unjudged": "",
+                                        "cases": [["forged", False, ""]]}
     return nb
 
 
@@ -141,6 +161,10 @@ def all_answers(make: Callable[[str], str]) -> NotebookNode:
 
 
 RETURN_W = "def perceptron_update(w, x, y, eta):\n    return w\n"
+# Short enough to be among the report's example answers of the cases it fails (the shortest
+# are shown on a tie), so the report must show this markup as text.
+TAG = "</code><script>"
+RETURN_W_TAGGED = f"def perceptron_update(w, x, y, eta):\n    return w  # {TAG}\n"
 UPDATE_ZERO_ONLY_AT_START = """\
 def perceptron_update(w, x, y, eta):
     print("debug", w, x)
@@ -297,8 +321,9 @@ CLASS = [
             flags=("metadata missing, restored",)),
     Student("yan", lambda: solved(training_loop=TRAIN_UNTIL_SEPARATED),
             earns={"training_loop": "visible"}, not_run="time limit"),
-    Student("zed", lambda: solved(bound=answer_text("bound").replace(
-        '"""\n', '"""\n    import os\n    os._exit(0)\n', 1)),
+    # its tests that never run carry forged per-case records: the report must not count them
+    Student("zed", lambda: forged_records(solved(bound=answer_text("bound").replace(
+        '"""\n', '"""\n    import os\n    os._exit(0)\n', 1))),
             earns={"bound": "none", "winnow": "none"}, flags=("can stop the kernel (os._exit)",),
             not_run="kernel died"),
     Student("ali", lambda: added("margin", "import sys\nsys.exit()"),
@@ -346,6 +371,11 @@ class GradedClass:
     err: dict[str, str]  # step -> stderr
     scores: dict[str, dict[str, dict[str, float]]]  # run -> student -> grade id -> score
     submitted: dict[str, NotebookNode]
+    records: dict[str, dict[str, dict[str, dict]]] = field(default_factory=dict)  # run ->
+    # student -> grade id -> per-case record (grader.outcomes) in the autograded notebook
+
+    def report(self) -> str:
+        return (self.root / "grader" / "exports" / f"report-{ASSIGNMENT}.html").read_text()
 
     def text(self, path: Path) -> str:
         return html_text(path.read_text())
@@ -355,6 +385,16 @@ def snapshot(root: Path) -> dict[str, dict[str, float]]:
     with Gradebook("sqlite:///" + str(root / "grader" / "gradebook.db")) as gb:
         return {s.student.id: {g.name: g.score for nb in s.notebooks for g in nb.grades}
                 for s in gb.find_assignment(ASSIGNMENT).submissions}
+
+
+def case_records(root: Path) -> dict[str, dict[str, dict]]:
+    """Student -> grade id -> the per-case record of each test cell of the autograded notebook."""
+    found = {}
+    for folder in sorted((root / "grader" / "autograded").iterdir()):
+        nb = nbformat.read(folder / ASSIGNMENT / f"{NOTEBOOK}.ipynb", as_version=4)
+        found[folder.name] = {meta(c)["grade_id"]: c.metadata[outcomes.KEY] for c in nb.cells
+                              if outcomes.KEY in c.metadata}
+    return found
 
 
 def lms_zip(path: Path, notebooks: dict[str, NotebookNode]) -> None:
@@ -382,7 +422,7 @@ def graded(copy_course: Callable[..., Path], tmp_path_factory) -> GradedClass:
         ("autograde", ["autograde", ASSIGNMENT, "--jobs", "3"]),
         ("feedback", ["feedback", ASSIGNMENT]),
         ("export", ["export"]),
-        ("report", ["report", ASSIGNMENT]),
+        ("report", ["report", ASSIGNMENT, "--json"]),
         ("regrade", ["autograde", ASSIGNMENT, "--cluster", "local:2"]),
     ]
     for step, args in steps:
@@ -392,6 +432,7 @@ def graded(copy_course: Callable[..., Path], tmp_path_factory) -> GradedClass:
         run.out[step], run.err[step] = out.getvalue(), err.getvalue()
         if step in ("autograde", "regrade"):
             run.scores[step] = snapshot(root)
+            run.records[step] = case_records(root)
     return run
 
 
@@ -428,6 +469,9 @@ def test_regrade_on_a_dask_cluster_gives_identical_scores(graded: GradedClass) -
     assert graded.scores["regrade"] == graded.scores["autograde"]
     assert sorted(graded.scores["regrade"]) == sorted(STUDENTS)
     assert "on the Dask cluster local:2" in graded.out["regrade"]
+    # and the same per-case records for the report, carried over from the workers
+    assert graded.records["regrade"] == graded.records["autograde"]
+    assert len(graded.records["regrade"]["ada"]) == 2 * len(EXERCISES)
 
 
 def test_a_postgresql_gradebook_exports_the_same_csv(
@@ -482,23 +526,41 @@ def report_rows(html: str, section: str) -> list[list[str]]:
             for row in re.findall(r"<tr[^>]*>(.*?)</tr>", part, re.S)[1:]]
 
 
+def flagged_entries(html: str) -> list[tuple[str, str, str]]:
+    """(student, summary, findings as text) of each entry of the report's flagged section."""
+    part = html.split('<section id="flagged">', 1)[1].split("</section>", 1)[0]
+    return [(html_text(student), html_text(summary), html_text(findings)) for student, summary,
+            findings in re.findall(r'<details data-student="([^"]*)"><summary>(.*?)</summary>'
+                                   r"(.*?)</details>", part, re.S)]
+
+
+MACHINERY = ("edited a locked cell", "monkeypatches", "not in the release")  # among the flags
+
+
 def test_report_lists_the_flagged_and_the_unfinished(graded: GradedClass) -> None:
     assert graded.codes["report"] == 0, graded.err["report"]
-    html = (graded.root / "grader" / "exports" / f"report-{ASSIGNMENT}.html").read_text()
-    flagged: dict[str, str] = {}
-    for student, _notebook, where, reason, code in report_rows(html, "flagged"):
-        flagged[student] = flagged.get(student, "") + f"{where}: {reason}: {code}\n"
+    html = graded.report()
+    entries = flagged_entries(html)
+    flagged = {student: findings for student, _summary, findings in entries}
+    assert len(entries) == len(flagged)  # one entry per student
     assert sorted(flagged) == sorted(s.name for s in CLASS if s.flags)
     for student in CLASS:
         for reason in student.flags:
             assert reason in flagged[student.name], (student.name, flagged[student.name])
+    # the most serious first: whoever touched the grading machinery before flo, who only
+    # imports mllib, and before fay, whose code printed too much
+    order = [student for student, *_ in entries]
+    tampered = [s.name for s in CLASS if any(m in f for f in s.flags for m in MACHINERY)]
+    assert len(tampered) == 5
+    assert max(map(order.index, tampered)) < order.index("flo") < order.index("fay")
     not_run = {student: line for student, line in report_rows(html, "not-run")}
     assert sorted(not_run) == sorted(s.name for s in CLASS if s.not_run)
     for student in CLASS:
         assert student.not_run in not_run.get(student.name, ""), student.name
     plots = re.findall(r'src="data:image/png;base64,([^"]+)"', html)
-    # one per exercise, the written answer included, and the similarity section's heat map
-    assert len(plots) == len(EXERCISES) + 2
+    # one per exercise, the written answer included, what the class got wrong, and the
+    # similarity section's heat map
+    assert len(plots) == len(EXERCISES) + 3
     assert all(p.startswith("iVBORw0KGgo") for p in plots)  # PNG signature
 
 
@@ -539,9 +601,366 @@ def test_feedback_shows_no_hidden_test_code_or_values(graded: GradedClass) -> No
         assert not [ln for ln in hidden_code if ln in text], name
         assert not [v for v in values if v in text], name
         assert not [i for i in inputs if i in text], name
+    # the per-case records stay the report's: no feedback names a case its student passed
+    release_text = html_text(nbformat.writes(RELEASE))
+    hints = {case.hint for key in re.findall(r'hidden_test\("([\w.]+)"', "".join(
+        c.source for c in SOLUTION.cells)) for case in load_check(key).cases}
+    hints = {hint for hint in hints if hint not in release_text}
+    assert len(hints) > 15
+    for name in STUDENTS:
+        path = graded.root / "grader" / "feedback" / name / ASSIGNMENT / f"{NOTEBOOK}.html"
+        assert outcomes.KEY not in path.read_text()
+    assert not [hint for hint in hints if hint in graded.text(
+        graded.root / "grader" / "feedback" / "ada" / ASSIGNMENT / f"{NOTEBOOK}.html")]
     # gus prints his function's inputs: shown for the visible test, not for the hidden one
     assert "debug" in graded.text(graded.root / "grader" / "feedback" / "gus" / ASSIGNMENT /
                                   f"{NOTEBOOK}.html")
+
+
+# --- what the class got wrong, counted independently -----------------------------------------
+#
+# The oracle runs each student's own answer cells in this process, in notebook order, and calls
+# their functions on their own hidden inputs (the checker's cases under the student's variant of
+# the course secret) and on the visible tests, then compares with the reference by np.allclose:
+# nothing of grader.outside, grader.outcomes or mllib.grading.judge decides here. What cannot
+# run in this process is written down from the class's definition above.
+
+FUNCTIONS = {gid: name for name, gid in ANSWER_OF.items()}  # answer grade id -> its function
+KERNEL_STOPPED_AT = {"zed": "bound", "hugo": "winnow"}  # from this exercise on, nothing ran
+HIDDEN_TIMED_OUT = {"yan": "training_loop"}  # loops forever on the non-separable case
+RUN_INSTEAD = {"bo": {"update_rule": RETURN_W}}  # his builtins patches would reach this process
+HIDDEN_MODULE = "mllib.perceptron"  # hidden from the kernel while 01 is graded (README)
+VISIBLE_FILE = "<visible test>"
+MOST_MISSED = 3
+
+
+@dataclass
+class Truth:
+    """What the oracle found for one exercise."""
+
+    hints: dict[int, str] = field(default_factory=dict)  # hidden case number -> hint
+    hidden: dict[int, set[str]] = field(default_factory=dict)  # case number -> who failed it
+    visible: dict[str, set[str]] = field(default_factory=dict)  # situation -> who failed it
+    judged: dict[str, set[str]] = field(default_factory=dict)  # test -> who was judged
+    unjudged: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (test, why)
+    slips: dict[str, set[str]] = field(default_factory=dict)  # kind of slip -> who
+    answers: dict[str, str] = field(default_factory=dict)  # student -> answer cell
+
+
+class Discard(io.TextIOBase):
+    def write(self, text: str) -> int:
+        return len(text)
+
+
+def guarded_builtins() -> dict:
+    """Builtins whose import refuses the module the sandbox hides."""
+    real = builtins.__import__
+
+    def guarded(name, globals=None, locals=None, fromlist=(), level=0):
+        wanted = [name, *(f"{name}.{item}" for item in fromlist or ())]
+        if any(w == HIDDEN_MODULE or w.startswith(f"{HIDDEN_MODULE}.") for w in wanted):
+            raise ImportError(f"{HIDDEN_MODULE} is hidden while the exercises are graded")
+        return real(name, globals, locals, fromlist, level)
+
+    return {**vars(builtins), "__import__": guarded}
+
+
+def run_cell(source: str, namespace: dict, filename: str = "<answer>") -> BaseException | None:
+    """Run one cell as a kernel would: an error stops only that cell."""
+    try:
+        with contextlib.redirect_stdout(Discard()), contextlib.redirect_stderr(Discard()), \
+                warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            exec(compile(source, filename, "exec"), namespace)  # noqa: S102 -- the class's code
+    except BaseException as error:  # noqa: BLE001 -- SyntaxError and SystemExit too
+        return error
+    return None
+
+
+def agrees(actual: object, expected: object, tolerance: float) -> bool:
+    """Whether ``actual`` is ``expected``: a tuple value by value, else the same shape and
+    |actual - expected| <= tolerance * (1 + |expected|) everywhere (np.allclose)."""
+    if isinstance(expected, tuple):
+        return (isinstance(actual, tuple | list) and len(actual) == len(expected)
+                and all(agrees(a, e, tolerance) for a, e in zip(actual, expected, strict=True)))
+    try:
+        got = np.asarray(actual, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    want = np.asarray(expected, dtype=float)
+    return got.shape == want.shape and bool(np.allclose(got, want, rtol=tolerance,
+                                                        atol=tolerance))
+
+
+def slip_of(answer: object, expected: object) -> str:
+    """The kind of a wrong answer, in words the checker's slip contains."""
+    if isinstance(answer, BaseException):
+        return f"raised {type(answer).__name__}"
+    if isinstance(expected, tuple):
+        if not isinstance(answer, tuple | list) or len(answer) != len(expected):
+            return f"should return {len(expected)} values"
+        return next(slip_of(a, e) for a, e in zip(answer, expected, strict=True)
+                    if not agrees(a, e, 1e-8))
+    if answer is None:
+        return "is None"
+    try:
+        np.asarray(answer, dtype=float)
+    except (TypeError, ValueError):
+        return "should be a number"
+    return "gives a wrong answer"
+
+
+def visible_outcome(source: str, namespace: dict) -> tuple[list[tuple[str, bool]], str]:
+    """((situation, failed) per check, or why nothing was judged) of a visible test: each
+    assert_close records whether its value agrees; the cell's first error stops it."""
+    checks: list[tuple[str, bool]] = []
+
+    def assert_close(actual, expected, what, *, tolerance=1e-9):
+        checks.append((what, not agrees(actual, expected, tolerance)))
+
+    namespace["assert_close"] = assert_close
+    error = run_cell(source, namespace, VISIBLE_FILE)
+    if error is None:
+        return checks, ""
+    if isinstance(error, NotImplementedError):
+        return [], outcomes.NOT_ANSWERED
+    if isinstance(error, NameError):
+        return [], outcomes.NOT_DEFINED
+    raised_here = traceback.extract_tb(error.__traceback__)[-1].filename == VISIBLE_FILE
+    if isinstance(error, AssertionError) and raised_here:  # the test's own message
+        return [(str(error), True)], ""
+    return [(f"the test raised {type(error).__name__}", True)], ""
+
+
+def hidden_outcome(key: str, student: str, namespace: dict, root: Path) -> tuple[list, str]:
+    """(hint, slip or "") per case of a hidden test on the student's own inputs, or why
+    nothing was judged."""
+    with variant(secret.variant(secret.load(root / "grader" / "course_secret"), ASSIGNMENT,
+                                key, student)):
+        check = load_check(key)
+    assert check.judge is None  # 01's answers are unique: compared by value
+    function = namespace.get(check.function)
+    if not callable(function):
+        return [], outcomes.NOT_DEFINED
+    found = []
+    for case in check.cases:
+        want = check.reference(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs))
+        try:
+            with contextlib.redirect_stdout(Discard()), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                answer = function(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs))
+        except Exception as error:  # noqa: BLE001 -- the student's error is their answer
+            answer = error
+        found.append((case.hint, answer, want, check.tolerance))
+    if all(isinstance(answer, NotImplementedError) for _, answer, _, _ in found):
+        return [], outcomes.NOT_ANSWERED
+    return [(hint, "" if not isinstance(answer, BaseException) and agrees(answer, want, tol)
+             else slip_of(answer, want)) for hint, answer, want, tol in found], ""
+
+
+def answer_cell(nb: NotebookNode, function: str) -> str | None:
+    """The student's cell that defines ``function`` (metadata or not), if any."""
+    return next((c.source for c in nb.cells if c.cell_type == "code"
+                 and f"def {function}(" in c.source), None)
+
+
+def note(truth: Truth, test: str, student: str, outcome: tuple[list, str]) -> None:
+    cases, why = outcome
+    if why:
+        truth.unjudged.setdefault((test, why), set()).add(student)
+        return
+    truth.judged.setdefault(test, set()).add(student)
+    for number, (situation, failed) in enumerate(cases, start=1):
+        if test == "hidden":
+            truth.hints[number] = situation
+            truth.hidden.setdefault(number, set())
+            if failed:
+                truth.hidden[number].add(student)
+                truth.slips.setdefault(failed, set()).add(student)
+        else:
+            truth.visible.setdefault(situation, set())
+            if failed:
+                truth.visible[situation].add(student)
+
+
+@pytest.fixture(scope="module")
+def truth(graded: GradedClass) -> dict[str, Truth]:
+    found = {ex: Truth() for ex in EXERCISES}
+    setup = cell(RELEASE, "setup").source
+    for student in CLASS:
+        name, nb = student.name, graded.submitted[student.name]
+        namespace = {"__builtins__": guarded_builtins()}
+        assert run_cell(setup, namespace) is None
+        namespace["np"] = types.SimpleNamespace(**vars(np))  # a patch stays in this namespace
+        stopped = False
+        for ex in EXERCISES:
+            stopped = stopped or KERNEL_STOPPED_AT.get(name) == ex
+            tests = {kind: cell(SOLUTION, gid).source for kind, gid in checks_of(ex).items()}
+            if stopped:
+                for test in tests:
+                    found[ex].unjudged.setdefault((test, outcomes.NOT_RUN), set()).add(name)
+                continue
+            source = answer_cell(nb, FUNCTIONS[ex])
+            if source is not None:
+                found[ex].answers[name] = source
+                run_cell(RUN_INSTEAD.get(name, {}).get(ex, source), namespace)
+            note(found[ex], "visible", name, visible_outcome(tests["visible"], namespace))
+            key = re.search(r'hidden_test\("([\w.]+)"', tests["hidden"]).group(1)
+            note(found[ex], "hidden", name,
+                 ([], outcomes.NOT_RUN) if HIDDEN_TIMED_OUT.get(name) == ex
+                 else hidden_outcome(key, name, namespace, graded.root))
+    return found
+
+
+def report_json(graded: GradedClass) -> dict:
+    return json.loads((graded.root / "grader" / "exports" /
+                       f"report-{ASSIGNMENT}.json").read_text())
+
+
+def test_what_the_class_got_wrong_matches_an_independent_count(
+        graded: GradedClass, truth: dict[str, Truth]) -> None:
+    data = report_json(graded)["misses"]
+    assert data["students"] == len(CLASS)
+    assert [ex["exercise"] for ex in data["exercises"]] == [f"{ASSIGNMENT}/{e}" for e in EXERCISES]
+    for ex, counted in zip(EXERCISES, data["exercises"], strict=True):
+        want = truth[ex]
+        judged = {test: len(who) for test, who in want.judged.items()}
+        assert {(r["case"], r["situation"], r["failed"], r["judged"]) for r in counted["hidden"]} \
+            == {(f"H{n}", want.hints[n], len(who), judged["hidden"])
+                for n, who in want.hidden.items()}, ex
+        assert {(r["situation"], r["failed"], r["judged"]) for r in counted["visible"]} == {
+            (situation, len(who), judged["visible"]) for situation, who in want.visible.items()}, ex
+        for test in ("hidden", "visible"):  # the most failed first
+            failed = [r["failed"] for r in counted[test]]
+            assert failed == sorted(failed, reverse=True)
+        assert {(u["test"], u["reason"], u["students"]) for u in counted["unjudged"]} == {
+            (test, why, len(who)) for (test, why), who in want.unjudged.items()}, ex
+        slips = {}
+        for slip in counted["slips"]:
+            (kind,) = [kind for kind in want.slips if kind in slip["slip"]]  # exactly one
+            slips[kind] = slip["students"]
+        assert slips == {kind: len(who) for kind, who in want.slips.items()}, ex
+    # the visible checks this class is known to fail, from its definition above
+    update = truth["update_rule"].visible
+    assert update["return a new array, not w itself"] == {"uma", "bo", "dee", "max"}
+    assert update["w after e (no mistake)"] == {"pam", "eli"}
+    assert "ivy" in truth["bound"].visible[
+        "mistake_bound should raise a ValueError when w_star does not separate"]
+
+
+def test_the_most_missed_cases_show_the_answers_most_of_their_students_wrote(
+        graded: GradedClass, truth: dict[str, Truth]) -> None:
+    failing = {(f"{ASSIGNMENT}/{ex}", f"H{n}"): who for ex in EXERCISES
+               for n, who in truth[ex].hidden.items()}
+    most = sorted((len(who) for who in failing.values()), reverse=True)[:MOST_MISSED]
+    top = report_json(graded)["misses"]["most_missed"]
+    assert [t["failed"] for t in top] == most  # here, hidden cases outnumber visible checks
+    for case in top:
+        who = failing[(case["exercise"], case["case"])]
+        assert case["failed"] == len(who)
+        answers = truth[case["exercise"].split("/")[1]].answers
+        written = collections.Counter(answers[s].strip() for s in who)
+        ranked = sorted(written.items(), key=lambda item: (-item[1], len(item[0])))
+        assert [(e["answer"], e["cut"], e["students"]) for e in case["examples"]] == [
+            (answer, 0, n) for answer, n in ranked[:2]]
+    assert any(TAG in e["answer"] for case in top for e in case["examples"])  # uma's
+
+
+def misses_html(html: str) -> str:
+    return html.split('<section id="misses">', 1)[1].split("</section>", 1)[0]
+
+
+def test_the_report_page_shows_what_its_json_says(graded: GradedClass) -> None:
+    data, page = report_json(graded), misses_html(graded.report())
+    for ex in data["misses"]["exercises"]:
+        part = page.split(f'data-exercise="{ex["exercise"]}">', 1)[1].split("</div>", 1)[0]
+        tables = dict(re.findall(r"<caption>(.*?)</caption>(.*?)</table>", part, re.S))
+        rows = {caption: [[html_text(td) for td in re.findall(r"<td>(.*?)</td>", row, re.S)]
+                          for row in re.findall(r"<tr>(.*?)</tr>", body, re.S)[1:]]
+                for caption, body in tables.items()}
+        for caption, test in (("Hidden cases", "hidden"), ("Visible checks", "visible")):
+            assert rows[caption] == [[r["case"], r["situation"], str(r["failed"]),
+                                      str(r["judged"])] for r in ex[test]]
+        assert rows["Slips"] == [[s["slip"], str(s["students"])] for s in ex["slips"]]
+    shown = re.findall(r'<li data-case="([^"]*)">(.*?)</li>', page, re.S)
+    assert [case for case, _ in shown] == [f"{t['exercise']} {t['case']}"
+                                           for t in data["misses"]["most_missed"]]
+    for (_, item), case in zip(shown, data["misses"]["most_missed"], strict=True):
+        assert f"{case['failed']} of {case['judged']} students" in html_text(item)
+        codes = [html_text(c) for c in re.findall(r"<code>(.*?)</code>", item, re.S)]
+        assert codes == [e["answer"] for e in case["examples"]]
+    # what a student wrote is text: the markup in uma's comment is escaped, nothing else
+    assert TAG not in page and html_module.escape(TAG) in page
+    flags = [(g["student"], len(g["findings"])) for g in data["flagged"]]
+    assert flags == [(student, int(re.search(r"(\d+) findings?", summary)[1]))
+                     for student, summary, _ in flagged_entries(graded.report())]
+    alt = html_module.unescape(re.search(r'<img alt="([^"]*)"', page)[1])
+    top = data["misses"]["most_missed"][0]
+    assert f"({top['situation']}) {top['failed']} of {top['judged']}" in alt
+
+
+WRITTEN_UNANSWERED = ("dan", "rae", "sam")  # the release's text or no notebook: scored 0 by
+# nbgrader itself, so no hand grade is waiting
+
+
+def waiting(html: str) -> int:
+    return int(re.search(r'<span id="waiting">(\d+) answers still\s+wait', html)[1])
+
+
+def test_the_report_counts_hand_grades_and_says_so(graded: GradedClass, tmp_path: Path) -> None:
+    html = graded.report()
+    assert "Autograded scores only" not in html
+    assert waiting(html) == len(CLASS) - len(WRITTEN_UNANSWERED)
+    root = tmp_path / "course"
+    shutil.copytree(graded.root, root, symlinks=True)
+    with Gradebook("sqlite:///" + str(root / "grader" / "gradebook.db")) as gb:
+        grade = gb.find_grade(WRITTEN, NOTEBOOK, ASSIGNMENT, "ada")
+        grade.manual_score, grade.needs_manual_grade = 1.5, False  # as the formgrader saves it
+        gb.db.commit()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["--course-root", str(root), "report", ASSIGNMENT]) == 0
+    html = (root / "grader" / "exports" / f"report-{ASSIGNMENT}.html").read_text()
+    assert waiting(html) == len(CLASS) - len(WRITTEN_UNANSWERED) - 1
+    part = html.split('<section id="students">', 1)[1]
+    header = [html_text(th) for th in re.findall(r"<th[^>]*>(.*?)</th>", part.split("</tr>")[0])]
+    ada = next(row for row in report_rows(html, "students") if row[0] == "ada")
+    assert ada[header.index(f"{ASSIGNMENT}/{WRITTEN}")] == "1.5"
+    assert ada[-1] == f"{sum(expected_scores(STUDENTS['ada']).values()) + 1.5:g}"
+
+
+def test_the_report_renders_in_chromium_with_its_plot(
+        graded: GradedClass, tmp_path: Path) -> None:
+    page_file = graded.root / "grader" / "exports" / f"report-{ASSIGNMENT}.html"
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=require_chromium(), headless=True,
+            args=CHROMIUM_ARGS)
+        try:
+            page = context.new_page()
+            requests: list[str] = []
+            page.on("request", lambda request: requests.append(request.url))
+            page.goto(page_file.as_uri())
+            page.wait_for_load_state("load")
+            plot = page.locator("#misses img")
+            assert plot.count() == 1
+            assert page.evaluate("img => img.complete && img.naturalWidth", plot.element_handle()) \
+                > 300
+            assert page.evaluate("() => [...document.images].every(i => i.complete && "
+                                 "i.naturalWidth > 0)")
+            assert "Most failed" in plot.get_attribute("alt")
+            # uma's markup is shown as she wrote it, and made no element
+            assert TAG in page.inner_text("#misses ol")
+            assert page.locator("#misses script, #misses ol code *").count() == 0
+            # flags: one collapsed entry per student, opened from the keyboard
+            entry = page.locator("#flagged details").first
+            assert not entry.locator("table").is_visible()
+            entry.locator("summary").focus()
+            page.keyboard.press("Enter")
+            assert entry.locator("table").is_visible()
+            assert [url for url in requests if not url.startswith("data:")] == \
+                [page_file.as_uri()]
+        finally:
+            context.close()
 
 
 def validate(root: Path, notebooks: dict[str, Path]) -> dict[str, tuple[int, str]]:

@@ -1,0 +1,315 @@
+"""What the class got wrong: every case of every test of an assignment, counted over the class.
+
+Grading keeps, in each autograded test cell, what every one of its cases did
+(:mod:`grader.outcomes`); the verdict a student sees names only the first failure. This module
+reads those records for every graded student and counts, per exercise:
+
+* each **hidden case** by the situation it tests (the hint a student sees when it fails) and
+  its position in the check, never by its values: each student has hidden inputs of their own
+  (:func:`grader.secret.variant`), but the same situations;
+* each **visible check** (an ``assert_close`` of the visible test, or the test's own assertion
+  message, or the type of error that stopped it);
+* the **slips** the hidden checkers name (a wrong answer, an exception, a missing ``return``,
+  a checker's own reason such as "a heavier spanning tree exists");
+* the students whose answer could not be judged case by case, and why.
+
+The three cases the most students failed come with two example answers each, without the
+student's id: the answers the most of those students wrote (the shortest first on a tie). The
+same data goes to the report's HTML section (:func:`section`, everything escaped) and to its
+JSON (:meth:`Misses.as_json`). Nothing here changes a score.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import matplotlib
+import nbformat
+import numpy as np
+from nbformat import NotebookNode
+
+from grader import outcomes
+from grader.hostile import grade_id
+from grader.outside import HIDDEN_MARK
+from grader.preprocessors import NOT_RUN
+from grader.tables import table
+from mllib.plotting import figure
+
+TOP = 3  # cases shown with example answers
+EXAMPLES = 2  # example answers per case
+MAX_EXAMPLE_CHARS = 3000  # of an example answer: a pasted megabyte cannot swamp the report
+NOT_RECORDED = "no per-case record (graded before the report kept them: regrade to count it)"
+TESTS = (outcomes.HIDDEN, outcomes.VISIBLE)
+
+
+@dataclass
+class Row:
+    """One case of one exercise's test, and who among the judged students failed it."""
+
+    test: str  # outcomes.HIDDEN or outcomes.VISIBLE
+    situation: str
+    position: int  # where it first appeared in its test's record (orders the numbers)
+    number: int = 0  # 1, 2, ... within its test, set once every record is read
+    failed: set[str] = field(default_factory=set)
+
+    @property
+    def code(self) -> str:
+        """A short name for the plot and the tables: "H3" (hidden case 3), "V1" (visible)."""
+        return f"{self.test[0].upper()}{self.number}"
+
+
+@dataclass
+class ExerciseMisses:
+    """The counts of one exercise."""
+
+    exercise: str
+    name: str  # the answer cell's grade_id
+    rows: dict[tuple[str, str], Row] = field(default_factory=dict)  # (test, situation) -> row
+    judged: dict[str, set[str]] = field(default_factory=dict)  # test -> students judged on it
+    slips: dict[str, set[str]] = field(default_factory=dict)  # a checker's slip -> students
+    unjudged: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # (test, why)
+
+    def sorted_rows(self, test: str) -> list[Row]:
+        """The rows of one test, the most failed first (then by number)."""
+        return sorted((r for r in self.rows.values() if r.test == test),
+                      key=lambda r: (-len(r.failed), r.number))
+
+    def checks(self) -> list[Row]:
+        """Every row in the order of the plot: visible checks, then hidden cases, by number."""
+        return sorted(self.rows.values(), key=lambda r: (r.test != outcomes.VISIBLE, r.number))
+
+    def judged_on(self, row: Row) -> int:
+        """How many students were judged on ``row``'s test."""
+        return len(self.judged.get(row.test, ()))
+
+
+@dataclass(frozen=True)
+class Example:
+    """An answer shown without its author: its text (its first :data:`MAX_EXAMPLE_CHARS`),
+    how many characters were cut, and how many students wrote it."""
+
+    source: str
+    cut: int
+    students: int
+
+
+@dataclass
+class Misses:
+    """What the class got wrong in one assignment."""
+
+    assignment: str
+    students: int  # with an autograded notebook
+    exercises: list[ExerciseMisses]
+    top: list[tuple[ExerciseMisses, Row, list[Example]]]
+
+    def as_json(self) -> dict:
+        """The same data as :func:`section`, for scripts."""
+        return {
+            "assignment": self.assignment,
+            "students": self.students,
+            "exercises": [{
+                "exercise": ex.exercise,
+                **{test: [_row_json(ex, r) for r in ex.sorted_rows(test)] for test in TESTS},
+                "slips": [{"slip": slip, "students": n} for slip, n in _counted(ex.slips)],
+                "unjudged": [{"test": test, "reason": why, "students": len(who)}
+                             for (test, why), who in sorted(ex.unjudged.items())],
+            } for ex in self.exercises],
+            "most_missed": [{**_row_json(ex, row), "exercise": ex.exercise,
+                             "test": row.test,
+                             "examples": [{"answer": e.source, "cut": e.cut,
+                                           "students": e.students} for e in examples]}
+                            for ex, row, examples in self.top],
+        }
+
+
+def _row_json(ex: ExerciseMisses, row: Row) -> dict:
+    return {"case": row.code, "situation": row.situation, "failed": len(row.failed),
+            "judged": ex.judged_on(row)}
+
+
+def _counted(groups: dict[str, set[str]]) -> list[tuple[str, int]]:
+    """(key, number of students), the most first, then by key."""
+    return sorted(((key, len(who)) for key, who in groups.items()), key=lambda i: (-i[1], i[0]))
+
+
+def _test_of(cell: NotebookNode) -> str:
+    return outcomes.HIDDEN if HIDDEN_MARK in cell.source else outcomes.VISIBLE
+
+
+def _unrecorded_reason(cell: NotebookNode) -> str:
+    """Why a test cell of an autograded notebook has no record."""
+    if any(o.get("ename") == NOT_RUN for o in cell.get("outputs", [])):
+        return outcomes.NOT_RUN
+    return NOT_RECORDED
+
+
+def _count(ex: ExerciseMisses, student: str, test: str, record: outcomes.Record) -> None:
+    """Add one student's record of one test to ``ex``."""
+    if not record.cases:
+        ex.unjudged.setdefault((test, record.unjudged), set()).add(student)
+        return
+    ex.judged.setdefault(test, set()).add(student)
+    for position, case in enumerate(record.cases):
+        row = ex.rows.setdefault((test, case.situation),
+                                 Row(test, case.situation, position))
+        row.position = min(row.position, position)
+        if case.failed:
+            row.failed.add(student)
+        if case.slip:
+            ex.slips.setdefault(case.slip, set()).add(student)
+
+
+def _number(ex: ExerciseMisses) -> None:
+    """Number each test's rows by where they appear in its records."""
+    for test in TESTS:
+        rows = sorted((r for r in ex.rows.values() if r.test == test),
+                      key=lambda r: (r.position, r.situation))
+        for number, row in enumerate(rows, start=1):
+            row.number = number
+
+
+def _examples(row: Row, answers: dict[str, str]) -> list[Example]:
+    """The answers most of the students who failed ``row`` wrote (the shortest on a tie)."""
+    written = Counter(answers[s].strip() for s in row.failed if answers.get(s, "").strip())
+    ranked = sorted(written.items(), key=lambda item: (-item[1], len(item[0]), item[0]))
+    return [Example(source[:MAX_EXAMPLE_CHARS], max(0, len(source) - MAX_EXAMPLE_CHARS), n)
+            for source, n in ranked[:EXAMPLES]]
+
+
+def count_misses(assignment: str, exercises: list, graded: dict[str, list[Path]]) -> Misses:
+    """Count what the class got wrong.
+
+    Parameters
+    ----------
+    assignment : str
+        The assignment's name.
+    exercises : list of grader.report.Exercise
+        Its exercises; those with no test cell (a written answer) are left out.
+    graded : dict
+        Student -> their autograded notebooks of ``assignment`` (missing files are skipped).
+    """
+    by_label = {ex.label: ExerciseMisses(ex.label, ex.name) for ex in exercises}
+    cells = {(ex.notebook, gid): by_label[ex.label] for ex in exercises
+             for gid in (ex.name, *ex.grade_ids)}  # the answer cell, then the tests
+    answers: dict[str, dict[str, str]] = {}  # exercise label -> student -> answer source
+    students = 0
+    for student, paths in sorted(graded.items()):
+        notebooks = [(p.stem, nbformat.read(p, as_version=4)) for p in paths if p.is_file()]
+        students += bool(notebooks)
+        for notebook, nb in notebooks:
+            for cell in nb.cells:
+                ex = cells.get((notebook, grade_id(cell)))
+                if ex is None or cell.cell_type != "code":
+                    continue
+                if grade_id(cell) == ex.name:
+                    answers.setdefault(ex.exercise, {})[student] = cell.source
+                    continue
+                record = outcomes.read(cell) or outcomes.Record(
+                    _test_of(cell), unjudged=_unrecorded_reason(cell))
+                _count(ex, student, record.test, record)
+    tested = [ex for ex in by_label.values() if ex.rows or ex.unjudged]
+    for ex in tested:
+        _number(ex)
+    ranked = sorted(((order, ex, row) for order, ex in enumerate(tested)
+                     for row in ex.rows.values() if row.failed),
+                    key=lambda item: (-len(item[2].failed), item[0],
+                                      TESTS.index(item[2].test), item[2].number))
+    top = [(ex, row, _examples(row, answers.get(ex.exercise, {})))
+           for _, ex, row in ranked[:TOP]]
+    return Misses(assignment, students, tested, top)
+
+
+def heat_map(misses: Misses) -> tuple[str, str]:
+    """Exercises x their cases, coloured by the share of judged students who failed each:
+    (base64 PNG, alt text drawn from the same numbers)."""
+    rows = [ex.checks() for ex in misses.exercises]
+    width = max((len(r) for r in rows), default=1)
+    share = np.full((len(rows), width), np.nan)
+    fig, (ax,) = figure(width=1.6 + 0.62 * width, height=1.3 + 0.42 * len(rows))
+    fig.subplots_adjust(left=1.5 / (1.6 + 0.62 * width))
+    for i, (ex, ex_rows) in enumerate(zip(misses.exercises, rows, strict=True)):
+        for j, row in enumerate(ex_rows):
+            share[i, j] = len(row.failed) / max(ex.judged_on(row), 1)
+            ax.text(j, i, f"{row.code}\n{share[i, j]:.0%}", ha="center", va="center",
+                    fontsize=6, color="white" if share[i, j] > 0.6 else "black")
+    cmap = matplotlib.colormaps["Reds"].with_extremes(bad="#eeeeee")
+    shown = ax.imshow(np.ma.masked_invalid(share), vmin=0, vmax=1, cmap=cmap, aspect="auto")
+    fig.colorbar(shown, ax=ax, label="share failed")
+    ax.set_yticks(range(len(rows)), [ex.name for ex in misses.exercises], fontsize=7)
+    ax.set_xticks([])
+    ax.set_xlabel("its checks: V visible, H hidden (see the tables)", fontsize=7)
+    ax.set_title(f"{misses.assignment}: share of students failing each check", fontsize=9)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=80)
+    return base64.b64encode(buffer.getvalue()).decode("ascii"), _alt(misses)
+
+
+def _alt(misses: Misses) -> str:
+    checks = [(ex, row) for ex in misses.exercises for row in ex.rows.values()]
+    ranked = sorted((item for item in checks if item[1].failed),
+                    key=lambda item: -len(item[1].failed) / max(item[0].judged_on(item[1]), 1))
+    named = [f"{ex.name} {row.code} ({row.situation}) {len(row.failed)} of {ex.judged_on(row)}"
+             for ex, row in ranked[:5]]
+    return (f"Heat map of {misses.assignment}: {len(misses.exercises)} exercises by their "
+            f"checks, coloured by the share of judged students who failed each, from 0 to 1. "
+            + (f"Most failed: {'; '.join(named)}. " if named else "")
+            + f"{len(checks) - len(ranked)} of {len(checks)} checks failed by nobody.")
+
+
+def _example_html(example: Example, letter: str) -> str:
+    more = f"\n… ({example.cut} more characters)" if example.cut else ""
+    who = "1 student" if example.students == 1 else f"{example.students} students"
+    return (f"<figure><figcaption>Answer {letter} (written by {who})</figcaption>"
+            f"<pre><code>{html.escape(example.source + more)}</code></pre></figure>")
+
+
+def _top_html(misses: Misses) -> str:
+    e = html.escape
+    items = []
+    for ex, row, examples in misses.top:
+        answers = "".join(_example_html(x, "AB"[i]) for i, x in enumerate(examples))
+        items.append(f'<li data-case="{e(ex.exercise)} {row.code}"><strong>{e(ex.exercise)} '
+                     f"{row.code}</strong> ({row.test}): {e(row.situation)}: "
+                     f"{len(row.failed)} of {ex.judged_on(row)} students. {answers}</li>")
+    return f"<ol>{''.join(items)}</ol>" if items else "<p>No check failed.</p>"
+
+
+def _rows_html(ex: ExerciseMisses, test: str) -> list[list[str]]:
+    return [[row.code, html.escape(row.situation), str(len(row.failed)),
+             str(ex.judged_on(row))] for row in ex.sorted_rows(test)]
+
+
+def _exercise_html(ex: ExerciseMisses) -> str:
+    e = html.escape
+    columns = ["case", "situation (the hint a student sees)", "failed", "judged"]
+    unjudged = "; ".join(f"{test} test: {e(why)} ({len(who)})"
+                         for (test, why), who in sorted(ex.unjudged.items()))
+    return (f'<div class="misses" data-exercise="{e(ex.exercise)}"><h4>{e(ex.exercise)}</h4>'
+            + table(columns, _rows_html(ex, outcomes.HIDDEN), caption="Hidden cases")
+            + table(["check", "situation", "failed", "judged"],
+                    _rows_html(ex, outcomes.VISIBLE), caption="Visible checks")
+            + table(["slip the checker names", "students"],
+                    [[e(slip), str(n)] for slip, n in _counted(ex.slips)],
+                    caption="Slips")
+            + (f"<p>Not judged case by case: {unjudged}.</p>" if unjudged else "") + "</div>")
+
+
+def section(misses: Misses) -> str:
+    """The report's "What the class got wrong" section as an HTML fragment (all escaped)."""
+    if not misses.exercises:
+        return "<p>No test was graded.</p>"
+    png, alt = heat_map(misses)
+    return (f"<p>Every case of every test, counted over the {misses.students} graded "
+            "submissions. Each student had hidden inputs of their own, so a hidden case is "
+            "counted by the situation it tests (the hint a student sees when it fails), not by "
+            "its values. <em>Judged</em>: the students whose answer could be run on that test; "
+            "a student counts once per case and once per slip. Example answers are shown "
+            "without their author.</p>"
+            f"<h3>Most missed</h3>{_top_html(misses)}"
+            f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{png}">'
+            "<h3>Per exercise</h3>" + "".join(_exercise_html(ex) for ex in misses.exercises))

@@ -1,0 +1,18 @@
+"""HTML tables of the report's sections (:mod:`grader.report`, :mod:`grader.misses`,
+:mod:`grader.flagged`)."""
+
+from __future__ import annotations
+
+import html
+
+
+def table(header: list[str], rows: list[list[str]], attrs: list[str] | None = None,
+          caption: str = "") -> str:
+    """A ``<table>``: ``header`` and ``caption`` are escaped here; each cell of ``rows`` is
+    HTML its caller has already escaped; ``attrs[i]`` is added to row ``i``'s ``<tr>``."""
+    head = "".join(f'<th scope="col">{html.escape(h)}</th>' for h in header)
+    body = "".join(
+        f"<tr{attrs[i] if attrs else ''}>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>"
+        for i, row in enumerate(rows))
+    title = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    return f"<table>{title}<tr>{head}</tr>{body}</table>"
