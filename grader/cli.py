@@ -16,6 +16,7 @@ import platform
 import sys
 import time
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 
 import nbformat
@@ -23,6 +24,7 @@ from nbconvert.filters import strip_ansi
 from nbgrader.api import MissingEntry
 from nbgrader.apps import NbGraderAPI
 from nbgrader.preprocessors import CheckCellMetadata, ClearOutput
+from nbgrader.utils import parse_utc
 from nbgrader.validator import Validator
 from traitlets import List
 from traitlets.config import Config
@@ -166,9 +168,8 @@ def autograde(
               "your rights and can read or change the course; the report records it.",
               file=sys.stderr)
     with api.gradebook as gb:
-        try:
-            gb.find_assignment(assignment)
-            known = True
+        try:  # `course collect --due` may have created it without its notebooks
+            known = bool(gb.find_assignment(assignment).notebooks)
         except MissingEntry:
             known = False
     if not known:
@@ -374,6 +375,14 @@ def validate(notebook: Path, config: Config) -> bool:
     return not results
 
 
+def due_date(text: str) -> datetime:
+    """``--due``: a date as nbgrader reads one (``parse_utc``), as naive UTC."""
+    try:
+        return parse_utc(text)
+    except (ValueError, OverflowError) as error:
+        raise argparse.ArgumentTypeError(f"not a date: {text!r} ({error})") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``course`` command."""
     parser = argparse.ArgumentParser(
@@ -403,6 +412,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: <student>_..._<notebook>.ipynb or <student>/<notebook>.ipynb)")
     p.add_argument("--max-mb", type=float, help="most megabytes extracted per student and per "
                    "upload archive (default: c.CollectLimits.max_mb in the course config, 50)")
+    p.add_argument("--due", type=due_date, metavar="DATE",
+                   help="the assignment's due date, stored in the gradebook for nbgrader's late "
+                   "penalties, e.g. '2025-03-01 23:59 Europe/Berlin' (UTC without a zone; "
+                   "default: the gradebook's)")
     p = sub.add_parser("autograde", help="autograde grader/submitted/*/ASSIGNMENT in parallel")
     p.add_argument("assignment", metavar="ASSIGNMENT")
     p.add_argument("--student", action="append", default=[], help="repeatable; default: all")
@@ -469,7 +482,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "release":
         return 1 if release(api, args.assignments) else 0
     if args.command == "collect":
-        record = collect(api, args.assignment, args.source, args.regexp, args.max_mb)
+        record = collect(api, args.assignment, args.source, args.regexp, args.max_mb,
+                         args.due)
         return EXIT_SKIPPED if record.skipped else 0
     if args.command == "autograde":
         try:
