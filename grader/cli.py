@@ -34,7 +34,8 @@ from grader.api import load_config, make_api
 from grader.bundle import bundle
 from grader.cluster import grade_class_on_cluster
 from grader.collect import EXIT_SKIPPED, collect, is_safe_id, printable
-from grader.export import export_grades
+from grader.export import EXIT_LEFT_OUT, export_canvas, export_grades, export_moodle
+from grader.lms import MOODLE_KEYS, canvas_feedback_zip
 from grader.parallel import Outcome, grade_class
 from grader.preprocessors import GradingExecute
 from grader.report import (
@@ -277,6 +278,18 @@ def feedback(api: NbGraderAPI, assignment: str) -> bool:
     return True
 
 
+def canvas_zip(api: NbGraderAPI, assignment: str) -> int:
+    """Write the Re-Upload Submissions zip of ``assignment`` (:mod:`grader.lms`); return 0, or
+    2 when feedback of notebooks not collected from Canvas was left out (listed)."""
+    out = Path(api.coursedir.root) / "grader" / "exports" / f"feedback-{assignment}-canvas.zip"
+    left_out = canvas_feedback_zip(api, assignment, out)
+    print(f"wrote {out}: upload it in Canvas's assignment page -> Re-Upload Submissions")
+    if left_out:
+        print(f"LEFT OUT of {out} (not collected from a Canvas download): "
+              f"{', '.join(left_out)}", file=sys.stderr)
+    return EXIT_LEFT_OUT if left_out else 0
+
+
 def report(api: NbGraderAPI, assignment: str, out: Path) -> None:
     """Write the HTML grading report of ``assignment`` (see :func:`grader.report.write_report`)."""
     findings = write_report(api, assignment, out)
@@ -428,8 +441,27 @@ def build_parser() -> argparse.ArgumentParser:
                    "records it)")
     p = sub.add_parser("feedback", help="write feedback HTML for autograded submissions")
     p.add_argument("assignment", metavar="ASSIGNMENT")
-    p = sub.add_parser("export", help="write a grades CSV, one row per student")
-    p.add_argument("--out", type=Path, help="default: grader/exports/grades.csv")
+    p.add_argument("--canvas-zip", action="store_true",
+                   help="also write grader/exports/feedback-ASSIGNMENT-canvas.zip for Canvas's "
+                   "Re-Upload Submissions (needs a Canvas download collected)")
+    p = sub.add_parser("export", help="write a grades CSV, one row per student (Canvas's or "
+                       "Moodle's import format with --canvas or --moodle)")
+    p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT",
+                   help="default: every assignment with grades")
+    lms = p.add_mutually_exclusive_group()
+    lms.add_argument("--canvas", type=Path, metavar="ROSTER",
+                     help="write grades-canvas.csv for Canvas's Grades -> Import, for the "
+                     "students of ROSTER, Canvas's own gradebook export (Grades -> Export)")
+    lms.add_argument("--moodle", action="store_true",
+                     help="write grades-moodle.csv for Moodle's Grade import (CSV)")
+    p.add_argument("--moodle-key", choices=sorted(MOODLE_KEYS), default="idnumber",
+                   help="the column Moodle finds students by: idnumber (the student id) or "
+                   "email (the gradebook's) (default: %(default)s)")
+    p.add_argument("--zero-missing", action="store_true",
+                   help="LMS formats: 0 for a student without a submission (default: blank, "
+                   "which leaves Canvas's grade as it is)")
+    p.add_argument("--out", type=Path, help="default: grader/exports/grades.csv, "
+                   "grades-canvas.csv or grades-moodle.csv")
     p = sub.add_parser("report", help="write an HTML report: score plots, failures, flags")
     p.add_argument("assignment", metavar="ASSIGNMENT")
     p.add_argument("--out", type=Path, help="default: grader/exports/report-ASSIGNMENT.html")
@@ -464,7 +496,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         Exit status: 0 on success, 1 if any step failed; ``collect``: 2 when it skipped an
-        entry (everyone else is collected; the reasons are printed and recorded).
+        entry (everyone else is collected; the reasons are printed and recorded); ``export
+        --canvas``/``--moodle`` and ``feedback --canvas-zip``: 2 when graded students were left
+        out of the LMS's file (they are listed).
     """
     args = build_parser().parse_args(argv)
     root: Path = args.course_root.resolve()
@@ -496,7 +530,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         show_secret(api, args.rotate)
         return 0
     if args.command == "feedback":
-        return 0 if feedback(api, args.assignment) else 1
+        if not feedback(api, args.assignment):
+            return 1
+        return canvas_zip(api, args.assignment) if args.canvas_zip else 0
     if args.command == "similarity":
         similarity(api, args.assignment,
                    args.out or exports / f"similarity-{args.assignment}.html", args.threshold)
@@ -504,5 +540,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "report":
         report(api, args.assignment, args.out or exports / f"report-{args.assignment}.html")
         return 0
-    export_grades(api, args.out or exports / "grades.csv")
+    if args.canvas:
+        return export_canvas(api, args.canvas, args.out or exports / "grades-canvas.csv",
+                             args.assignments, args.zero_missing)
+    if args.moodle:
+        return export_moodle(api, args.out or exports / "grades-moodle.csv", args.assignments,
+                             args.moodle_key, args.zero_missing)
+    export_grades(api, args.out or exports / "grades.csv", args.assignments)
     return 0

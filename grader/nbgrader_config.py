@@ -27,6 +27,7 @@ from nbgrader.preprocessors import (
 
 from grader import kernel_guard, safe_autograde
 from grader.api import gradebook_url
+from grader.late import LatePolicy
 from grader.preprocessors import GradingExecute, HideHiddenTestTracebacks, RepairSubmission
 from grader.sanitize import TEMPLATES, SanitizeSubmission
 
@@ -136,6 +137,20 @@ c.Autograde.autograde_preprocessors = [
     AssignLatePenalties,
     CheckCellMetadata,
 ]
+
+# Late work (grader/late.py). nbgrader's AssignLatePenalties compares each submission's
+# timestamp (timestamp.txt, written by `course collect` from the LMS's files) with the due date
+# in the gradebook (`course collect --due`, or the formgrader) and asks this plugin for the
+# penalty; `course export` and the report apply it to the current scores. One of:
+#   "none"     no penalty;
+#   "per_day"  per_day of each notebook's score per day, or part of a day, late;
+#   "cutoff"   no penalty up to cutoff_days days late, the whole score after.
+# Canvas marks a late file but not by how much: such a file counts as late by one second
+# (one day for "per_day"). Do not also turn on Canvas's own late policy for the assignment.
+c.AssignLatePenalties.plugin_class = LatePolicy
+c.LatePolicy.kind = "none"
+c.LatePolicy.per_day = 0.10
+c.LatePolicy.cutoff_days = 3.0
 
 # Feedback must not reveal hidden tests (nbgrader #917 shows their source by default):
 # HideHiddenTestTracebacks reduces a hidden-test cell's outputs to its error line (a traceback
