@@ -28,6 +28,7 @@ from nbgrader.preprocessors import (
 from grader import kernel_guard, safe_autograde
 from grader.api import gradebook_url
 from grader.late import LatePolicy
+from grader.offline_math import FeedbackExporter
 from grader.preprocessors import GradingExecute, HideHiddenTestTracebacks, RepairSubmission
 from grader.sanitize import TEMPLATES, SanitizeSubmission
 
@@ -163,6 +164,10 @@ c.GenerateFeedback.preprocessors = [
     ClearHiddenTests,
     CSSHTMLHeaderPreprocessor,
 ]
+# Feedback is opened offline (from disk, a zip, Canvas): its formulas are rendered to MathML
+# when it is written (grader/offline_math.py), so the page needs no MathJax and no script.
+c.GenerateFeedback.exporter_class = FeedbackExporter
+c.FeedbackExporter.filters = {"markdown2html": "grader.offline_math.MathMLMarkdown"}
 
 # No script from a submission runs where its HTML is opened (grader/sanitize.py). HTMLExporter
 # renders both the formgrader's submission view and the feedback files, so configuring it covers
