@@ -100,6 +100,14 @@ def configured_policy(api: NbGraderAPI) -> LateSubmissionPlugin:
     return AssignLatePenalties(config=api.config).plugin_class(config=api.config)
 
 
+def policy_description(api: NbGraderAPI) -> str:
+    """The configured policy in words (another plugin than :class:`LatePolicy`: its name)."""
+    policy = configured_policy(api)
+    if isinstance(policy, LatePolicy):
+        return policy.describe()
+    return f"the plugin {type(policy).__name__}"
+
+
 @dataclass(frozen=True)
 class LateWork:
     """One student's lateness on one assignment, and what the policy takes for it."""

@@ -25,6 +25,7 @@ from nbgrader.apps import NbGraderAPI
 from grader.collect import record_path as collect_record_path
 from grader.files import find_skipped, link_kind
 from grader.hostile import Flag, grade_id, nbgrader_meta, scan
+from grader.late import class_lateness, policy_description
 from grader.preprocessors import run_problems
 from grader.similarity import CSP_META, report_section
 from mllib.plotting import figure
@@ -236,6 +237,17 @@ def _collect_section(course_root: Path, assignment: str) -> str:
             + _table(["id in the download", "collected as"], mapped))
 
 
+# ---- late work (grader/late.py; added for issue 22, kept apart from the rest) ----------------
+def _late_section(api: NbGraderAPI, assignment: str) -> str:
+    """The late submissions of ``assignment`` and the configured policy's penalty for each."""
+    e = html.escape
+    late = [w for w in class_lateness(api, assignment).values() if w.seconds_late > 0]
+    rows = [[e(w.student), f"{w.submitted:%Y-%m-%d %H:%M}", f"{w.due:%Y-%m-%d %H:%M}",
+             str(w.days_late), f"{w.penalty:g}"] for w in late]
+    return (f"<p>Policy: {e(policy_description(api))} (UTC times).</p>"
+            + _table(["student", "submitted", "due", "days late", "penalty (points)"], rows))
+
+
 def write_report(api: NbGraderAPI, assignment: str, out: Path) -> Findings:
     """Write the HTML report of ``assignment`` to ``out``.
 
@@ -285,6 +297,8 @@ the formgrader.</p>
 {_run_section(Path(api.coursedir.root), assignment)}</section>
 <section id="collect"><h2>Collect</h2>
 {_collect_section(Path(api.coursedir.root), assignment)}</section>
+<section id="late"><h2>Late submissions</h2>
+{_late_section(api, assignment)}</section>
 <section id="exercises"><h2>Scores per exercise</h2>
 {_table(["exercise", "points", "mean", "full marks", "zero"], rows)}
 <div class="plots">{"".join(plots)}</div></section>

@@ -564,3 +564,20 @@ def test_feedback_is_self_contained_and_draws_its_math_offline(graded, tmp_path)
     assert all(w > 5 and h > 5 for _, w, h in boxes), boxes
     assert sorted(d for d, _, _ in boxes).count("block") >= 2
     assert "$" not in text and "\\begin" not in text and "\\frac" not in text
+
+
+def test_the_report_lists_the_late_submissions_with_their_penalty(graded, tmp_path) -> None:
+    out = tmp_path / "report.html"
+    codes: dict[str, int] = {}
+    run(graded.root, "report", "report", ASSIGNMENT, "--out", str(out), codes=codes, out={},
+        err={})
+    assert codes == {"report": 0}
+    section = out.read_text().split('<section id="late">')[1].split("</section>")[0]
+    assert "25% of the score per day (or part of a day) late" in section
+    rows = re.findall(r"<tr><td>([^<]*)</td><td>[^<]*</td><td>[^<]*</td><td>(\d+)</td>"
+                      r"<td>([^<]*)</td></tr>", section)
+    raw = raw_scores(graded.root)
+    assert {s: (int(d), float(p)) for s, d, p in rows} == pytest.approx({
+        s: (math.ceil(late_seconds(s) / DAY),
+            expected_penalty("per_day", raw[s], late_seconds(s)))
+        for s in ("kimbo", "ngcai", "zara")})
