@@ -29,6 +29,13 @@ a folder SOURCE whose name gives no student id, such as ``submissions.zip``):
 Files that are not notebooks of the release (``readme.txt``, ``scratch.ipynb``) are ignored,
 not skipped. What was collected, skipped, ignored and mapped is printed and recorded in
 ``grader/exports/collect-<assignment>.json`` (:func:`record_path`), which the report shows.
+
+What the LMS's file names and times say about each kept submission (a Canvas name's user id,
+file id and ``LATE`` marker, :func:`canvas_name`; the file time, never one from inside a
+student's own archive) is kept per student in ``grader/exports/lms-<assignment>.json``
+(:func:`lms_record_path`), for the Canvas export and the Re-Upload Submissions zip
+(:mod:`grader.lms`), and the submission time it implies (:func:`grader.late.submission_time`)
+goes to nbgrader as ``timestamp.txt``.
 """
 
 from __future__ import annotations
