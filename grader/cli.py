@@ -16,6 +16,7 @@ import platform
 import sys
 import time
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 
 import nbformat
@@ -23,6 +24,7 @@ from nbconvert.filters import strip_ansi
 from nbgrader.api import MissingEntry
 from nbgrader.apps import NbGraderAPI
 from nbgrader.preprocessors import CheckCellMetadata, ClearOutput
+from nbgrader.utils import parse_utc
 from nbgrader.validator import Validator
 from traitlets import List
 from traitlets.config import Config
@@ -32,7 +34,8 @@ from grader.api import load_config, make_api
 from grader.bundle import bundle
 from grader.cluster import grade_class_on_cluster
 from grader.collect import EXIT_SKIPPED, collect, is_safe_id, printable
-from grader.export import export_grades
+from grader.export import EXIT_LEFT_OUT, export_canvas, export_grades, export_moodle
+from grader.lms import MOODLE_KEYS, canvas_feedback_zip
 from grader.parallel import Outcome, grade_class
 from grader.preprocessors import GradingExecute
 from grader.report import (
@@ -166,9 +169,8 @@ def autograde(
               "your rights and can read or change the course; the report records it.",
               file=sys.stderr)
     with api.gradebook as gb:
-        try:
-            gb.find_assignment(assignment)
-            known = True
+        try:  # `course collect --due` may have created it without its notebooks
+            known = bool(gb.find_assignment(assignment).notebooks)
         except MissingEntry:
             known = False
     if not known:
@@ -276,6 +278,19 @@ def feedback(api: NbGraderAPI, assignment: str) -> bool:
     return True
 
 
+def canvas_zip(api: NbGraderAPI, assignment: str) -> int:
+    """Write the Re-Upload Submissions zip of ``assignment`` (:mod:`grader.lms`); return 0, or
+    2 when feedback of notebooks not collected from Canvas was left out (listed)."""
+    out = Path(api.coursedir.root) / "grader" / "exports" / f"feedback-{assignment}-canvas.zip"
+    left_out = canvas_feedback_zip(api, assignment, out)
+    print(f"wrote {out}: upload it in Canvas's assignment page -> Re-Upload Submissions")
+    if left_out:
+        print(f"LEFT OUT of {out} (not collected from a Canvas download): "
+              f"{', '.join(left_out)}", file=sys.stderr)
+    return EXIT_LEFT_OUT if left_out else 0
+
+
+
 def report(api: NbGraderAPI, assignment: str, out: Path, json_out: Path | None) -> None:
     """Write the HTML grading report of ``assignment``, and its data as JSON to ``json_out``
     when given (see :func:`grader.report.write_report`)."""
@@ -377,6 +392,14 @@ def validate(notebook: Path, config: Config) -> bool:
     return not results
 
 
+def due_date(text: str) -> datetime:
+    """``--due``: a date as nbgrader reads one (``parse_utc``), as naive UTC."""
+    try:
+        return parse_utc(text)
+    except (ValueError, OverflowError) as error:
+        raise argparse.ArgumentTypeError(f"not a date: {text!r} ({error})") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``course`` command."""
     parser = argparse.ArgumentParser(
@@ -406,6 +429,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: <student>_..._<notebook>.ipynb or <student>/<notebook>.ipynb)")
     p.add_argument("--max-mb", type=float, help="most megabytes extracted per student and per "
                    "upload archive (default: c.CollectLimits.max_mb in the course config, 50)")
+    p.add_argument("--due", type=due_date, metavar="DATE",
+                   help="the assignment's due date, stored in the gradebook for nbgrader's late "
+                   "penalties, e.g. '2025-03-01 23:59 Europe/Berlin' (UTC without a zone; "
+                   "default: the gradebook's)")
     p = sub.add_parser("autograde", help="autograde grader/submitted/*/ASSIGNMENT in parallel")
     p.add_argument("assignment", metavar="ASSIGNMENT")
     p.add_argument("--student", action="append", default=[], help="repeatable; default: all")
@@ -418,8 +445,27 @@ def build_parser() -> argparse.ArgumentParser:
                    "records it)")
     p = sub.add_parser("feedback", help="write feedback HTML for autograded submissions")
     p.add_argument("assignment", metavar="ASSIGNMENT")
-    p = sub.add_parser("export", help="write a grades CSV, one row per student")
-    p.add_argument("--out", type=Path, help="default: grader/exports/grades.csv")
+    p.add_argument("--canvas-zip", action="store_true",
+                   help="also write grader/exports/feedback-ASSIGNMENT-canvas.zip for Canvas's "
+                   "Re-Upload Submissions (needs a Canvas download collected)")
+    p = sub.add_parser("export", help="write a grades CSV, one row per student (Canvas's or "
+                       "Moodle's import format with --canvas or --moodle)")
+    p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT",
+                   help="default: every assignment with grades")
+    lms = p.add_mutually_exclusive_group()
+    lms.add_argument("--canvas", type=Path, metavar="ROSTER",
+                     help="write grades-canvas.csv for Canvas's Grades -> Import, for the "
+                     "students of ROSTER, Canvas's own gradebook export (Grades -> Export)")
+    lms.add_argument("--moodle", action="store_true",
+                     help="write grades-moodle.csv for Moodle's Grade import (CSV)")
+    p.add_argument("--moodle-key", choices=sorted(MOODLE_KEYS), default="idnumber",
+                   help="the column Moodle finds students by: idnumber (the student id) or "
+                   "email (the gradebook's) (default: %(default)s)")
+    p.add_argument("--zero-missing", action="store_true",
+                   help="LMS formats: 0 for a student without a submission (default: blank, "
+                   "which leaves Canvas's grade as it is)")
+    p.add_argument("--out", type=Path, help="default: grader/exports/grades.csv, "
+                   "grades-canvas.csv or grades-moodle.csv")
     p = sub.add_parser("report", help="write an HTML report: score plots, failures, flags")
     p.add_argument("assignment", metavar="ASSIGNMENT")
     p.add_argument("--out", type=Path, help="default: grader/exports/report-ASSIGNMENT.html")
@@ -457,7 +503,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         Exit status: 0 on success, 1 if any step failed; ``collect``: 2 when it skipped an
-        entry (everyone else is collected; the reasons are printed and recorded).
+        entry (everyone else is collected; the reasons are printed and recorded); ``export
+        --canvas``/``--moodle`` and ``feedback --canvas-zip``: 2 when graded students were left
+        out of the LMS's file (they are listed).
     """
     args = build_parser().parse_args(argv)
     root: Path = args.course_root.resolve()
@@ -475,7 +523,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "release":
         return 1 if release(api, args.assignments) else 0
     if args.command == "collect":
-        record = collect(api, args.assignment, args.source, args.regexp, args.max_mb)
+        record = collect(api, args.assignment, args.source, args.regexp, args.max_mb,
+                         args.due)
         return EXIT_SKIPPED if record.skipped else 0
     if args.command == "autograde":
         try:
@@ -488,7 +537,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         show_secret(api, args.rotate)
         return 0
     if args.command == "feedback":
-        return 0 if feedback(api, args.assignment) else 1
+        if not feedback(api, args.assignment):
+            return 1
+        return canvas_zip(api, args.assignment) if args.canvas_zip else 0
     if args.command == "similarity":
         similarity(api, args.assignment,
                    args.out or exports / f"similarity-{args.assignment}.html", args.threshold)
@@ -497,5 +548,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         out = args.out or exports / f"report-{args.assignment}.html"
         report(api, args.assignment, out, out.with_suffix(".json") if args.json else None)
         return 0
-    export_grades(api, args.out or exports / "grades.csv")
+    if args.canvas:
+        return export_canvas(api, args.canvas, args.out or exports / "grades-canvas.csv",
+                             args.assignments, args.zero_missing)
+    if args.moodle:
+        return export_moodle(api, args.out or exports / "grades-moodle.csv", args.assignments,
+                             args.moodle_key, args.zero_missing)
+    export_grades(api, args.out or exports / "grades.csv", args.assignments)
     return 0

@@ -29,6 +29,13 @@ a folder SOURCE whose name gives no student id, such as ``submissions.zip``):
 Files that are not notebooks of the release (``readme.txt``, ``scratch.ipynb``) are ignored,
 not skipped. What was collected, skipped, ignored and mapped is printed and recorded in
 ``grader/exports/collect-<assignment>.json`` (:func:`record_path`), which the report shows.
+
+What the LMS's file names and times say about each kept submission (a Canvas name's user id,
+file id and ``LATE`` marker, :func:`canvas_name`; the file time, never one from inside a
+student's own archive) is kept per student in ``grader/exports/lms-<assignment>.json``
+(:func:`lms_record_path`), for the Canvas export and the Re-Upload Submissions zip
+(:mod:`grader.lms`), and the submission time it implies (:func:`grader.late.submission_time`)
+goes to nbgrader as ``timestamp.txt``.
 """
 
 from __future__ import annotations
@@ -48,10 +55,12 @@ import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
+from nbgrader.api import MissingEntry
 from nbgrader.apps import NbGraderAPI
 from nbgrader.apps.zipcollectapp import ZipCollectApp
 from nbgrader.utils import capture_log, temp_attrs
@@ -59,6 +68,7 @@ from traitlets import Float
 from traitlets.config import Config, Configurable
 
 from grader.files import NotRegularFile, open_regular
+from grader.late import submission_time
 
 # LMS download names: "<student>_<anything>_<notebook>.ipynb" (Canvas: "<student>_<ids>_<file>",
 # a resubmission adds "-1"), or "<student>/<notebook>.ipynb"; {notebooks} is filled with the
@@ -76,6 +86,13 @@ CHUNK = 1 << 16
 RATIO_FLOOR = 1 << 20  # small entries compress as they like; the ratio cap applies past 1 MB
 MB = 1 << 20
 EXIT_SKIPPED = 2  # `course collect`'s exit status when something was skipped
+# Canvas's name for a file in its "Download Submissions" zip (canvas-lms lib/content_zipper.rb,
+# get_filename and add_upload_submission) is "<sortable name>_[LATE_]<user id>_<file id>_<file>",
+# the name lowercased and stripped to word characters; "Re-Upload Submissions" reads the first
+# two all-digit parts back as the user and the file (app/models/assignment.rb,
+# infer_comment_context_from_filename).
+CANVAS_ID = re.compile(r"[0-9]+")
+CANVAS_PREFIX = re.compile(r"\w+")
 
 
 class CollectLimits(Configurable):
@@ -117,9 +134,48 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 
+@dataclass(frozen=True)
+class CanvasName:
+    """What Canvas wrote into a download's file name."""
+
+    prefix: str  # "<name>_[LATE_]<user id>_<file id>": what Re-Upload Submissions reads back
+    user_id: str
+    file_id: str  # the id of the student's file (Canvas's attachment)
+    late: bool  # Canvas marked the submission late
+
+
+def canvas_name(file_name: str) -> CanvasName | None:
+    """Canvas's ids and late marker in a download's ``file_name``, or None if it is not a name
+    Canvas writes (two adjacent all-digit parts after a name, word characters only up to them).
+    """
+    parts = file_name.split("_")
+    ids = [i for i, part in enumerate(parts) if CANVAS_ID.fullmatch(part)]
+    if len(ids) < 2 or ids[0] == 0 or ids[1] != ids[0] + 1 or ids[1] == len(parts) - 1:
+        return None
+    user = ids[0]
+    prefix = "_".join(parts[:user + 2])
+    if not CANVAS_PREFIX.fullmatch(prefix):
+        return None
+    return CanvasName(prefix, parts[user], parts[user + 1], "LATE" in parts[:user])
+
+
 def record_path(course_root: Path, assignment: str) -> Path:
     """Where ``course collect`` records its last run for ``assignment`` (JSON)."""
     return Path(course_root) / "grader" / "exports" / f"collect-{assignment}.json"
+
+
+def lms_record_path(course_root: Path, assignment: str) -> Path:
+    """Where ``course collect`` keeps, per student, what the LMS said about each submission
+    (JSON): Canvas's user id, the Canvas name of each notebook's file, Canvas's late marker, the
+    file time, and the timestamp given to nbgrader. Each collect updates the students it
+    collected and keeps the others."""
+    return Path(course_root) / "grader" / "exports" / f"lms-{assignment}.json"
+
+
+def read_lms_record(course_root: Path, assignment: str) -> dict[str, dict[str, Any]]:
+    """The students' entries of :func:`lms_record_path` (empty before any collect)."""
+    path = lms_record_path(course_root, assignment)
+    return json.loads(path.read_text())["students"] if path.is_file() else {}
 
 
 class _TooMuch(Exception):
@@ -154,6 +210,7 @@ class _Candidate:
     staged: Path
     name: str
     newness: tuple[int, float, int]  # (resubmission -N, mtime, order in the download)
+    lms: _Entry  # the LMS's file it came in: the notebook itself, or the upload it is in
 
 
 @dataclass
@@ -343,11 +400,11 @@ class _Collector:
                                  "only from the LMS's file name")
             elif upload:
                 student = upload["student_id"]
-                self.archive(entry, student, partial(self.upload, student=student))
+                self.archive(entry, student, partial(self.upload, student=student, lms=entry))
             else:
-                self.notebook(entry, found["student_id"], found["file_id"])
+                self.notebook(entry, found["student_id"], found["file_id"], entry)
 
-    def upload(self, entries: Iterator[_Entry], student: str) -> None:
+    def upload(self, entries: Iterator[_Entry], student: str, lms: _Entry) -> None:
         """Read a student's upload: notebooks at its top are the student's, whatever else."""
         for entry in entries:
             base = entry.path.rsplit("/", 1)[-1]
@@ -362,7 +419,7 @@ class _Collector:
                 self.record.skip(entry.name, student, "in a folder inside an upload: ids come "
                                  "only from the LMS's file name")
             else:
-                self.notebook(entry, student, found["file_id"])
+                self.notebook(entry, student, found["file_id"], lms)
 
     def archive(self, entry: _Entry, student: str | None,
                 read: Callable[[Iterator[_Entry]], None]) -> None:
@@ -382,8 +439,9 @@ class _Collector:
         finally:
             copy.unlink(missing_ok=True)
 
-    def notebook(self, entry: _Entry, student: str, notebook: str) -> None:
-        """Copy a student's notebook to the staging folder, within the student's cap."""
+    def notebook(self, entry: _Entry, student: str, notebook: str, lms: _Entry) -> None:
+        """Copy a student's notebook to the staging folder, within the student's cap; ``lms``
+        is the LMS's file it came in (its name and time are the LMS's, not the student's)."""
         used = self.used.get(student, 0)
         staged = self.staging / f"{len(self.candidates)}.ipynb"
         try:
@@ -393,10 +451,10 @@ class _Collector:
             return
         resubmission = RESUBMISSION.search(entry.path)
         newness = (int(resubmission[1]) if resubmission else 0, entry.mtime, len(self.candidates))
-        self.candidates.append(_Candidate(student, notebook, staged, entry.name, newness))
+        self.candidates.append(_Candidate(student, notebook, staged, entry.name, newness, lms))
 
-    def place(self, tree: Path) -> None:
-        """Move the newest notebook of each student and notebook to ``tree/<safe id>/``."""
+    def choose(self) -> dict[str, list[_Candidate]]:
+        """The newest notebook of each student and notebook, by safe id; the others skipped."""
         owner: dict[str, str] = {}  # safe id -> raw id
         newest: dict[tuple[str, str], _Candidate] = {}
         for c in sorted(self.candidates, key=lambda c: c.newness, reverse=True):
@@ -409,12 +467,52 @@ class _Collector:
                                  + printable(newest[safe, c.notebook].name))
             else:
                 newest[safe, c.notebook] = c
-        for (safe, notebook), c in sorted(newest.items()):
-            (tree / safe).mkdir(parents=True, exist_ok=True)
-            c.staged.rename(tree / safe / f"{notebook}.ipynb")
-            self.record.collected.setdefault(safe, []).append(notebook)
-            if safe != c.student:
-                self.record.mapped[printable(c.student)] = safe
+        chosen: dict[str, list[_Candidate]] = {}
+        for (safe, _), c in sorted(newest.items()):
+            chosen.setdefault(safe, []).append(c)
+        return chosen
+
+    def place(self, tree: Path, chosen: dict[str, list[_Candidate]],
+              stamps: dict[str, datetime | None]) -> None:
+        """Move each chosen notebook to ``tree/<safe id>/[<timestamp>/]<notebook>.ipynb``."""
+        for safe, candidates in chosen.items():
+            stamp = stamps.get(safe)
+            folder = tree / safe / stamp.isoformat() if stamp else tree / safe
+            folder.mkdir(parents=True, exist_ok=True)
+            for c in candidates:
+                c.staged.rename(folder / f"{c.notebook}.ipynb")
+                self.record.collected.setdefault(safe, []).append(c.notebook)
+                if safe != c.student:
+                    self.record.mapped[printable(c.student)] = safe
+
+
+def _utc(mtime: float) -> datetime | None:
+    """An LMS file's modification time as naive UTC (nbgrader's convention); None if unknown."""
+    return datetime.fromtimestamp(mtime, UTC).replace(tzinfo=None) if mtime else None
+
+
+def _canvas_late(candidate: _Candidate) -> bool:
+    """Whether Canvas marked the file ``candidate`` came in LATE."""
+    found = canvas_name(candidate.lms.path.rsplit("/", 1)[-1])
+    return found is not None and found.late
+
+
+def _arrival(candidates: list[_Candidate], due: datetime | None) -> dict[str, Any]:
+    """What the LMS's files say about one student's submission: Canvas's ids and late marker,
+    the file time, and the timestamp nbgrader gets (:func:`grader.late.submission_time`)."""
+    bases = {c.notebook: c.lms.path.rsplit("/", 1)[-1] for c in candidates}
+    names = {notebook: (base, canvas_name(base)) for notebook, base in bases.items()}
+    canvas = [found for _, found in names.values() if found]
+    late = any(found.late for found in canvas) if canvas else None
+    times = [t for c in candidates if (t := _utc(c.lms.mtime))]
+    file_time = max(times, default=None)
+    timestamp, source = submission_time(late, file_time, due)
+    return {"late": late, "file_time": file_time and file_time.isoformat(),
+            "timestamp": timestamp and timestamp.isoformat(), "timestamp_from": source,
+            "canvas_user_id": canvas[0].user_id if canvas else None,
+            "files": {notebook: {"lms_name": printable(name),
+                                 "canvas_prefix": found.prefix if found else None}
+                      for notebook, (name, found) in sorted(names.items())}}
 
 
 def _place_with_nbgrader(api: NbGraderAPI, assignment: str, tmp: Path,
@@ -425,16 +523,47 @@ def _place_with_nbgrader(api: NbGraderAPI, assignment: str, tmp: Path,
     config.ZipCollectApp.downloaded_directory = os.path.relpath(tmp, api.coursedir.root)
     config.ZipCollectApp.force = config.ExtractorPlugin.force = True
     config.ZipCollectApp.strict = True
+    # "<safe id>/[<timestamp>/]<notebook>.ipynb": a timestamp folder holds a ":", which no safe
+    # id does, so the two cannot be confused; nbgrader writes it to timestamp.txt.
     config.FileNameCollectorPlugin.named_regexp = (
-        r".*/(?P<student_id>[^/]+)/(?P<file_id>" + "|".join(map(re.escape, notebooks))
-        + r")\.ipynb$")
+        r".*/(?P<student_id>[A-Za-z0-9._-]+)/(?:(?P<timestamp>[^/]*:[^/]*)/)?(?P<file_id>"
+        + "|".join(map(re.escape, notebooks)) + r")\.ipynb$")
     with temp_attrs(api.coursedir, assignment_id=assignment):
         app = ZipCollectApp(coursedir=api.coursedir, config=config, log=api.log)
         return capture_log(app)
 
 
+def _due_date(api: NbGraderAPI, assignment: str, due: datetime | None) -> datetime | None:
+    """Store ``due`` as the assignment's due date (creating the assignment if needed) and
+    return it; without ``due``, the gradebook's due date, or None."""
+    with api.gradebook as gb:
+        if due is not None:
+            gb.update_or_create_assignment(assignment, duedate=due)
+            return due
+        try:
+            return gb.find_assignment(assignment).duedate
+        except MissingEntry:
+            return None
+
+
+def _keep_arrivals(course_root: Path, assignment: str, due: datetime | None,
+                   arrivals: dict[str, dict[str, Any]]) -> None:
+    """Update :func:`lms_record_path` with ``arrivals`` (the students just collected) and say
+    what Canvas marked late."""
+    students = read_lms_record(course_root, assignment) | arrivals
+    path = lms_record_path(course_root, assignment)
+    path.write_text(json.dumps({"assignment": assignment, "due": due and due.isoformat(),
+                                "students": dict(sorted(students.items()))}, indent=1))
+    late = sorted(safe for safe, arrival in arrivals.items() if arrival["late"])
+    if late:
+        print(f"Canvas marked {len(late)} submissions LATE: {', '.join(late)}")
+    if late and due is None:
+        print(f"WARNING: {assignment} has no due date in the gradebook, so nbgrader cannot "
+              "count these as late: collect again with --due", file=sys.stderr)
+
+
 def collect(api: NbGraderAPI, assignment: str, source: Path, regexp: str | None = None,
-            max_mb: float | None = None) -> CollectRecord:
+            max_mb: float | None = None, due: datetime | None = None) -> CollectRecord:
     """Copy the notebooks of LMS downloads into ``grader/submitted/<student>/<assignment>/``.
 
     Reads ``source`` entry by entry by the rules of :mod:`grader.collect` (skipping what is
@@ -442,6 +571,11 @@ def collect(api: NbGraderAPI, assignment: str, source: Path, regexp: str | None 
     each student's newest notebooks with nbgrader's ``ZipCollectApp``. A student collected again
     replaces the earlier files. Prints what it skipped and mapped, and records it in
     :func:`record_path`.
+
+    Late work: each student's submission time comes from the LMS's files
+    (:func:`grader.late.submission_time`: Canvas's ``LATE`` marker in a Canvas name, else the
+    file's time), is given to nbgrader as ``timestamp.txt``, and is kept with Canvas's user id
+    and each notebook's Canvas name in :func:`lms_record_path`.
 
     Parameters
     ----------
@@ -456,6 +590,9 @@ def collect(api: NbGraderAPI, assignment: str, source: Path, regexp: str | None 
         ``"/" + path`` inside the download; default :data:`LMS_NAMES`.
     max_mb : float, optional
         Cap per student and per upload archive; default ``CollectLimits.max_mb`` (50).
+    due : datetime, optional
+        The assignment's due date (naive UTC) to store in the gradebook first; default: the
+        one already there (set in the formgrader or with ``nbgrader db assignment``), if any.
 
     Returns
     -------
@@ -491,7 +628,12 @@ def collect(api: NbGraderAPI, assignment: str, source: Path, regexp: str | None 
         else:  # the download itself, whatever its name
             collector.archive(_Entry(source.name, source.name, None, file=source.resolve()),
                               None, partial(collector.download, top=False))
-        collector.place(tree)
+        chosen = collector.choose()
+        if due is not None or any(_canvas_late(c) for cs in chosen.values() for c in cs):
+            due = _due_date(api, assignment, due)  # only then: nothing else opens the gradebook
+        arrivals = {safe: _arrival(candidates, due) for safe, candidates in chosen.items()}
+        collector.place(tree, chosen, {safe: arrival["timestamp"] and datetime.fromisoformat(
+            arrival["timestamp"]) for safe, arrival in arrivals.items()})
         result = _place_with_nbgrader(api, assignment, Path(tmp), notebooks)
     if not result["success"]:
         print("FAILED collect: nbgrader could not place the notebooks", file=sys.stderr)
@@ -502,6 +644,7 @@ def collect(api: NbGraderAPI, assignment: str, source: Path, regexp: str | None 
     out = record_path(Path(api.coursedir.root), assignment)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(record.__dict__, indent=1))
+    _keep_arrivals(Path(api.coursedir.root), assignment, due, arrivals)
     count = len(api.get_submitted_students(assignment))
     print(f"collected {len(record.collected)} students ({len(record.skipped)} entries skipped, "
           f"{len(record.ignored)} ignored, {len(record.mapped)} ids mapped; see {out}); "

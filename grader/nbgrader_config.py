@@ -27,6 +27,8 @@ from nbgrader.preprocessors import (
 
 from grader import kernel_guard, safe_autograde
 from grader.api import gradebook_url
+from grader.late import LatePolicy
+from grader.offline_math import FeedbackExporter
 from grader.preprocessors import GradingExecute, HideHiddenTestTracebacks, RepairSubmission
 from grader.sanitize import TEMPLATES, SanitizeSubmission
 
@@ -137,6 +139,20 @@ c.Autograde.autograde_preprocessors = [
     CheckCellMetadata,
 ]
 
+# Late work (grader/late.py). nbgrader's AssignLatePenalties compares each submission's
+# timestamp (timestamp.txt, written by `course collect` from the LMS's files) with the due date
+# in the gradebook (`course collect --due`, or the formgrader) and asks this plugin for the
+# penalty; `course export` and the report apply it to the current scores. One of:
+#   "none"     no penalty;
+#   "per_day"  per_day of each notebook's score per day, or part of a day, late;
+#   "cutoff"   no penalty up to cutoff_days days late, the whole score after.
+# Canvas marks a late file but not by how much: such a file counts as late by one second
+# (one day for "per_day"). Do not also turn on Canvas's own late policy for the assignment.
+c.AssignLatePenalties.plugin_class = LatePolicy
+c.LatePolicy.kind = "none"
+c.LatePolicy.per_day = 0.10
+c.LatePolicy.cutoff_days = 3.0
+
 # Feedback must not reveal hidden tests (nbgrader #917 shows their source by default):
 # HideHiddenTestTracebacks reduces a hidden-test cell's outputs to its error line (a traceback
 # quotes the failing source lines; prints of the student's function would show the hidden
@@ -148,6 +164,10 @@ c.GenerateFeedback.preprocessors = [
     ClearHiddenTests,
     CSSHTMLHeaderPreprocessor,
 ]
+# Feedback is opened offline (from disk, a zip, Canvas): its formulas are rendered to MathML
+# when it is written (grader/offline_math.py), so the page needs no MathJax and no script.
+c.GenerateFeedback.exporter_class = FeedbackExporter
+c.FeedbackExporter.filters = {"markdown2html": "grader.offline_math.MathMLMarkdown"}
 
 # No script from a submission runs where its HTML is opened (grader/sanitize.py). HTMLExporter
 # renders both the formgrader's submission view and the feedback files, so configuring it covers

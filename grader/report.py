@@ -26,6 +26,7 @@ from grader import flagged as flagged_section
 from grader.collect import record_path as collect_record_path
 from grader.files import find_skipped, link_kind
 from grader.hostile import Flag, grade_id, nbgrader_meta, scan
+from grader.late import class_lateness, policy_description
 from grader.misses import count_misses
 from grader.misses import section as misses_section
 from grader.preprocessors import run_problems
@@ -262,6 +263,17 @@ def _autograded_notebooks(api: NbGraderAPI, assignment: str, exercises: list[Exe
                 for n in names] for s in students}
 
 
+def _late_section(api: NbGraderAPI, assignment: str) -> str:
+    """The late submissions of ``assignment`` and the configured policy's penalty for each."""
+    e = html.escape
+    late = [w for w in class_lateness(api, assignment).values() if w.seconds_late > 0]
+    rows = [[e(w.student), f"{w.submitted:%Y-%m-%d %H:%M}", f"{w.due:%Y-%m-%d %H:%M}",
+             str(w.days_late), f"{w.penalty:g}"] for w in late]
+    return (f"<p>Policy: {e(policy_description(api))} (UTC times).</p>"
+            + table(["student", "submitted", "due", "days late", "penalty (points)"], rows))
+
+
+
 def write_report(api: NbGraderAPI, assignment: str, out: Path,
                  json_out: Path | None = None) -> Findings:
     """Write the HTML report of ``assignment`` to ``out`` (and its data to ``json_out``).
@@ -305,6 +317,8 @@ wait for a hand grade</span> and count 0 until then.</p>
 {_run_section(Path(api.coursedir.root), assignment)}</section>
 <section id="collect"><h2>Collect</h2>
 {_collect_section(Path(api.coursedir.root), assignment)}</section>
+<section id="late"><h2>Late submissions</h2>
+{_late_section(api, assignment)}</section>
 <section id="exercises"><h2>Scores per exercise</h2>
 {_scores_section(exercises, graded, scores)}</section>
 <section id="misses"><h2>What the class got wrong</h2>

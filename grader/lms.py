@@ -1,0 +1,315 @@
+"""LMS formats: Canvas's and Moodle's grade import CSVs, and Canvas's Re-Upload Submissions zip.
+
+Each format follows the LMS's own code, cited where it is used:
+
+- **Canvas gradebook import.** Canvas reads back the CSV its gradebook exports
+  (canvas-lms ``lib/gradebook_exporter.rb`` writes it, ``lib/gradebook_importer.rb`` reads it):
+  a header ``Student, ID, SIS User ID, SIS Login ID, Section`` then one column per assignment
+  titled ``<title> (<assignment id>)``; a row ``"    Points Possible"``; one row per student.
+  The importer finds a student by ``ID`` (Canvas's user id), then ``SIS User ID``, then
+  ``SIS Login ID``, then the name, and an assignment by the id in its title. A blank cell (or
+  ``-``) changes nothing; any other cell becomes the score. A column it does not know becomes
+  a new assignment.
+- **The roster** is that export, downloaded from Canvas (Grades -> Export). Students are
+  matched to it by :func:`match_roster`.
+- **Moodle grade import** (docs.moodle.org, "Grade import"; ``grade/import/csv``): any
+  columns; on the import page the instructor maps one column to the user (``ID number`` to
+  ``useridnumber`` or ``Email address`` to ``useremail``) and each grade column to a grade
+  item. A row whose user is unknown aborts the whole import, and a blank grade clears the
+  grade, so only known students are written.
+- **Canvas Re-Upload Submissions** (``app/models/assignment.rb``,
+  ``generate_comments_from_files``): each file of the zip is attached as a comment to the
+  submission whose user id and file id are the first two all-digit parts of its name, which is
+  the name Canvas gave the student's file (:func:`grader.collect.canvas_name`).
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import zipfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from nbgrader.apps import NbGraderAPI
+
+from grader.collect import canvas_name, read_lms_record, safe_id
+from grader.files import read_regular
+
+CANVAS_STUDENT_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+# The first cell of the points row, as Canvas's exporter writes it (four spaces included).
+POINTS_POSSIBLE = "    Points Possible"
+# Canvas's Assignment.title_and_id: "<title> (<id>)".
+CANVAS_TITLE = re.compile(r"(?P<title>.*\S)\s+\((?P<id>\d+)\)")
+# Columns of Canvas's export that are not assignments (totals, grades, overrides), as its
+# importer's NON_ASSIGNMENT_COLUMN_HEADERS, "Unposted ..." variants included.
+CANVAS_TOTALS = re.compile(r"Current (Score|Points|Grade)|Final (Score|Points|Grade)|"
+                           r"Override (Score|Grade|Status)")
+MOODLE_KEYS = {"idnumber": "ID number", "email": "Email address"}
+
+
+@dataclass(frozen=True)
+class RosterStudent:
+    """One student row of Canvas's gradebook export."""
+
+    name: str  # "Student": Canvas's sortable name, "Last, First"
+    canvas_id: str  # "ID": Canvas's user id
+    sis_user_id: str
+    sis_login_id: str
+    section: str
+
+
+@dataclass(frozen=True)
+class CanvasRoster:
+    """Canvas's gradebook export: its students and assignment columns."""
+
+    students: list[RosterStudent]
+    points: dict[str, str]  # assignment column title -> its "Points Possible" cell
+
+
+def _rows(path: Path) -> list[list[str]]:
+    """The rows of a CSV Canvas wrote: UTF-8, perhaps with a byte-order mark, separated by
+    commas or semicolons (a user's setting)."""
+    text = path.read_text(encoding="utf-8-sig")
+    first = text.partition("\n")[0]
+    delimiter = ";" if first.count(";") > first.count(",") else ","
+    return [row for row in csv.reader(text.splitlines(), delimiter=delimiter) if any(row)]
+
+
+def read_canvas_roster(path: Path) -> CanvasRoster:
+    """Read Canvas's gradebook export (Grades -> Export -> Export Entire Gradebook).
+
+    Raises
+    ------
+    ValueError
+        When the file does not start like Canvas's export: a header whose first cells are
+        ``Student`` (or ``LastName, FirstName``) and ``ID``, with a ``Section`` column.
+    """
+    rows = _rows(path)
+    header = rows[0] if rows else []
+    split_name = header[:2] == ["LastName", "FirstName"]
+    if not (split_name or header[:2] == ["Student", "ID"]) or "Section" not in header:
+        raise ValueError(f"{path} is not Canvas's gradebook export: its header should start "
+                         f"with Student, ID (or LastName, FirstName, ID) and have a Section "
+                         f"column, not {header[:5]}")
+    at = {name: i for i, name in enumerate(header)}
+    assignments = [title for title in header[at["Section"] + 1:]
+                   if CANVAS_TITLE.fullmatch(title) and not CANVAS_TOTALS.search(title)]
+    points: dict[str, str] = dict.fromkeys(assignments, "")
+    students = []
+    for row in rows[1:]:
+        cell = dict(zip(header, row, strict=False))
+        if POINTS_POSSIBLE.strip() in row[0]:
+            points = {title: cell.get(title, "").strip() for title in assignments}
+        elif all(re.fullmatch(r"\s*(Muted|Manual Posting.*)?\s*", c, re.I) for c in row):
+            continue  # Canvas's row marking assignments posted by hand
+        else:
+            name = (f"{cell.get('LastName', '')}, {cell.get('FirstName', '')}" if split_name
+                    else cell.get("Student", ""))
+            students.append(RosterStudent(name, cell.get("ID", ""), cell.get("SIS User ID", ""),
+                                          cell.get("SIS Login ID", ""), cell.get("Section", "")))
+    return CanvasRoster(students, points)
+
+
+def download_name(sortable_name: str) -> str:
+    """The student id ``course collect`` takes from Canvas's download for a student of this
+    sortable name: Canvas lowercases it and keeps word characters (content_zipper.rb,
+    ``sanitize_user_name`` and ``sanitize_file_name``); collect takes what precedes the first
+    ``_`` and maps it to a safe id."""
+    name = re.sub(r"_(\d+)_", r"\1", sortable_name).lower()
+    return safe_id(re.sub(r"\W", "", name).split("_")[0])
+
+
+def _unique(keys: Iterable[str]) -> dict[str, int]:
+    """Row index by key, for keys that are non-empty and name exactly one row."""
+    found: dict[str, list[int]] = {}
+    for index, key in enumerate(keys):
+        if key:
+            found.setdefault(key, []).append(index)
+    return {key: rows[0] for key, rows in found.items() if len(rows) == 1}
+
+
+def match_roster(roster: CanvasRoster, graded: Mapping[str, str | None]
+                 ) -> tuple[dict[str, int], list[str]]:
+    """Match graded students to roster rows.
+
+    Parameters
+    ----------
+    roster : CanvasRoster
+        From :func:`read_canvas_roster`.
+    graded : mapping of str to (str or None)
+        Each graded student id and the Canvas user id ``course collect`` found in their files
+        (None when they did not come from a Canvas download).
+
+    Returns
+    -------
+    (dict of str to int, list of str)
+        Each matched student's roster row, and the students matched to no row. A student is
+        matched, first found first, by Canvas user id (collected, or equal to the student id),
+        SIS Login ID, SIS User ID, then the name Canvas's download gives them; a key that
+        names two rows matches neither, and a row goes to one student only.
+    """
+    students = roster.students
+    by_id = _unique(s.canvas_id for s in students)
+    by_login = _unique(s.sis_login_id for s in students)
+    by_sis = _unique(s.sis_user_id for s in students)
+    by_name = _unique(download_name(s.name) for s in students)
+    matched: dict[str, int] = {}
+    for student in sorted(graded):
+        tries = [(by_id, graded[student]), (by_id, student), (by_login, student),
+                 (by_sis, student), (by_name, student)]
+        rows = [index[key] for index, key in tries if key in index]
+        free = [row for row in rows if row not in matched.values()]
+        if free:
+            matched[student] = free[0]
+    return matched, sorted(set(graded) - set(matched))
+
+
+@dataclass(frozen=True)
+class CanvasColumn:
+    """Where one assignment's scores go in the Canvas CSV."""
+
+    assignment: str
+    title: str  # Canvas's column title, "<title> (<id>)"; the assignment id if Canvas has none
+    points: float  # Canvas's points possible; scores are scaled from ours to these
+    known: bool  # whether the roster has the column (else Canvas creates an assignment)
+
+
+def _normal(title: str) -> str:
+    return re.sub(r"[\W_]+", " ", title).strip().casefold()
+
+
+def canvas_columns(roster: CanvasRoster, maxima: Mapping[str, float]) -> list[CanvasColumn]:
+    """The Canvas column of each assignment (by ``maxima``'s keys: assignment -> our points).
+
+    The column is the roster's assignment whose title, ignoring case, spaces and punctuation,
+    is the assignment id ("01 Perceptron (12345)" for ``01_perceptron``). Its points possible
+    come from the roster's points row when it is a number, else ours.
+
+    Raises
+    ------
+    ValueError
+        When two roster columns fit one assignment.
+    """
+    columns = []
+    for assignment, ours in maxima.items():
+        fits = [t for t in roster.points
+                if _normal(CANVAS_TITLE.fullmatch(t)["title"]) == _normal(assignment)]
+        if len(fits) > 1:
+            raise ValueError(f"Canvas has {len(fits)} columns for {assignment}: "
+                             f"{', '.join(fits)}; rename all but one in Canvas")
+        if not fits:
+            columns.append(CanvasColumn(assignment, assignment, ours, False))
+            continue
+        try:
+            points = float(roster.points[fits[0]])
+        except ValueError:
+            points = ours
+        columns.append(CanvasColumn(assignment, fits[0], points, True))
+    return columns
+
+
+def points(value: float) -> str:
+    """A score as Canvas writes one: at most two decimals, no trailing zeros."""
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def canvas_rows(roster: CanvasRoster, columns: list[CanvasColumn],
+                scores: Mapping[str, Mapping[str, float]], maxima: Mapping[str, float],
+                matched: Mapping[str, int], zero_missing: bool) -> list[list[str]]:
+    """The rows of the Canvas import CSV: header, points row, one row per roster student.
+
+    ``scores[assignment][student]`` is a score out of ``maxima[assignment]`` (after any late
+    penalty), scaled to the column's points. A roster student without a submission gets ``0``
+    when ``zero_missing``, else a blank cell, which leaves Canvas's grade as it is.
+    """
+    by_row = {row: student for student, row in matched.items()}
+    rows = [CANVAS_STUDENT_COLUMNS + [c.title for c in columns],
+            [POINTS_POSSIBLE, "", "", "", ""] + [points(c.points) for c in columns]]
+    for index, s in enumerate(roster.students):
+        student = by_row.get(index)
+        cells = []
+        for c in columns:
+            got = scores[c.assignment].get(student) if student else None
+            scale = c.points / maxima[c.assignment] if maxima[c.assignment] else 1.0
+            cells.append(points(got * scale) if got is not None else
+                         "0" if zero_missing else "")
+        rows.append([s.name, s.canvas_id, s.sis_user_id, s.sis_login_id, s.section, *cells])
+    return rows
+
+
+@dataclass(frozen=True)
+class GradebookStudent:
+    """A student as the gradebook knows them."""
+
+    id: str
+    first_name: str
+    last_name: str
+    email: str
+
+
+def moodle_rows(students: list[GradebookStudent], assignments: list[str],
+                scores: Mapping[str, Mapping[str, float]], key: str, zero_missing: bool
+                ) -> tuple[list[list[str]], list[str]]:
+    """The rows of the Moodle import CSV, and the students left out for want of a key.
+
+    Columns: ``First name, Last name, ID number, Email address`` (Moodle's export names them
+    so) and ``<assignment> (Real)`` per assignment. ``key`` (``idnumber``: the student id;
+    ``email``: the gradebook's email) is the column mapped to the user on import; a student
+    without one is left out, since an unknown user aborts Moodle's whole import. A student with
+    no submission in any exported assignment is left out too (a blank would clear a grade),
+    unless ``zero_missing``, which writes 0 for every missing submission.
+    """
+    if key not in MOODLE_KEYS:
+        raise ValueError(f"the Moodle key is one of {', '.join(MOODLE_KEYS)}, not {key!r}")
+    rows = [["First name", "Last name", *MOODLE_KEYS.values(),
+             *(f"{a} (Real)" for a in assignments)]]
+    missing = []
+    for s in students:
+        got = [scores[a].get(s.id) for a in assignments]
+        if all(g is None for g in got) and not zero_missing:
+            continue
+        if not (s.id if key == "idnumber" else s.email):
+            missing.append(s.id)
+            continue
+        rows.append([s.first_name, s.last_name, s.id, s.email,
+                     *(points(g) if g is not None else "0" if zero_missing else "" for g in got)])
+    return rows, missing
+
+
+def reupload_name(prefix: str, notebook: str) -> str:
+    """The name of a notebook's feedback in a Re-Upload Submissions zip: Canvas's name of the
+    student's file up to its ids (what Canvas reads back), then the notebook, as HTML."""
+    return f"{prefix}_{notebook}.html"
+
+
+def canvas_feedback_zip(api: NbGraderAPI, assignment: str, out: Path) -> list[str]:
+    """Write the feedback of ``assignment`` as a zip for Canvas's Re-Upload Submissions.
+
+    Each ``grader/feedback/<student>/<assignment>/<notebook>.html`` goes in under
+    :func:`reupload_name` of the Canvas name ``course collect`` recorded for that student's
+    notebook (:func:`grader.collect.lms_record_path`).
+
+    Returns
+    -------
+    list of str
+        ``"<student>/<notebook>"`` for each feedback file left out: its notebook did not come
+        from a Canvas download.
+    """
+    root = Path(api.coursedir.root)
+    arrivals = read_lms_record(root, assignment)
+    left_out = []
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for student in sorted(api.get_submitted_students(assignment)):
+            folder = Path(api.coursedir.format_path(api.coursedir.feedback_directory, student,
+                                                    assignment))
+            for page in sorted(folder.glob("*.html")):
+                files = arrivals.get(student, {}).get("files", {})
+                prefix = files.get(page.stem, {}).get("canvas_prefix")
+                if prefix and canvas_name(reupload_name(prefix, page.stem)):
+                    archive.writestr(reupload_name(prefix, page.stem), read_regular(page))
+                else:
+                    left_out.append(f"{student}/{page.stem}")
+    return left_out
