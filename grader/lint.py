@@ -250,6 +250,11 @@ def _hidden_issue(cell: NotebookNode, answers: set[str], folder: Path) -> str | 
     if key is None:
         return ("must hold exactly one hidden_test(\"<module>.<checker>\", <function>) call "
                 f"between the markers:\n    {HIDDEN_FORM}")
+    ignored = [s.lineno for s in tree.body if not isinstance(s, ast.Import | ast.ImportFrom)
+               and not (isinstance(s, ast.Expr) and _calls(s, "hidden_test"))]
+    if ignored:
+        return (f"line {ignored[0]}: grading runs only this cell's hidden_test call, so its "
+                "other statements never run: move what they check into the Check")
     try:
         check = load_check(key, folder)
     except Exception as error:  # noqa: BLE001 -- any failure to build the check is the fault

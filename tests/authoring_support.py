@@ -2,7 +2,8 @@
 
 ``course new-exercise 99_trial clip_scores`` scaffolds it; :func:`fill_in` then replaces every
 placeholder the way an instructor edits the notebook and ``checks.py``: a statement, a solution,
-a visible test with a worked example, a reference and the hidden cases.
+a visible test with a worked example, and the README's own ``checks.py`` (so the README's example
+is what the tests lint and grade).
 """
 
 from __future__ import annotations
@@ -33,16 +34,13 @@ ANSWER = '''def clip_scores(x):
 '''
 VISIBLE = ('assert_close(clip_scores(np.array([-0.5, 0.25, 2.0])), [0, 0.25, 1], '
            '"clip_scores([-0.5, 0.25, 2])")\n')
-# The scaffold's placeholders in checks.py, and what the instructor writes instead.
-CHECKS_EDITS = {
-    "    # TODO(course new-exercise): compute the answer; return numbers, arrays, or a tuple "
-    "of them.\n    raise NotImplementedError\n": "    return np.clip(x, 0.0, 1.0)\n",
-    "    # TODO(course new-exercise): draw inputs inside the domain the statement defines, one "
-    "Case per\n    # situation worth testing (typical, edge, ...); the hint names the "
-    "situation, never the\n    # inputs or the answer. Give judge= when several answers are "
-    "right (see README).\n": "",
-}
+README = Path(__file__).resolve().parents[1] / "README.md"
 
+
+def readme_checks() -> str:
+    """The ``checks.py`` the README's "Adding an exercise" shows (its first Python block)."""
+    section = README.read_text().split("## Adding an exercise", 1)[1]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
 
 def notebook_path(root: Path) -> Path:
     return root / "solutions" / ASSIGNMENT / NOTEBOOK
@@ -75,12 +73,12 @@ def scaffold(root: Path) -> None:
 
 
 def fill_in(root: Path) -> None:
-    """Replace every placeholder of the scaffold, as the instructor does."""
+    """Replace every placeholder of the scaffold, as the instructor does; ``checks.py`` is the
+    README's example."""
     set_source(root, f"q_{NAME}", QUESTION)
     set_source(root, NAME, ANSWER)
     set_source(root, f"test_{NAME}_visible", VISIBLE)
-    for old, new in CHECKS_EDITS.items():
-        edit_checks(root, old, new)
+    checks_path(root).write_text(readme_checks())
 
 
 def trial_course(copy_course: Callable[..., Path]) -> Path:

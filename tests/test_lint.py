@@ -133,6 +133,15 @@ def test_refuses_a_plain_assert_hidden_test_and_shows_the_equivalent_check(
     assert [c.args[0].tolist() for c in cases] == [[-1.0, 2.0], [0.5]]
 
 
+def test_refuses_a_hidden_test_cell_whose_other_statements_grading_would_skip(
+        copy_course: Callable[..., Path]) -> None:
+    root = trial_course(copy_course)
+    set_source(root, f"test_{NAME}_hidden", hidden_cell(
+        HIDDEN + "assert clip_scores(np.array([0.5]))[0] == 0.5\n"))
+    message = only(problems(root), HIDDEN_CELL)
+    assert message.startswith("line 6: grading runs only this cell's hidden_test call")
+
+
 METADATA_FAULTS = {
     # fault: (grade_id of the cell changed, the change, where it is reported, words of the fix)
     "answer without grade_id": (
@@ -179,7 +188,7 @@ def test_refuses_a_check_that_fails_on_the_instructors_own_solution(
 def test_refuses_a_check_that_passes_on_the_blank_release(
         copy_course: Callable[..., Path]) -> None:
     root = trial_course(copy_course)
-    edit_checks(root, "    cases = [\n", "    cases = [] and [\n")  # the author lost the cases
+    edit_checks(root, "Check(\"clip_scores\", [", "Check(\"clip_scores\", [] and [")  # cases lost
     message = only(problems(root, run=True), HIDDEN_CELL)
     assert message.startswith("passes on the blank release")
 
