@@ -14,6 +14,7 @@ the notebook, the cell (its number and ``grade_id``) and the fix. It reads
   one the cell passes or no answer cell defines;
 * a **plain-assert hidden test**: it would run in the student's kernel, which the student
   controls, with every student's inputs the same; the message shows the equivalent ``Check``;
+  and statements beside a ``hidden_test`` call, which grading never runs;
 * a **visible test** that is not top-level ``assert_close(actual, LITERAL, "what")`` calls, or
   whose expected value is not a literal (the grader compares it outside the kernel);
 * a scaffold ``TODO`` left in a cell or in ``checks.py``, or a ``checks.py`` in the release;
@@ -308,6 +309,10 @@ def _visible_issue(cell: NotebookNode) -> str | None:
         issue = _assert_close_issue(call, cell.source)
         if issue:
             return issue
+    dotted = [c.lineno for c in _calls(tree, "assert_close") if isinstance(c.func, ast.Attribute)]
+    if dotted:
+        return (f"line {dotted[0]}: call assert_close by its name (from mllib.grading import "
+                "assert_close): the grader reads only that form")
     nested = [c.lineno for c in _calls(tree, "assert_close") if c not in top]
     if nested:
         return (f"line {nested[0]}: assert_close inside a loop, function or block is not read "

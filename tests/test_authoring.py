@@ -34,6 +34,7 @@ from nbgrader.nbgraderformat import MetadataValidator
 from grader import outside
 from grader.api import make_api
 from grader.cli import main
+from grader.cluster import course_bundle, student_variants
 from grader.lint import TODO_MARK, lint
 from grader.sandbox import unavailable_reason
 from grader.scaffold import new_exercise
@@ -154,6 +155,17 @@ def test_an_instructors_checks_name_the_library_modules_the_sandbox_hides(
                                  + '\nREFERENCE = ("mllib.perceptron",)\n')
     assert outside.reference_modules(f"checks.{NAME}", folder) == ("mllib.perceptron",)
     assert outside.reference_modules("perceptron.update_rule") == ("mllib.perceptron",)
+
+
+def test_a_cluster_worker_receives_the_checks_and_each_student_a_variant_of_them(
+        copy_course: Callable[..., Path]) -> None:
+    """`course autograde --cluster` sends the assignment's source folder, checks.py included
+    (workers grade with their own copy), and a variant per hidden test and student."""
+    root = trial_course(copy_course)
+    bundle = course_bundle(make_api(root), ASSIGNMENT)
+    assert bundle.files[f"solutions/{ASSIGNMENT}/checks.py"] == checks_path(root).read_bytes()
+    ann, bo = (student_variants(bundle, b"secret", s) for s in ("ann", "bo"))
+    assert set(ann) == set(bo) == {f"checks.{NAME}"} and ann != bo
 
 
 def test_the_scaffold_extends_a_lecture_with_cells_nbgrader_accepts(
