@@ -35,15 +35,18 @@ from grader.bundle import bundle
 from grader.cluster import grade_class_on_cluster
 from grader.collect import EXIT_SKIPPED, collect, is_safe_id, printable
 from grader.export import EXIT_LEFT_OUT, export_canvas, export_grades, export_moodle
+from grader.lint import TODO_MARK, lint
 from grader.lms import MOODLE_KEYS, canvas_feedback_zip
 from grader.parallel import Outcome, grade_class
 from grader.preprocessors import GradingExecute
+from grader.remove import remove_assignment
 from grader.report import (
     exercise_cells,
     run_record_path,
     write_report,
 )
 from grader.sandbox import unavailable_reason
+from grader.scaffold import new_exercise
 from grader.similarity import THRESHOLD, compare, write_page
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -87,6 +90,23 @@ def release(api: NbGraderAPI, assignments: Sequence[str] = ()) -> list[str]:
             _report_failure(f"release {assignment}", result)
             failed.append(assignment)
     return failed
+
+
+def lint_assignments(api: NbGraderAPI, assignments: Sequence[str] = (), run: bool = True) -> bool:
+    """Lint ``assignments`` (all of ``solutions/`` when empty) with :func:`grader.lint.lint`;
+    print every problem. True when there is none."""
+    known = api.get_source_assignments()
+    unknown = sorted(set(assignments) - known)
+    if unknown:
+        raise SystemExit(f"course: not in solutions/: {', '.join(unknown)}")
+    clean = True
+    for assignment in sorted(assignments or known):
+        problems = lint(api, assignment, run=run)
+        for problem in problems:
+            print(f"LINT {problem}")
+        print(f"linted {assignment}: " + (f"{len(problems)} problems" if problems else "ok"))
+        clean = clean and not problems
+    return clean
 
 
 def _progress(total: int) -> Callable[[int, Outcome], None]:
@@ -400,6 +420,21 @@ def due_date(text: str) -> datetime:
         raise argparse.ArgumentTypeError(f"not a date: {text!r} ({error})") from None
 
 
+def _new_exercise(api: NbGraderAPI, args: argparse.Namespace) -> int:
+    """``course new-exercise``: scaffold, then say what to fill in."""
+    root = Path(api.coursedir.root)
+    try:
+        made = new_exercise(root / api.coursedir.source_directory, args.assignment, args.name,
+                            notebook=args.notebook, visible_points=args.visible_points,
+                            hidden_points=args.hidden_points)
+    except ValueError as error:
+        raise SystemExit(f"course: {error}") from None
+    print(f"exercise {made.number} ({args.name}): 4 cells added to "
+          f"{made.notebook.relative_to(root)}, a checker to {made.checks.relative_to(root)}\n"
+          f"next: replace every {TODO_MARK}, then `course lint {args.assignment}`")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``course`` command."""
     parser = argparse.ArgumentParser(
@@ -419,8 +454,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="course folder with solutions/, notebooks/, grader/ (default: %(default)s)",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("release", help="generate notebooks/ from solutions/")
+    p = sub.add_parser("release", help="lint, then generate notebooks/ from solutions/ "
+                       "(nothing is written when lint finds a problem)")
     p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="default: all")
+    p.add_argument("--no-run", action="store_true", help="lint without running the tests on "
+                   "the solution and the blank release (when you just ran `course lint`)")
+    p = sub.add_parser("lint", help="check an assignment's cells, metadata and checks; run its "
+                       "tests on the solution (must pass) and the blank release (must fail)")
+    p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="default: all")
+    p.add_argument("--no-run", action="store_true", help="only the checks that need no kernel")
+    p = sub.add_parser("new-exercise", help="add an exercise's four cells to an assignment's "
+                       "notebook in solutions/, and a checker stub to its checks.py")
+    p.add_argument("assignment", metavar="ASSIGNMENT", help="folder in solutions/ (new or not)")
+    p.add_argument("name", metavar="NAME", help="the function students write")
+    p.add_argument("--notebook", help="notebook file to extend (default: the assignment's only "
+                   "exercise notebook, or a new <topic>_exercises.ipynb)")
+    p.add_argument("--visible-points", type=int, default=1, help="default: %(default)s")
+    p.add_argument("--hidden-points", type=int, default=2, help="default: %(default)s")
+    p = sub.add_parser("remove", help="back the gradebook up, then remove an assignment and "
+                       "its grades from it")
+    p.add_argument("assignment", metavar="ASSIGNMENT")
+    p.add_argument("--force", action="store_true",
+                   help="remove even when students' grades are recorded")
     p = sub.add_parser("collect", help="copy LMS downloads (folder or zip) to grader/submitted/")
     p.add_argument("assignment", metavar="ASSIGNMENT")
     p.add_argument("source", type=Path, metavar="SOURCE", help="folder of downloads or archive")
@@ -520,8 +575,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"wrote {archive.with_suffix('')}/ and {archive}")
         return 0
     api = make_api(root, args.db_url)
-    if args.command == "release":
-        return 1 if release(api, args.assignments) else 0
+    if args.command == "new-exercise":
+        return _new_exercise(api, args)
+    if args.command in ("lint", "release"):
+        if not lint_assignments(api, args.assignments, run=not args.no_run):
+            print(f"course {args.command}: fix the problems above"
+                  + (" (nothing was released)" if args.command == "release" else ""),
+                  file=sys.stderr)
+            return 1
+        if args.command == "release":
+            return 1 if release(api, args.assignments) else 0
+        return 0
+    if args.command == "remove":
+        try:
+            backup = remove_assignment(api, args.assignment, args.force)
+        except ValueError as error:
+            raise SystemExit(f"course: {error}") from None
+        print(f"removed {args.assignment} from the gradebook; backup: {backup}\n"
+              f"solutions/{args.assignment}/ and notebooks/{args.assignment}/ are untouched: "
+              "delete them too, or the next `course release` adds it back")
+        return 0
     if args.command == "collect":
         record = collect(api, args.assignment, args.source, args.regexp, args.max_mb,
                          args.due)

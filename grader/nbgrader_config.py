@@ -57,6 +57,13 @@ os.makedirs(c.Exchange.root, exist_ok=True)
 # which .gitignore excludes.
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "notebooks"
+# An assignment's own hidden checks and reference, solutions/<assignment>/checks.py (README,
+# "Adding an exercise"), are read by the grader from here. nbgrader copies every other file of
+# solutions/<assignment>/ into the release (and so to students) and into each autograded folder
+# (the sandboxed kernel's working directory), unless ignored: so no checks.py is ever copied,
+# neither the instructor's nor one a student submits.
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "checks.py"]
+c.GradingExecute.source_directory = os.path.join(COURSE_ROOT, "solutions")
 c.CourseDirectory.submitted_directory = os.path.join("grader", "submitted")
 c.CourseDirectory.autograded_directory = os.path.join("grader", "autograded")
 c.CourseDirectory.feedback_directory = os.path.join("grader", "feedback")

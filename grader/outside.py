@@ -12,7 +12,9 @@ grader then compares those values with what it computed itself and writes the ve
   replaced by a call that records ``actual``; the literals are compared here;
 * a **hidden test** (``hidden_test("topic.checker", function)``) sends the checker's inputs
   to the kernel, which calls the student's function and sends back the results; the reference
-  answers are computed here and never enter the kernel.
+  answers are computed here and never enter the kernel. ``"checks.<checker>"`` names a checker
+  of the assignment's own ``checks.py`` (:func:`mllib.grading.load_check`), read from the
+  folder the caller gives (the assignment's folder in ``solutions/``).
 
 A cell in neither form runs in the kernel as written (no course notebook has one: a test says
 so).
@@ -28,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mllib.grading import Check, close_failure, judge, load_check, wire
+from mllib.grading import CHECKS, Check, checks_module, close_failure, judge, load_check, wire
 
 WIRE_SOURCE = Path(wire.__file__).read_text()
 PRELUDE = ('_mlcourse = {"__name__": "mlcourse_wire"}\n'
@@ -147,21 +149,27 @@ def hidden_keys(sources: Iterable[str]) -> list[str]:
     return sorted({key for source in sources if (key := hidden_key(source))})
 
 
-def _hidden(tree: ast.Module) -> HiddenTest | None:
+def _hidden(tree: ast.Module, folder: Path | None) -> HiddenTest | None:
     key = _hidden_key(tree)
-    return None if key is None else HiddenTest(key, load_check(key))
+    return None if key is None else HiddenTest(key, load_check(key, folder))
 
 
-def reference_modules(key: str) -> tuple[str, ...]:
+def reference_modules(key: str, folder: Path | None = None) -> tuple[str, ...]:
     """The mllib modules hidden from the kernel while ``key``'s exercise is graded: those
-    that implement what the exercises ask for (``REFERENCE`` in the checker module)."""
-    module = importlib.import_module(f"mllib.grading.{key.partition('.')[0]}")
+    that implement what the exercises ask for (``REFERENCE`` in the checker module, or in the
+    assignment's own ``checks.py`` in ``folder``, which itself never reaches a kernel)."""
+    topic = key.partition(".")[0]
+    if topic == CHECKS:
+        module = checks_module(folder)
+    else:
+        module = importlib.import_module(f"mllib.grading.{topic}")
     return tuple(getattr(module, "REFERENCE", ()))
 
 
-def plan(source: str) -> VisibleTest | HiddenTest | None:
+def plan(source: str, folder: Path | None = None) -> VisibleTest | HiddenTest | None:
     """How to decide a test cell outside the kernel; None to run it in the kernel as written.
 
+    ``folder`` holds the assignment's own ``checks.py``, for hidden tests that name it.
     Raises ValueError for a cell in the visible form whose ``assert_close`` is malformed (a
     non-literal expected value): the instructor's notebook must be fixed.
     """
@@ -170,7 +178,7 @@ def plan(source: str) -> VisibleTest | HiddenTest | None:
     except SyntaxError:
         return None
     if HIDDEN_MARK in source:
-        return _hidden(tree)
+        return _hidden(tree, folder)
     return _visible(source, tree)
 
 

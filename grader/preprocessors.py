@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import copy
 import math
-import re
 import time
 from pathlib import Path
 
@@ -62,7 +61,8 @@ class GradingExecute(Execute):
 
     * **Sandbox.** The kernel is a :class:`grader.sandbox.SandboxedKernelManager` working on a
       copy of the submission's folder; the reference modules of the notebook's hidden checks
-      (each checker module's ``REFERENCE``) are hidden from it.
+      (each checker module's ``REFERENCE``) are hidden from it. An assignment's own
+      ``checks.py`` is read from ``source_directory`` here, never from the submission.
     * **Verdicts outside.** Each test cell in a form :func:`grader.outside.plan` knows is run
       as code that only sends the student's values back; the grader compares them and writes
       the cell's outputs: the kernel's own output and errors for a visible test, only the
@@ -120,6 +120,11 @@ class GradingExecute(Execute):
         "holds the secret (cluster workers); when set, it must hold every key graded."
     ).tag(config=True)
 
+    source_directory = Unicode(
+        "", help="Folder of the instructor's assignments (<source_directory>/<assignment>/"
+        "checks.py holds an assignment's own checks); empty: the notebook's own folder."
+    ).tag(config=True)
+
     def __init__(self, **kwargs) -> None:
         kwargs.setdefault("kernel_manager_class", SandboxedKernelManager)
         super().__init__(**kwargs)
@@ -136,13 +141,25 @@ class GradingExecute(Execute):
 
     def preprocess(self, nb, resources=None, km=None):
         """Note what the sandbox must hide and copy, then run the notebook."""
-        keys = {key for cell in nb.cells
-                for key in re.findall(r'hidden_test\("(\w+)\.', cell.get("source", ""))}
-        self._hidden_modules = sorted(
-            {module for key in keys for module in outside.reference_modules(key)})
         self._submission_dir = ((resources or {}).get("metadata") or {}).get("path") or ""
         outcomes.clear(nb)
+        self._checks_folder = self._assignment_folder(resources or {})
+        # Test cells only: their source is the release's (restored before this step), so a
+        # submission's own cells cannot name a checker.
+        keys = outside.hidden_keys(cell.source for cell in nb.cells
+                                   if cell.get("metadata", {}).get("nbgrader", {}).get("grade"))
+        self._hidden_modules = sorted({module for key in keys for module in
+                                       outside.reference_modules(key, self._checks_folder)})
         return super().preprocess(nb, resources, km)
+
+    def _assignment_folder(self, resources: dict) -> Path | None:
+        """Where the assignment's own ``checks.py`` is: its folder in ``source_directory``
+        while nbgrader grades it (a submission's own files are never read), else the notebook's
+        folder (None: the working directory, where nbgrader's validator runs a notebook)."""
+        assignment = (resources.get("nbgrader") or {}).get("assignment")
+        if self.source_directory and assignment:
+            return Path(self.source_directory, assignment)
+        return Path(self._submission_dir) if self._submission_dir else None
 
     def create_kernel_manager(self):
         """The sandboxed kernel manager, told which modules to hide and which folder to copy."""
@@ -205,7 +222,7 @@ class GradingExecute(Execute):
         if not cell.metadata.get("nbgrader", {}).get("grade"):
             return self._run(cell, resources, index)
         with variant(self._variant(outside.hidden_key(cell.source), resources)):
-            test = outside.plan(cell.source)
+            test = outside.plan(cell.source, self._checks_folder)
             if test is None:
                 return self._run(cell, resources, index)
             return self._decide(test, cell, resources, index)

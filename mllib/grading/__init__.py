@@ -17,20 +17,39 @@ outside grading, the hidden cell's :func:`hidden_test` call does the same in one
 
 A failure is an :class:`ExerciseFailed`: one short line that names the situation that went
 wrong (the case's hint) but neither the hidden inputs nor the expected answer.
+
+**An instructor's own checks** live beside their assignment, in ``solutions/<assignment>/
+checks.py`` (:data:`CHECKS`), and are named ``"checks.<checker>"`` in a hidden test cell. They
+use the same public names as the lecture modules (:data:`__all__`): :class:`Check`,
+:class:`Case`, :func:`seeded`, a ``judge`` function where the answer is not unique
+(:func:`close_failure` helps write one), and a reference function of the instructor's own.
+The grader loads that file in its own process; nbgrader never copies it into a release or a
+submission (``grader/nbgrader_config.py`` ignores it), so no kernel can import it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import importlib.util
 import json
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 
 from mllib.grading import wire
+
+# The authoring API: what a checks module (a lecture's, or an instructor's own checks.py) uses.
+__all__ = ["CHECKS", "Case", "Check", "ExerciseFailed", "assert_close", "checks_module",
+           "close_failure", "hidden_test", "load_check", "run_check", "seeded", "variant", "wire"]
+
+CHECKS = "checks"  # hidden_test("checks.<checker>", f) names the assignment's own checks.py
 
 _variant: ContextVar[bytes | None] = ContextVar("hidden_input_variant", default=None)
 
@@ -266,11 +285,46 @@ def judge(check: Check, reply: dict, expected: list, failing: Sequence[str] = ()
     return None
 
 
-def load_check(key: str) -> Check:
-    """The :class:`Check` named ``"<topic>.<checker>"``, e.g. ``"perceptron.update_rule"``."""
+def checks_module(folder: str | Path | None = None) -> ModuleType:
+    """The instructor's ``checks.py`` in ``folder`` (default: the working directory), freshly
+    executed, so that an edit counts at once.
+
+    Loaded under a name of its own per folder, so two assignments' modules never mix; it is not
+    on ``sys.path``, so it should hold its reference functions itself.
+    """
+    path = (Path(folder) if folder is not None else Path.cwd()).resolve() / f"{CHECKS}.py"
+    if not path.is_file():
+        raise ModuleNotFoundError(f"no {path}: an assignment's own checks go in a file "
+                                  f"{CHECKS}.py beside its notebooks")
+    name = f"_course_checks_{hashlib.sha256(str(path).encode()).hexdigest()[:12]}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses and pickling look a class's module up by name
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def load_check(key: str, folder: str | Path | None = None) -> Check:
+    """The :class:`Check` named ``key``.
+
+    ``"<topic>.<checker>"`` calls ``checker()`` of the lecture module ``mllib.grading.<topic>``
+    (e.g. ``"perceptron.update_rule"``); ``"checks.<checker>"`` calls it in the instructor's
+    ``checks.py`` in ``folder`` (:func:`checks_module`; in a notebook's kernel, the notebook's
+    folder). Raises ValueError when the checker returns something else than a :class:`Check`.
+    """
     topic, _, checker = key.partition(".")
-    module = importlib.import_module(f"mllib.grading.{topic}")
-    return getattr(module, checker)()
+    if topic == CHECKS:
+        module = checks_module(folder)
+    else:
+        module = importlib.import_module(f"mllib.grading.{topic}")
+    check = getattr(module, checker)()
+    if not isinstance(check, Check):
+        raise ValueError(f"{key}() returned {type(check).__name__}, not a Check")
+    return check
 
 
 def run_check(check: Check, student: Callable) -> None:
