@@ -24,7 +24,7 @@ from nbconvert.filters import strip_ansi
 from nbgrader.api import MissingEntry
 from nbgrader.apps import NbGraderAPI
 from nbgrader.preprocessors import CheckCellMetadata, ClearOutput
-from nbgrader.utils import parse_utc
+from nbgrader.utils import determine_grade, is_grade, is_solution, parse_utc
 from nbgrader.validator import Validator
 from traitlets import List
 from traitlets.config import Config
@@ -351,7 +351,8 @@ def validate(notebook: Path, config: Config) -> bool:
 
     Uses nbgrader's ``Validator`` directly, because ``nbgrader validate`` exits 0 even when
     tests fail (nbgrader #1908). An exercise passes when every graded cell of it passes (see
-    :func:`grader.report.exercise_cells`); a written answer passes once it is answered.
+    :func:`grader.report.exercise_cells`); a written answer is no pass or fail: it is reported
+    as answered (graded by hand) or not answered yet.
 
     Parameters
     ----------
@@ -363,7 +364,8 @@ def validate(notebook: Path, config: Config) -> bool:
     Returns
     -------
     bool
-        True when every test cell passes and no locked cell was changed.
+        True when every test cell passes, every written answer is answered and no locked cell
+        was changed.
     """
     if not notebook.is_file():
         raise SystemExit(f"course: no notebook {notebook}")
@@ -378,6 +380,10 @@ def validate(notebook: Path, config: Config) -> bool:
         for cell in nb.cells
         if "nbgrader" in cell.metadata
     }
+    # Written answer -> answered? (nbgrader's test: its checksum differs from the release's.)
+    written = {cell.metadata.nbgrader["grade_id"]: determine_grade(cell)[0] is None
+               for cell in nb.cells if cell.cell_type == "markdown" and is_grade(cell)
+               and is_solution(cell)}
     problems: dict[str, list[str]] = {}
     for cell in results.get("type_changed", []):
         problems.setdefault(names.get(cell["source"], "?"), []).append(
@@ -386,29 +392,35 @@ def validate(notebook: Path, config: Config) -> bool:
         problems.setdefault(names.get(cell["source"], "?"), []).append(
             "locked cell was modified")
     for cell in results.get("failed", []):
+        if names.get(cell["source"]) in written:
+            continue  # an unanswered written answer: reported below, not as a failed test
         lines = [ln for ln in strip_ansi(cell["raw_error"]).splitlines() if ln.strip()]
         problems.setdefault(names.get(cell["source"], "?"), []).append(
             lines[-1] if lines else "failed")
     exercises = exercise_cells(nb)
-    written = {grade_id for cell in nb.cells if cell.cell_type == "markdown"
-               for grade_id in [cell.metadata.get("nbgrader", {}).get("grade_id")]
-               if cell.metadata.get("nbgrader", {}).get("grade")}
-    passing = 0
+    passing = failing = 0
     for name, cells in exercises.items():
         issues = [f"{gid}: {issue}" for gid in cells for issue in problems.pop(gid, [])]
-        passing += not issues
+        failing += bool(issues)
         if issues:
             print(f"FAIL {name}: {'; '.join(issues)}")
         elif name in written:
-            print(f"ANSWERED {name}: graded by hand")
+            print(f"ANSWERED {name}: answered, graded by hand" if written[name] else
+                  f"UNANSWERED {name}: not answered yet (graded by hand)")
         else:
+            passing += 1
             print(f"PASS {name}")
     for gid, issues in problems.items():
+        failing += 1
         print(f"FAIL {gid}: {'; '.join(issues)}")
     if "failed" not in results and results:
         print("(the other exercises were not checked: undo the changes to the cells above)")
-    print(f"{'FAILED' if results else 'PASSED'} {notebook}: "
-          f"{passing} of {len(exercises)} exercises pass")
+    status = "PASSED" if not results else "FAILED" if failing else "INCOMPLETE"
+    summary = f"{passing} of {len(exercises) - len(written)} autograded exercises pass"
+    if written:
+        summary += (f"; {sum(written.values())} of {len(written)} written answers answered "
+                    "(graded by hand)")
+    print(f"{status} {notebook}: {summary}")
     return not results
 
 

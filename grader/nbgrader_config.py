@@ -22,11 +22,11 @@ from nbgrader.preprocessors import (
     LimitOutput,
     OverwriteCells,
     OverwriteKernelspec,
-    SaveAutoGrades,
 )
 
 from grader import kernel_guard, safe_autograde
 from grader.api import gradebook_url
+from grader.hand_grades import KeepHandGrades
 from grader.late import LatePolicy
 from grader.offline_math import FeedbackExporter
 from grader.preprocessors import GradingExecute, HideHiddenTestTracebacks, RepairSubmission
@@ -51,6 +51,11 @@ c.CourseDirectory.course_id = "ml-course"
 # grader/exchange, created here because nbgrader requires it to exist already.
 c.Exchange.root = os.path.join(GRADER_DIR, "exchange")
 os.makedirs(c.Exchange.root, exist_ok=True)
+
+# What `course release` leaves in place of a solution region. nbgrader's stub raises a bare
+# NotImplementedError, so a blank answer's visible test failed with an empty message.
+CODE_STUB = '# YOUR CODE HERE\nraise NotImplementedError("not answered yet")'
+c.ClearSolutions.code_stub = {"python": CODE_STUB}
 
 # Instructor versions live in solutions/<assignment>/, the generated student versions in
 # notebooks/<assignment>/ (committed). Everything produced while grading stays under grader/,
@@ -136,12 +141,15 @@ c.GradingExecute.notebook_output_bytes = 5 * OUTPUT_LIMIT
 c.GradingExecute.notebook_timeout = 600
 c.LimitOutput.max_lines = 1000
 c.LimitOutput.max_traceback = 100
+# KeepHandGrades is nbgrader's SaveAutoGrades, except that a regrade leaves an unchanged answer
+# graded by hand as the instructor left it (nbgrader flags every hand grade again); a changed
+# one is flagged with its previous score and comment (grader/hand_grades.py).
 c.Autograde.autograde_preprocessors = [
     GradingExecute,
     IgnorePattern,
     ClearMetadataPreprocessor,
     LimitOutput,
-    SaveAutoGrades,
+    KeepHandGrades,
     AssignLatePenalties,
     CheckCellMetadata,
 ]

@@ -13,7 +13,10 @@ files back to the student. :class:`LinkSafeAutograde` is nbgrader's converter wi
 * a submission folder (or its student's folder) that is a link, or a ``timestamp.txt`` that is
   not a plain file, refused for that student with the reason; the class goes on;
 * each notebook read with ``O_NOFOLLOW`` and checked after opening, as
-  :func:`grader.files.read_regular` does.
+  :func:`grader.files.read_regular` does;
+* the answers of the previous autograded copy, which nbgrader deletes before it regrades,
+  read first and handed to :class:`grader.hand_grades.KeepHandGrades`, so a hand grade of an
+  unchanged answer stays graded.
 
 nbgrader has no setting for its converter class: ``nbgrader autograde`` and the API (``course``,
 the formgrader) both construct ``Autograde`` by name. So :func:`install`, called by the course's
@@ -34,6 +37,7 @@ from nbgrader.api import Gradebook
 from nbgrader.converters import Autograde, BaseConverter, NbGraderException
 
 from grader.files import NotRegularFile, copy_tree, link_kind, read_regular
+from grader.hand_grades import PREVIOUS, previous_answers
 
 TIMESTAMP = "timestamp.txt"
 
@@ -107,7 +111,17 @@ class LinkSafeAutograde(Autograde, _LinkFreeCopy):
         reason = _not_a_file(path) if os.path.lexists(path) else ""
         if reason:
             raise NbGraderException(f"{student_id}: {TIMESTAMP} is a {reason}; not graded")
+        # Read before nbgrader removes the previous autograded copy (with --force).
+        self._previous = previous_answers(Path(self._format_dest(assignment_id, student_id)))
         return super().init_destination(assignment_id, student_id)
+
+    def init_single_notebook_resources(self, notebook_filename: str) -> dict:
+        """nbgrader's resources, plus the answers of the notebook's previous autograded copy
+        (None when there was none)."""
+        resources = super().init_single_notebook_resources(notebook_filename)
+        previous = getattr(self, "_previous", {})
+        resources["nbgrader"][PREVIOUS] = previous.get(Path(notebook_filename).stem)
+        return resources
 
     def init_assignment(self, assignment_id: str, student_id: str) -> None:
         """nbgrader's set-up; a submitted notebook that is not a plain file scores 0."""

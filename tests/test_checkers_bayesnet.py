@@ -170,7 +170,7 @@ def test_unimplemented_answers_are_reported_by_name():
     def unimplemented(*args):
         raise NotImplementedError
 
-    with pytest.raises(ExerciseFailed, match="query is not implemented yet"):
+    with pytest.raises(ExerciseFailed, match="query is not answered yet"):
         run_check(check.query_by_enumeration(), unimplemented)
 
 

@@ -975,9 +975,10 @@ def validate(root: Path, notebooks: dict[str, Path]) -> dict[str, tuple[int, str
 
 
 def verdicts(out: str) -> dict[str, str]:
-    """Exercise -> PASS, FAIL or ANSWERED (a written answer), from ``course validate``."""
+    """Exercise -> PASS, FAIL, or ANSWERED/UNANSWERED (a written answer), from
+    ``course validate``."""
     return {name: verdict for verdict, name in
-            re.findall(r"^(PASS|FAIL|ANSWERED) (\w+)", out, re.M)}
+            re.findall(r"^(PASS|FAIL|ANSWERED|UNANSWERED) (\w+)", out, re.M)}
 
 
 def test_validate_passes_or_fails_each_exercise(graded: GradedClass) -> None:
@@ -985,20 +986,32 @@ def test_validate_passes_or_fails_each_exercise(graded: GradedClass) -> None:
     notebooks = {"solution": graded.root / "solutions" / ASSIGNMENT / f"{NOTEBOOK}.ipynb",
                  "release": graded.root / "notebooks" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"}
     notebooks |= {name: submitted / name / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
-                  for name in ("pam", "eve", "zed")}
+                  for name in ("pam", "eve", "zed", "dan")}
     results = validate(graded.root, notebooks)
     everything = dict.fromkeys(EXERCISES, "PASS") | {WRITTEN: "ANSWERED"}
     expected = {
         "solution": (0, everything),
-        "release": (1, dict.fromkeys(everything, "FAIL")),  # nothing answered yet
+        # nothing answered yet: the written answer is neither a pass nor a failed test
+        "release": (1, dict.fromkeys(EXERCISES, "FAIL") | {WRITTEN: "UNANSWERED"}),
         "pam": (1, everything | {"update_rule": "FAIL"}),
         "eve": (0, everything),  # warnings on stderr cost nothing
         "zed": (1, everything | {"bound": "FAIL", "winnow": "FAIL"}),  # the kernel died
+        "dan": (1, everything | {WRITTEN: "UNANSWERED"}),  # every test passes; still blank
     }
     for name, (code, per_exercise) in expected.items():
         out = results[name][1]
         assert results[name][0] == code, out
         assert verdicts(out) == per_exercise, out
+    # The written answer is counted apart from the autograded exercises, and a blank answer's
+    # visible test says why it fails (nbgrader's own stub raised with an empty message).
+    assert "5 of 5 autograded exercises pass; 1 of 1 written answers answered" in \
+        results["solution"][1]
+    assert "0 of 5 autograded exercises pass; 0 of 1 written answers answered" in \
+        results["release"][1]
+    assert re.search(r"^FAIL update_rule: .*NotImplementedError: not answered yet$",
+                     results["release"][1], re.M), results["release"][1]
+    assert re.search(r"^INCOMPLETE .*: 5 of 5 autograded exercises pass; 0 of 1 written",
+                     results["dan"][1], re.M), results["dan"][1]
 
 
 def test_the_validate_button_config_ignores_stderr(

@@ -32,7 +32,8 @@ SOLUTIONS = sorted(REPO.glob("solutions/*/*.ipynb"))
 RELEASED = sorted(REPO.glob("notebooks/*/*.ipynb"))
 CELL_TIMEOUT = 60  # seconds per cell; a hanging widget fails instead of blocking the suite
 PARALLEL_KERNELS = 3
-STUB = "raise NotImplementedError()"  # nbgrader's code stub for an unanswered solution region
+# The code stub `course release` leaves for a blank solution region (grader/nbgrader_config.py)
+STUB = 'raise NotImplementedError("not answered yet")'
 IGNORED = {".ipynb_checkpoints", "__pycache__"}
 
 

@@ -262,7 +262,7 @@ def judge(check: Check, reply: dict, expected: list, failing: Sequence[str] = ()
             return f"{name} could not be run on {where}."
         if "error" in result:
             if result["error"] == "NotImplementedError":
-                return f"{name} is not implemented yet."
+                return f"{name} is not answered yet."
             # Only the type, and only a known one: the message and a class's name are the
             # student's text, which could spell out the hidden inputs.
             raised = wire.known_type(result["error"], "an exception")
