@@ -3,7 +3,7 @@
 import ipywidgets
 import numpy as np
 import pytest
-from figure_support import labelled_ticks
+from figure_support import drawn, labelled_ticks, png_pixels
 from matplotlib.figure import Figure
 
 from mllib import svm
@@ -80,13 +80,32 @@ def test_slack_segments_run_from_the_margin_line_to_the_point():
 
 
 def test_moving_the_c_slider_redraws_separator_support_and_slacks():
-    wide, narrow = demo.show_soft_margin(0.01), demo.show_soft_margin(100.0)
-    assert wide.axes[0].get_title() != narrow.axes[0].get_title()
-    # Lines: separator, two margin lines, then one red segment per example with slack.
-    wide_lines, narrow_lines = len(wide.axes[0].get_lines()), len(narrow.axes[0].get_lines())
-    assert wide_lines - 3 == np.sum(demo.soft_margin(0.01).slack > svm.SUPPORT_TOL)
-    assert narrow_lines - 3 == np.sum(demo.soft_margin(100.0).slack > svm.SUPPORT_TOL)
-    assert wide_lines != narrow_lines
+    # The widget's one figure is redrawn in place: read each frame before drawing the next.
+    wide = demo.show_soft_margin(0.01).axes[0]
+    wide_title, wide_slacks = wide.get_title(), len(wide.collections[-1].get_segments())
+    narrow = demo.show_soft_margin(100.0).axes[0]
+    assert wide_title != narrow.get_title()
+    # Lines: separator and two margin lines; one red segment per example with slack.
+    assert len(narrow.get_lines()) == 3
+    narrow_slacks = len(narrow.collections[-1].get_segments())
+    assert wide_slacks == np.sum(demo.soft_margin(0.01).slack > svm.SUPPORT_TOL)
+    assert narrow_slacks == np.sum(demo.soft_margin(100.0).slack > svm.SUPPORT_TOL)
+    assert wide_slacks != narrow_slacks
+
+
+@pytest.mark.parametrize("C", [0.01, 1.0, 100.0])
+def test_c_slider_redrawn_in_place_shows_what_a_fresh_build_shows(C):
+    """The same data, and the same pixels, whether the figure was just built for C or redrawn
+    in place after other values of C."""
+    demo._soft_margin_view.cache_clear()
+    fresh = demo.show_soft_margin(C)
+    fresh_drawn, fresh_pixels = drawn(fresh), png_pixels(fresh)
+    for other in (0.01, 3.0, 100.0):
+        png_pixels(demo.show_soft_margin(other))
+    again = demo.show_soft_margin(C)
+    assert again is fresh
+    assert drawn(again) == fresh_drawn
+    np.testing.assert_array_equal(png_pixels(again), fresh_pixels)
 
 
 def test_c_gallery_has_one_panel_per_cs578_value():
