@@ -136,11 +136,27 @@ def test_descent_frame_crosses_the_bad_points_of_iteration_k():
 
 
 def test_moving_eta_changes_the_run():
-    slow, fast = demo.show_descent(0.05, 10), demo.show_descent(1.0, 10)
-    assert slow.axes[1].get_title() != fast.axes[1].get_title()
-    slow_gap = slow.axes[1].get_lines()[0].get_ydata()
-    fast_gap = fast.axes[1].get_lines()[0].get_ydata()
-    assert not np.allclose(slow_gap, fast_gap)
+    # The widget's one figure is redrawn in place: read each frame before drawing the next.
+    slow = demo.show_descent(0.05, 10).axes[1]
+    slow_title, slow_gap = slow.get_title(), slow.get_lines()[0].get_ydata().copy()
+    fast = demo.show_descent(1.0, 10).axes[1]
+    assert slow_title != fast.get_title()
+    assert not np.allclose(slow_gap, fast.get_lines()[0].get_ydata())
+
+
+@pytest.mark.parametrize(("eta", "k"), [(0.2, 0), (0.2, 5), (1.0, 30)])
+def test_descent_redrawn_in_place_shows_what_a_fresh_build_shows(eta, k):
+    """The same data, and the same pixels, whether the figure was just built for (η, k) or
+    redrawn in place after other steps and other η."""
+    demo._descent_view.cache_clear()
+    fresh = demo.show_descent(eta, k)
+    fresh_drawn, fresh_pixels = drawn(fresh), png_pixels(fresh)
+    for other_eta, other_k in ((eta, 60), (eta, 1), (0.05, k), (eta, 3)):
+        png_pixels(demo.show_descent(other_eta, other_k))
+    again = demo.show_descent(eta, k)
+    assert again is fresh
+    assert drawn(again) == fresh_drawn
+    np.testing.assert_array_equal(png_pixels(again), fresh_pixels)
 
 
 def test_method_comparison_never_beats_the_exact_optimum():

@@ -440,37 +440,79 @@ def descent_cycle(eta: float, iterations: int = 60, *, longest: int = 10,
     return DescentCycle(0, (), np.array([]))
 
 
+@dataclass(frozen=True)
+class _DescentView:
+    """The descent widget's figure and the artists each frame updates in place."""
+
+    fig: Figure
+    left: Axes
+    right: Axes
+    separator: Line2D
+    margin_lines: tuple[Line2D, Line2D]
+    crosses: PathCollection
+    gap: Line2D
+    marker: Line2D
+
+
+@functools.lru_cache(maxsize=1)
+def _descent_view() -> _DescentView:
+    """Build the descent widget's figure once: the six points and the axes' labels stay; the
+    separator, margin lines, crosses, legend and titles move with k, the gap curve with η."""
+    X, y = svm.mmds_fig_12_18()
+    fig, (left, right) = figure(2, width=4.8)
+    scatter_labelled(left, X, y, size=30)
+    separator, = left.plot([], [], color="black", label="w·x + b = 0")
+    margin_lines = tuple(left.plot([], [], color="grey", linestyle="--", linewidth=1,
+                                   label="w·x + b = ±1" if offset > 0 else None)[0]
+                         for offset in (-1, 1))
+    crosses = left.scatter(*X[:1].T, s=150, marker="x", color="red", linewidths=1,
+                           label="bad point")
+    legend = left.legend(loc="best", fontsize=7)
+    gap, = right.plot([0], [1], "o-", ms=3, color="black")
+    marker = right.axvline(0, color="red", linewidth=1)
+    log_axis(right, "y")
+    right.set_xlabel("iteration")
+    right.set_ylabel("f(w, b) − f* (log scale)")
+    # The legend goes where "best" finds room for the frame's separator, so it moves too.
+    animate(separator, *margin_lines, crosses, legend, marker, left.title, right.title)
+    return _DescentView(fig, left, right, separator, margin_lines, crosses, gap, marker)
+
+
 def show_descent(eta: float, k: int, iterations: int = 60) -> Figure:
     """The descent widget's frame: MMDS Example 12.9 run with step ``eta``.
 
     Left: the six points, the separator and margin lines after k updates, the bad points
     crossed. Right: how far the objective (eq. 12.4 + b²/2, which the run minimises) is above
-    the exact optimum at each iteration, on a log scale, with iteration k marked.
+    the exact optimum at each iteration, on a log scale, with iteration k marked. The figure is
+    built once and redrawn in place: each call returns the same Figure.
     """
     if not 0 <= k <= iterations:
         raise ValueError(f"k must be between 0 and {iterations}, the number of iterations.")
-    X, y = svm.mmds_fig_12_18()
+    X, _ = svm.mmds_fig_12_18()
     run = book_run(iterations, eta)
     optimum = book_optimum()
     step = run.history[k]
-    fig, (left, right) = figure(2, width=4.8)
-    draw_svm(left, X, y, step.w, step.b, pad=1.2)
+    view = _descent_view()
+    lo, hi = _view(X, 1.2, step.w, step.b)
+    set_view(view.left, (lo[0], hi[0]), (lo[1], hi[1]))
+    view.separator.set_data(*hyperplane_points(view.left, step.w, step.b))
+    for line, offset in zip(view.margin_lines, (-1, 1), strict=True):
+        line.set_data(*hyperplane_points(view.left, step.w, step.b, offset=offset))
     bad = np.array([c == "x" for c in step.pattern])
-    left.scatter(*X[bad].T, s=150, marker="x", color="red", linewidths=1, label="bad point")
-    left.legend(loc="best", fontsize=7)
-    left.set_title(f"η = {eta:g}, iteration {k}: bad = {step.pattern}")
+    view.crosses.set_offsets(X[bad].reshape(-1, 2))
+    view.left.set_title(f"η = {eta:g}, iteration {k}: bad = {step.pattern}")
     above = np.maximum([s.objective - optimum for s in run.history], 1e-16)
-    right.plot(range(len(above)), above, "o-", ms=3, color="black")
-    right.axvline(k, color="red", linewidth=1)
-    log_axis(right, "y")
-    # At least two powers of 10 in view, so that the log axis has two labelled ticks even when
-    # a large step leaves the gap within one decade.
-    low, high = np.floor(np.log10(above.min())), np.ceil(np.log10(above.max()))
-    right.set_ylim(10.0 ** min(low, high - 1), 10.0 ** high)
-    right.set_xlabel("iteration")
-    right.set_ylabel("f(w, b) − f* (log scale)")
-    right.set_title(f"f = {step.objective:.4f} at iteration {k}; f* = {optimum:.4f}")
-    return fig
+    if not np.array_equal(view.gap.get_ydata(), above):
+        view.gap.set_data(np.arange(len(above)), above)
+        # At least two powers of 10 in view, so that the log axis has two labelled ticks even
+        # when a large step leaves the gap within one decade.
+        low, high = np.floor(np.log10(above.min())), np.ceil(np.log10(above.max()))
+        view.right.set_ylim(10.0 ** min(low, high - 1), 10.0 ** high)
+        last = len(above) - 1
+        view.right.set_xlim(-0.05 * last, 1.05 * last)  # matplotlib's 5% margins
+    view.marker.set_xdata([k, k])
+    view.right.set_title(f"f = {step.objective:.4f} at iteration {k}; f* = {optimum:.4f}")
+    return view.fig
 
 
 # --- Batch GD, SGD and the optimum -----------------------------------------------------------
