@@ -2,6 +2,8 @@
 
 Each demo is a plain function of the slider values that returns data (tested without a browser)
 or a matplotlib Figure. The notebooks only wire sliders to these functions with :func:`explore`.
+A widget whose frame function keeps one figure and redraws it in place (:mod:`mllib.demos.live`)
+returns the same Figure on every call: read or encode a frame before asking for the next one.
 """
 
 from __future__ import annotations
