@@ -64,19 +64,27 @@ def draw_hyperplane(
 
     ``offset`` draws a margin line (e.g. ±1 for an SVM). A zero w draws nothing.
     """
-    w = np.asarray(w, dtype=float)
     if not np.any(w):
         return
     (x_lo, x_hi), (y_lo, y_hi) = ax.get_xlim(), ax.get_ylim()
-    if abs(w[1]) >= abs(w[0]):
-        xs = np.array([x_lo, x_hi])
-        ys = (offset - b - w[0] * xs) / w[1]
-    else:
-        ys = np.array([y_lo, y_hi])
-        xs = (offset - b - w[1] * ys) / w[0]
-    ax.plot(xs, ys, **style)
+    ax.plot(*hyperplane_points(ax, w, b, offset=offset), **style)
     ax.set_xlim(x_lo, x_hi)
     ax.set_ylim(y_lo, y_hi)
+
+
+def hyperplane_points(ax: Axes, w: np.ndarray, b: float = 0.0, *,
+                      offset: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """The ends (xs, ys) of the line w·x + b = offset across ``ax``'s view, for a line that is
+    redrawn in place; both empty for a zero w, which has no line."""
+    w = np.asarray(w, dtype=float)
+    if not np.any(w):
+        return np.array([]), np.array([])
+    (x_lo, x_hi), (y_lo, y_hi) = ax.get_xlim(), ax.get_ylim()
+    if abs(w[1]) >= abs(w[0]):
+        xs = np.array([x_lo, x_hi])
+        return xs, (offset - b - w[0] * xs) / w[1]
+    ys = np.array([y_lo, y_hi])
+    return (offset - b - w[1] * ys) / w[0], ys
 
 
 def square_limits(ax: Axes, half_width: float) -> None:

@@ -8,3 +8,38 @@ def labelled_ticks(ax, which: str) -> list[str]:
     return [tick.get_text() for tick, value in zip(axis.get_ticklabels(), axis.get_ticklocs(),
                                                    strict=True)
             if tick.get_text() and min(low, high) <= value <= max(low, high)]
+
+
+def drawn(fig) -> list:
+    """What each axes of ``fig`` draws, as plain values: its limits, title and texts, and the
+    data of its lines, collections (offsets and paths) and patches, in drawing order."""
+    import numpy as np
+
+    def data(artist):
+        if hasattr(artist, "get_xydata"):
+            return np.asarray(artist.get_xydata()).tolist()
+        if hasattr(artist, "get_offsets"):
+            paths = [p.vertices.tolist() for p in artist.get_paths()]
+            return [np.asarray(artist.get_offsets()).tolist(), paths]
+        if hasattr(artist, "get_text"):
+            return artist.get_text()
+        if hasattr(artist, "get_path"):
+            return artist.get_transform().transform(artist.get_path().vertices).tolist()
+        return None
+
+    return [[ax.get_xlim(), ax.get_ylim(), ax.get_title(),
+             [(type(a).__name__, a.get_visible(), data(a))
+              for a in [*ax.lines, *ax.collections, *ax.patches, *ax.texts]]]
+            for ax in fig.axes]
+
+
+def png_pixels(fig):
+    """The pixels of the PNG a widget shows for ``fig``."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from mllib.demos import png
+
+    return np.asarray(Image.open(io.BytesIO(png(fig))).convert("RGB"))

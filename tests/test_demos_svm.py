@@ -3,7 +3,7 @@
 import ipywidgets
 import numpy as np
 import pytest
-from figure_support import labelled_ticks
+from figure_support import drawn, labelled_ticks, png_pixels
 from matplotlib.figure import Figure
 
 from mllib import svm
@@ -80,13 +80,32 @@ def test_slack_segments_run_from_the_margin_line_to_the_point():
 
 
 def test_moving_the_c_slider_redraws_separator_support_and_slacks():
-    wide, narrow = demo.show_soft_margin(0.01), demo.show_soft_margin(100.0)
-    assert wide.axes[0].get_title() != narrow.axes[0].get_title()
-    # Lines: separator, two margin lines, then one red segment per example with slack.
-    wide_lines, narrow_lines = len(wide.axes[0].get_lines()), len(narrow.axes[0].get_lines())
-    assert wide_lines - 3 == np.sum(demo.soft_margin(0.01).slack > svm.SUPPORT_TOL)
-    assert narrow_lines - 3 == np.sum(demo.soft_margin(100.0).slack > svm.SUPPORT_TOL)
-    assert wide_lines != narrow_lines
+    # The widget's one figure is redrawn in place: read each frame before drawing the next.
+    wide = demo.show_soft_margin(0.01).axes[0]
+    wide_title, wide_slacks = wide.get_title(), len(wide.collections[-1].get_segments())
+    narrow = demo.show_soft_margin(100.0).axes[0]
+    assert wide_title != narrow.get_title()
+    # Lines: separator and two margin lines; one red segment per example with slack.
+    assert len(narrow.get_lines()) == 3
+    narrow_slacks = len(narrow.collections[-1].get_segments())
+    assert wide_slacks == np.sum(demo.soft_margin(0.01).slack > svm.SUPPORT_TOL)
+    assert narrow_slacks == np.sum(demo.soft_margin(100.0).slack > svm.SUPPORT_TOL)
+    assert wide_slacks != narrow_slacks
+
+
+@pytest.mark.parametrize("C", [0.01, 1.0, 100.0])
+def test_c_slider_redrawn_in_place_shows_what_a_fresh_build_shows(C):
+    """The same data, and the same pixels, whether the figure was just built for C or redrawn
+    in place after other values of C."""
+    demo._soft_margin_view.cache_clear()
+    fresh = demo.show_soft_margin(C)
+    fresh_drawn, fresh_pixels = drawn(fresh), png_pixels(fresh)
+    for other in (0.01, 3.0, 100.0):
+        png_pixels(demo.show_soft_margin(other))
+    again = demo.show_soft_margin(C)
+    assert again is fresh
+    assert drawn(again) == fresh_drawn
+    np.testing.assert_array_equal(png_pixels(again), fresh_pixels)
 
 
 def test_c_gallery_has_one_panel_per_cs578_value():
@@ -117,11 +136,27 @@ def test_descent_frame_crosses_the_bad_points_of_iteration_k():
 
 
 def test_moving_eta_changes_the_run():
-    slow, fast = demo.show_descent(0.05, 10), demo.show_descent(1.0, 10)
-    assert slow.axes[1].get_title() != fast.axes[1].get_title()
-    slow_gap = slow.axes[1].get_lines()[0].get_ydata()
-    fast_gap = fast.axes[1].get_lines()[0].get_ydata()
-    assert not np.allclose(slow_gap, fast_gap)
+    # The widget's one figure is redrawn in place: read each frame before drawing the next.
+    slow = demo.show_descent(0.05, 10).axes[1]
+    slow_title, slow_gap = slow.get_title(), slow.get_lines()[0].get_ydata().copy()
+    fast = demo.show_descent(1.0, 10).axes[1]
+    assert slow_title != fast.get_title()
+    assert not np.allclose(slow_gap, fast.get_lines()[0].get_ydata())
+
+
+@pytest.mark.parametrize(("eta", "k"), [(0.2, 0), (0.2, 5), (1.0, 30)])
+def test_descent_redrawn_in_place_shows_what_a_fresh_build_shows(eta, k):
+    """The same data, and the same pixels, whether the figure was just built for (η, k) or
+    redrawn in place after other steps and other η."""
+    demo._descent_view.cache_clear()
+    fresh = demo.show_descent(eta, k)
+    fresh_drawn, fresh_pixels = drawn(fresh), png_pixels(fresh)
+    for other_eta, other_k in ((eta, 60), (eta, 1), (0.05, k), (eta, 3)):
+        png_pixels(demo.show_descent(other_eta, other_k))
+    again = demo.show_descent(eta, k)
+    assert again is fresh
+    assert drawn(again) == fresh_drawn
+    np.testing.assert_array_equal(png_pixels(again), fresh_pixels)
 
 
 def test_method_comparison_never_beats_the_exact_optimum():

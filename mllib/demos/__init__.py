@@ -2,17 +2,20 @@
 
 Each demo is a plain function of the slider values that returns data (tested without a browser)
 or a matplotlib Figure. The notebooks only wire sliders to these functions with :func:`explore`.
+A widget whose frame function keeps one figure and redraws it in place (:mod:`mllib.demos.live`)
+returns the same Figure on every call: read or encode a frame before asking for the next one.
 """
 
 from __future__ import annotations
 
 import base64
-import io
 import os
 import traceback
 from collections.abc import Callable
 
 from matplotlib.figure import Figure
+
+from mllib.demos.live import render
 
 
 def grading() -> bool:
@@ -25,13 +28,10 @@ def png(fig: Figure) -> bytes:
 
     Figures from :func:`mllib.plotting.figure` have a fixed layout that holds their labels, so
     the PNG needs no ``bbox_inches="tight"`` pass: Jupyter's inline default, which lays out and
-    draws every artist twice and so doubles the cost of a slider move.
+    draws every artist twice and so doubles the cost of a slider move. A widget's figure that is
+    redrawn in place draws only what changed (:func:`mllib.demos.live.render`).
     """
-    buffer = io.BytesIO()
-    # Light compression: zlib's default level takes longer than drawing a simple figure, and
-    # the image only travels from the kernel to the browser.
-    fig.savefig(buffer, format="png", facecolor="white", pil_kwargs={"compress_level": 1})
-    return buffer.getvalue()
+    return render(fig)
 
 
 class PNG:

@@ -11,10 +11,21 @@ from dataclasses import dataclass
 
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.collections import LineCollection, PathCollection
+from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
 from mllib import data, svm
-from mllib.plotting import draw_hyperplane, figure, log_axis, markdown_table, scatter_labelled
+from mllib.demos.live import animate, set_view
+from mllib.plotting import (
+    draw_hyperplane,
+    figure,
+    hyperplane_points,
+    log_axis,
+    markdown_table,
+    scatter_labelled,
+)
 
 # The setting of MMDS Example 12.9.
 BOOK_C, BOOK_ETA, BOOK_W0, BOOK_B0 = 0.1, 0.2, (0.0, 1.0), -2.0
@@ -74,17 +85,23 @@ def book_run(iterations: int = 5, eta: float = BOOK_ETA) -> svm.DescentResult:
 
 
 def _frame(ax: Axes, X: np.ndarray, pad: float = 0.6, w=None, b: float = 0.0) -> None:
-    """Fit the view to the data with some room around it, and to the separator w·x + b = 0
-    when it passes outside the data (a small C can put it there): its point nearest to the
-    data's centre is brought into view."""
+    """Fit the view to the data with some room around it (:func:`_view`)."""
+    lo, hi = _view(X, pad, w, b)
+    ax.set_xlim(lo[0], hi[0])
+    ax.set_ylim(lo[1], hi[1])
+
+
+def _view(X: np.ndarray, pad: float = 0.6, w=None, b: float = 0.0,
+          ) -> tuple[np.ndarray, np.ndarray]:
+    """The view's lower and upper corners: the data with ``pad`` to spare on every side, and the
+    separator w·x + b = 0 when it passes outside the data (a small C can put it there): its
+    point nearest to the data's centre is brought into view."""
     lo, hi = X.min(axis=0), X.max(axis=0)
     if w is not None and np.any(w):
         centre = (lo + hi) / 2
         nearest = centre - (centre @ w + b) / (w @ w) * w
         lo, hi = np.minimum(lo, nearest), np.maximum(hi, nearest)
-    lo, hi = lo - pad, hi + pad
-    ax.set_xlim(lo[0], hi[0])
-    ax.set_ylim(lo[1], hi[1])
+    return lo - pad, hi + pad
 
 
 def slack_segments(w: np.ndarray, b: float, X: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -220,24 +237,69 @@ def soft_margin(C: float, *, n: int = 40, seed: int = 3) -> SoftMargin:
     return SoftMargin(X, y, sol, slack, on, len(sol.support) - on - wrong, wrong)
 
 
-def show_soft_margin(C: float, seed: int = 3) -> Figure:
-    """The C slider's frame: separator, margin lines, support vectors and slacks (left); the
-    three kinds of support vectors and the margin (right)."""
-    fit = soft_margin(C, seed=seed)
-    sol = fit.solution
+@dataclass(frozen=True)
+class _SoftMarginView:
+    """The C slider's figure and the artists each frame updates in place."""
+
+    fig: Figure
+    left: Axes
+    right: Axes
+    separator: Line2D
+    margin_lines: tuple[Line2D, Line2D]
+    support: PathCollection
+    slacks: LineCollection
+    bars: BarContainer
+
+
+@functools.lru_cache(maxsize=4)
+def _soft_margin_view(seed: int) -> _SoftMarginView:
+    """Build the C slider's figure once per sample: the points, the legend and the bar chart's
+    axes stay; the separator, margin lines, rings, slacks, bars and titles move."""
+    fit = soft_margin(1.0, seed=seed)
     height = 4.6
     fig, (left, right) = figure(2, width=4.8, height=height)
-    draw_svm(left, fit.X, fit.y, sol.w, sol.b, support=sol.support, slacks=True)
-    left.set_title(f"C = {C:.3g}: {len(sol.support)} support vectors, Σξ = {fit.slack.sum():.2f}")
+    scatter_labelled(left, fit.X, fit.y, size=30)
+    separator, = left.plot([], [], color="black", label="w·x + b = 0")
+    margin_lines = tuple(left.plot([], [], color="grey", linestyle="--", linewidth=1,
+                                   label="w·x + b = ±1" if offset > 0 else None)[0]
+                         for offset in (-1, 1))
+    support = left.scatter(*fit.X[:1].T, s=170, facecolors="none", edgecolors="black",
+                           linewidths=1.2, label="support vectors")
+    slacks = left.add_collection(LineCollection([], colors="red", linewidths=1.2),
+                                 autolim=False)
     # Below the axes, not on them: at small C the separator runs where "best" would put it.
     legend_below(fig, left, height)
-    right.bar(["on the\nmargin", "inside the\nmargin", "mis-\nclassified"],
-              [fit.on_margin, fit.inside, fit.misclassified],
-              color=["grey", "tab:orange", "tab:red"])
+    bars = right.bar(["on the\nmargin", "inside the\nmargin", "mis-\nclassified"], [0, 0, 0],
+                     color=["grey", "tab:orange", "tab:red"])
     right.set_ylabel("support vectors")
     right.set_ylim(0, len(fit.y))
-    right.set_title(f"γ = 1/‖w‖ = {sol.margin:.3f}")
-    return fig
+    animate(separator, *margin_lines, support, slacks, *bars, left.title, right.title)
+    return _SoftMarginView(fig, left, right, separator, margin_lines, support, slacks, bars)
+
+
+def show_soft_margin(C: float, seed: int = 3) -> Figure:
+    """The C slider's frame: separator, margin lines, support vectors and slacks (left); the
+    three kinds of support vectors and the margin (right).
+
+    The figure is built once and redrawn in place: each call returns the same Figure, showing
+    ``C``."""
+    fit = soft_margin(C, seed=seed)
+    sol = fit.solution
+    view = _soft_margin_view(seed)
+    lo, hi = _view(fit.X, 0.6, sol.w, sol.b)
+    set_view(view.left, (lo[0], hi[0]), (lo[1], hi[1]))
+    view.separator.set_data(*hyperplane_points(view.left, sol.w, sol.b))
+    for line, offset in zip(view.margin_lines, (-1, 1), strict=True):
+        line.set_data(*hyperplane_points(view.left, sol.w, sol.b, offset=offset))
+    view.support.set_offsets(fit.X[sol.support].reshape(-1, 2))
+    view.slacks.set_segments(slack_segments(sol.w, sol.b, fit.X, fit.y) if np.any(sol.w) else [])
+    for bar, count in zip(view.bars, (fit.on_margin, fit.inside, fit.misclassified),
+                          strict=True):
+        bar.set_height(count)
+    view.left.set_title(f"C = {C:.3g}: {len(sol.support)} support vectors, "
+                        f"Σξ = {fit.slack.sum():.2f}")
+    view.right.set_title(f"γ = 1/‖w‖ = {sol.margin:.3f}")
+    return view.fig
 
 
 def show_c_gallery(values=CS578_C, seed: int = 3) -> Figure:
@@ -378,37 +440,79 @@ def descent_cycle(eta: float, iterations: int = 60, *, longest: int = 10,
     return DescentCycle(0, (), np.array([]))
 
 
+@dataclass(frozen=True)
+class _DescentView:
+    """The descent widget's figure and the artists each frame updates in place."""
+
+    fig: Figure
+    left: Axes
+    right: Axes
+    separator: Line2D
+    margin_lines: tuple[Line2D, Line2D]
+    crosses: PathCollection
+    gap: Line2D
+    marker: Line2D
+
+
+@functools.lru_cache(maxsize=1)
+def _descent_view() -> _DescentView:
+    """Build the descent widget's figure once: the six points and the axes' labels stay; the
+    separator, margin lines, crosses, legend and titles move with k, the gap curve with η."""
+    X, y = svm.mmds_fig_12_18()
+    fig, (left, right) = figure(2, width=4.8)
+    scatter_labelled(left, X, y, size=30)
+    separator, = left.plot([], [], color="black", label="w·x + b = 0")
+    margin_lines = tuple(left.plot([], [], color="grey", linestyle="--", linewidth=1,
+                                   label="w·x + b = ±1" if offset > 0 else None)[0]
+                         for offset in (-1, 1))
+    crosses = left.scatter(*X[:1].T, s=150, marker="x", color="red", linewidths=1,
+                           label="bad point")
+    legend = left.legend(loc="best", fontsize=7)
+    gap, = right.plot([0], [1], "o-", ms=3, color="black")
+    marker = right.axvline(0, color="red", linewidth=1)
+    log_axis(right, "y")
+    right.set_xlabel("iteration")
+    right.set_ylabel("f(w, b) − f* (log scale)")
+    # The legend goes where "best" finds room for the frame's separator, so it moves too.
+    animate(separator, *margin_lines, crosses, legend, marker, left.title, right.title)
+    return _DescentView(fig, left, right, separator, margin_lines, crosses, gap, marker)
+
+
 def show_descent(eta: float, k: int, iterations: int = 60) -> Figure:
     """The descent widget's frame: MMDS Example 12.9 run with step ``eta``.
 
     Left: the six points, the separator and margin lines after k updates, the bad points
     crossed. Right: how far the objective (eq. 12.4 + b²/2, which the run minimises) is above
-    the exact optimum at each iteration, on a log scale, with iteration k marked.
+    the exact optimum at each iteration, on a log scale, with iteration k marked. The figure is
+    built once and redrawn in place: each call returns the same Figure.
     """
     if not 0 <= k <= iterations:
         raise ValueError(f"k must be between 0 and {iterations}, the number of iterations.")
-    X, y = svm.mmds_fig_12_18()
+    X, _ = svm.mmds_fig_12_18()
     run = book_run(iterations, eta)
     optimum = book_optimum()
     step = run.history[k]
-    fig, (left, right) = figure(2, width=4.8)
-    draw_svm(left, X, y, step.w, step.b, pad=1.2)
+    view = _descent_view()
+    lo, hi = _view(X, 1.2, step.w, step.b)
+    set_view(view.left, (lo[0], hi[0]), (lo[1], hi[1]))
+    view.separator.set_data(*hyperplane_points(view.left, step.w, step.b))
+    for line, offset in zip(view.margin_lines, (-1, 1), strict=True):
+        line.set_data(*hyperplane_points(view.left, step.w, step.b, offset=offset))
     bad = np.array([c == "x" for c in step.pattern])
-    left.scatter(*X[bad].T, s=150, marker="x", color="red", linewidths=1, label="bad point")
-    left.legend(loc="best", fontsize=7)
-    left.set_title(f"η = {eta:g}, iteration {k}: bad = {step.pattern}")
+    view.crosses.set_offsets(X[bad].reshape(-1, 2))
+    view.left.set_title(f"η = {eta:g}, iteration {k}: bad = {step.pattern}")
     above = np.maximum([s.objective - optimum for s in run.history], 1e-16)
-    right.plot(range(len(above)), above, "o-", ms=3, color="black")
-    right.axvline(k, color="red", linewidth=1)
-    log_axis(right, "y")
-    # At least two powers of 10 in view, so that the log axis has two labelled ticks even when
-    # a large step leaves the gap within one decade.
-    low, high = np.floor(np.log10(above.min())), np.ceil(np.log10(above.max()))
-    right.set_ylim(10.0 ** min(low, high - 1), 10.0 ** high)
-    right.set_xlabel("iteration")
-    right.set_ylabel("f(w, b) − f* (log scale)")
-    right.set_title(f"f = {step.objective:.4f} at iteration {k}; f* = {optimum:.4f}")
-    return fig
+    if not np.array_equal(view.gap.get_ydata(), above):
+        view.gap.set_data(np.arange(len(above)), above)
+        # At least two powers of 10 in view, so that the log axis has two labelled ticks even
+        # when a large step leaves the gap within one decade.
+        low, high = np.floor(np.log10(above.min())), np.ceil(np.log10(above.max()))
+        view.right.set_ylim(10.0 ** min(low, high - 1), 10.0 ** high)
+        last = len(above) - 1
+        view.right.set_xlim(-0.05 * last, 1.05 * last)  # matplotlib's 5% margins
+    view.marker.set_xdata([k, k])
+    view.right.set_title(f"f = {step.objective:.4f} at iteration {k}; f* = {optimum:.4f}")
+    return view.fig
 
 
 # --- Batch GD, SGD and the optimum -----------------------------------------------------------

@@ -1,0 +1,71 @@
+"""Widget figures that are built once and redrawn in place.
+
+A widget's frame function builds its figure on the first call, marks the artists that change
+with the controls ``animated``, and on later calls only updates those artists (``set_data``,
+``set_offsets``, ``set_text``) and returns the same Figure. :func:`render` then draws the
+figure's static part (axes, ticks, labels: most of the cost of a draw) only when it changed, and
+each frame restores that background and draws the animated artists over it.
+
+matplotlib keeps this bookkeeping for us: a change to an artist that is not animated marks the
+figure stale, and a change to an animated artist does not. So a stale figure means a new
+background, and the image is always what a full draw would show, except that animated artists
+come on top of the static ones of their axes.
+"""
+
+from __future__ import annotations
+
+import io
+
+from matplotlib.artist import Artist
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from PIL import Image
+
+# zlib level 1: the default level takes longer than drawing a simple frame, and the image only
+# travels from the kernel to the browser.
+COMPRESS_LEVEL = 1
+
+
+def animate(*artists: Artist) -> None:
+    """Mark ``artists`` as the ones a widget updates in place (drawn over the background)."""
+    for artist in artists:
+        artist.set_animated(True)
+
+
+def animated_artists(fig: Figure) -> list[Artist]:
+    """The figure's animated artists, axes by axes, each axes' in drawing (z) order."""
+    return [artist for ax in fig.axes
+            for artist in sorted(ax.get_children(), key=lambda a: a.get_zorder())
+            if artist.get_animated()]
+
+
+def render(fig: Figure) -> bytes:
+    """The PNG of ``fig`` at its own size, drawn with one Agg pass at most.
+
+    The static part is drawn again only when the figure is stale (or drawn for the first time);
+    its pixels are kept on the figure, and each call restores them and draws the animated
+    artists over them.
+    """
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    moving = animated_artists(fig)
+    background = getattr(fig, "_live_background", None)
+    if fig.stale or background is None or not moving:
+        canvas.draw()  # outside savefig, this draw leaves out the animated artists
+        fig._live_background = canvas.copy_from_bbox(fig.bbox)
+    else:
+        canvas.restore_region(background)
+    for artist in moving:
+        fig.draw_artist(artist)
+    width, height = canvas.get_width_height()
+    image = Image.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+    buffer = io.BytesIO()
+    image.convert("RGB").save(buffer, format="png", compress_level=COMPRESS_LEVEL)
+    return buffer.getvalue()
+
+
+def set_view(ax, xlim: tuple[float, float], ylim: tuple[float, float]) -> None:
+    """Set ``ax``'s limits only where they change, so an unchanged view keeps its background."""
+    if tuple(ax.get_xlim()) != tuple(xlim):
+        ax.set_xlim(*xlim)
+    if tuple(ax.get_ylim()) != tuple(ylim):
+        ax.set_ylim(*ylim)
