@@ -11,6 +11,7 @@ import numpy as np
 from mllib import data
 from mllib import perceptron as reference
 from mllib.grading import Case, Check, seeded
+from mllib.grading.domain import decided, finite, labels, unmet
 
 # Hidden from the kernel while these exercises are graded (grader/sandbox.py).
 REFERENCE = ("mllib.perceptron",)
@@ -123,6 +124,23 @@ def winnow_cases(rng, demotion: str = "demotion") -> list[Case]:
     ]
 
 
+SCORE_AT_THETA = ("a score equal to theta is exact (dyadic numbers), and every other score "
+                  "is farther from theta than rounding can reach")
+
+
+def winnow_domain(w, x, y, theta) -> str | None:
+    """Winnow's promises (lecture 01 Exercise 5, lecture 12 Exercise 1): positive weights (0
+    after an elimination), a 0/1 x, a label ±1, and a comparison with θ that rounding cannot
+    decide."""
+    w, x = np.asarray(w, dtype=float), np.asarray(x, dtype=float)
+    return unmet(("w and x have one shape (d,)", w.ndim == 1 and w.shape == x.shape),
+                 ("the weights are finite and >= 0", finite(w) and bool(np.all(w >= 0))),
+                 ("x is a 0/1 vector and y is -1 or +1", labels(x, (0, 1)) and labels(y)),
+                 (SCORE_AT_THETA, lambda: finite(theta) and decided(np.append(w, -theta),
+                                                                    np.append(x, 1))))
+
+
 def winnow_update() -> Check:
     """Check ``winnow_update(w, x, y, theta)`` (MMDS §12.2.3)."""
-    return Check("winnow_update", winnow_cases(_rng(50)), reference.winnow_update)
+    return Check("winnow_update", winnow_cases(_rng(50)), reference.winnow_update,
+                 domain=winnow_domain)
