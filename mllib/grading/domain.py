@@ -78,10 +78,9 @@ def decided(*factors) -> bool:
                for v in vectors]
     if not all(np.all(np.isfinite(v)) for v in vectors):
         return False
-    if _exact(vectors):
-        return True
     products = np.prod(vectors, axis=0)
-    return abs(math.fsum(products)) > CLEAR * float(np.sum(np.abs(products)))
+    return (abs(math.fsum(products)) > CLEAR * float(np.sum(np.abs(products)))
+            or _exact(vectors))
 
 
 def multiples(values, step: float) -> bool:
@@ -105,3 +104,9 @@ def whole(value, least: int = 0) -> bool:
     if isinstance(value, bool) or not isinstance(value, int | np.integer | float | np.floating):
         return False
     return math.isfinite(value) and float(value) == int(value) and int(value) >= least
+
+
+def power_of_two(value) -> bool:
+    """Whether ``value`` is 2ᵏ for a whole k (1, 2, ½, ¼, ...): a rate that keeps whole-number
+    arithmetic exact."""
+    return bool(finite(value) and value > 0 and math.frexp(value)[0] == 0.5)

@@ -12,7 +12,7 @@ import numpy as np
 
 from mllib import parallel as reference
 from mllib.grading import Case, Check, seeded
-from mllib.grading.domain import labels, multiples, unmet, whole
+from mllib.grading.domain import labels, multiples, power_of_two, unmet, whole
 
 # Hidden from the kernel while these exercises are graded (grader/sandbox.py).
 REFERENCE = ("mllib.parallel",)
@@ -28,10 +28,6 @@ def _sample(rng, n, d):
 def _chunks(X, y, sizes):
     edges = np.cumsum(sizes)[:-1]
     return list(zip(np.split(X, edges), np.split(y, edges), strict=True))
-
-
-def _power_of_two(eta) -> bool:
-    return bool(np.isfinite(eta) and eta > 0 and np.log2(eta) == round(np.log2(eta)))
 
 
 def _chunks_broken(w, chunks) -> str | None:
@@ -51,7 +47,7 @@ def _chunks_broken(w, chunks) -> str | None:
 
 
 def _round_domain(w, chunks, eta) -> str | None:
-    return _chunks_broken(w, chunks) or unmet(("eta is a power of 2", _power_of_two(eta)))
+    return _chunks_broken(w, chunks) or unmet(("eta is a power of 2", power_of_two(eta)))
 
 
 def _map_domain(w, X, y, eta) -> str | None:
