@@ -164,6 +164,7 @@ class Case:
 
 
 Judge = Callable[[object, object, Case], "str | None"]
+Domain = Callable[..., "str | None"]
 
 
 @dataclass(frozen=True)
@@ -188,6 +189,12 @@ class Check:
         not reveal hidden inputs or answers.
     builds_on : tuple of str
         Earlier exercise functions this one calls: a failure then says which of them fail.
+    domain : callable, optional
+        The inputs the exercise's statement answers, written from the statement (not from the
+        reference): ``domain(*case.args, **case.kwargs)`` returns None when the statement
+        defines the answer for these inputs, else the promise of the statement they break
+        (e.g. ``"q is never a row of X"``). Every hidden case must lie inside it
+        (:meth:`outside_domain`; ``mllib.grading.domain`` has helpers).
     """
 
     function: str
@@ -196,10 +203,19 @@ class Check:
     tolerance: float = 1e-8
     judge: Judge | None = None
     builds_on: tuple[str, ...] = ()
+    domain: Domain | None = None
 
     def payload(self) -> str:
         """The cases as JSON text for the kernel (inputs only, never answers)."""
         return json.dumps([[wire.encode(c.args), wire.encode(c.kwargs)] for c in self.cases])
+
+    def outside_domain(self) -> list[str]:
+        """``"hint: broken promise"`` for every case whose inputs the statement leaves open
+        (none without a ``domain``)."""
+        if self.domain is None:
+            return []
+        reasons = ((case.hint, self.domain(*case.args, **case.kwargs)) for case in self.cases)
+        return [f"{hint}: {reason}" for hint, reason in reasons if reason is not None]
 
     def expected(self) -> list:
         """The reference answer of every case, computed on private copies of the inputs."""

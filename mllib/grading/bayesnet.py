@@ -9,11 +9,15 @@ variables (values 0 and 1), as in the exercise notebook.
 
 from __future__ import annotations
 
+import itertools
+import math
+
 import numpy as np
 
 from mllib import bayes
 from mllib.bayesnet import BayesNet, bayes_net, random_network
 from mllib.grading import Case, Check, seeded
+from mllib.grading.domain import finite, labels, unmet, whole
 
 REFERENCE = ("mllib.bayes", "mllib.bayesnet")  # hidden from the kernel while grading
 _rng = seeded(20261313)
@@ -43,7 +47,14 @@ def map_estimate() -> Check:
         Case("a strong prior Beta(a, a), a about 50, against all heads",
              (strong, strong, *[float(rng.integers(40, 61))] * 2)),
     ]
-    return Check("map_estimate", cases, _coin_map)
+    return Check("map_estimate", cases, _coin_map, domain=_map_domain)
+
+
+def _map_domain(heads, tosses, a, b) -> str | None:
+    return unmet(("heads and tosses are whole numbers with 0 <= heads <= tosses",
+                  whole(heads) and whole(tosses) and heads <= tosses),
+                 ("a, b >= 1", finite(a, b) and a >= 1 and b >= 1),
+                 ("the denominator m + a + b - 2 is not 0", tosses + a + b - 2 != 0))
 
 
 def _nb_predict(X, y, x, s):
@@ -80,7 +91,30 @@ def naive_bayes_prediction() -> Check:
     cases.append(Case("a test e-mail that lacks a word every spam e-mail has (absent words "
                       "count too)", (X, np.array([1.0, 1.0, 1.0, 1.0, -1.0, -1.0]),
                                      np.array([0.0, 1.0]), 1.0)))
-    return Check("nb_predict", cases, _nb_predict)
+    return Check("nb_predict", cases, _nb_predict, domain=_nb_domain)
+
+
+def _nb_log_scores(X, y, x, s) -> list[float]:
+    """log P(v) + Σⱼ log P(xⱼ | v) for v = -1, +1, by the statement's formulas."""
+    scores = []
+    for v in (-1.0, 1.0):
+        rows = X[y == v]
+        theta = (rows.sum(axis=0) + s) / (len(rows) + 2 * s)
+        scores.append(np.log(len(rows) / len(X))
+                      + np.sum(np.where(x == 1, np.log(theta), np.log1p(-theta))))
+    return scores
+
+
+def _nb_domain(X, y, x, s) -> str | None:
+    X, y, x = (np.asarray(a, dtype=float) for a in (X, y, x))
+    return unmet(("X has shape (m, d), y shape (m,) and x shape (d,)",
+                  X.ndim == 2 and y.shape == (len(X),) and x.shape == X.shape[1:]),
+                 ("the features are 0/1 and the labels -1/+1", labels(X, (0, 1))
+                  and labels(x, (0, 1)) and labels(y)),
+                 ("both labels occur in y", lambda: set(y.tolist()) == {-1.0, 1.0}),
+                 ("s > 0", finite(s) and s > 0),
+                 ("no tie: the two classes' log scores differ by more than 1e-6",
+                  lambda: abs(np.subtract(*_nb_log_scores(X, y, x, s))) > 1e-6))
 
 
 def _network(parents, cpts) -> BayesNet:
@@ -95,6 +129,49 @@ def _plain(net: BayesNet) -> tuple[dict, dict]:
 
 def _joint(parents, cpts, assignment):
     return _network(parents, cpts).joint(assignment)
+
+
+def _acyclic(parents: dict) -> bool:
+    """Whether following parents from any variable never comes back to it."""
+    done: set = set()
+
+    def reaches_root(v, path) -> bool:
+        if v in done:
+            return True
+        if v in path:
+            return False
+        ok = all(reaches_root(u, path | {v}) for u in parents[v])
+        done.add(v)
+        return ok
+
+    return all(reaches_root(v, frozenset()) for v in parents)
+
+
+def _network_broken(parents, cpts) -> str | None:
+    """The notebook's conventions for a Bayesian network over binary variables."""
+    return unmet(("parents and cpts name the same variables",
+                  isinstance(parents, dict) and isinstance(cpts, dict)
+                  and set(parents) == set(cpts) and len(cpts) >= 1),
+                 ("every parent is a variable, and the graph has no cycle",
+                  lambda: all(u in cpts for us in parents.values() for u in us)
+                  and _acyclic(parents)),
+                 ("cpts[v] has one axis of length 2 per parent and one for v, and each row is "
+                  "a distribution", lambda: all(
+                      np.shape(cpts[v]) == (2,) * (len(parents[v]) + 1)
+                      and np.all(np.asarray(cpts[v]) >= 0)
+                      and np.allclose(np.sum(cpts[v], axis=-1), 1) for v in cpts)))
+
+
+def _assignment_broken(cpts, assignment, complete: bool) -> str | None:
+    values = list(assignment.values()) if isinstance(assignment, dict) else [None]
+    return unmet(("the assignment gives variables of the network values 0 or 1",
+                  isinstance(assignment, dict) and set(assignment) <= set(cpts)
+                  and all(whole(value) and value <= 1 for value in values)),
+                 ("the assignment is complete", not complete or set(assignment) == set(cpts)))
+
+
+def _joint_domain(parents, cpts, assignment) -> str | None:
+    return _network_broken(parents, cpts) or _assignment_broken(cpts, assignment, True)
 
 
 def _random_cases(first_offset: int, sizes) -> list[tuple[dict, dict, np.random.Generator]]:
@@ -118,7 +195,8 @@ def joint_probability() -> Check:
                            assignment)))
     cases.append(Case("a single variable with no parents", ({"X": []}, {"X": np.array(
         [0.3, 0.7])}, {"X": 0})))
-    return Check("joint_probability", cases, _joint, tolerance=1e-12)  # joints can be ~1e-6
+    return Check("joint_probability", cases, _joint, tolerance=1e-12,  # joints can be ~1e-6
+                 domain=_joint_domain)
 
 
 def _query(parents, cpts, target, evidence):
@@ -142,4 +220,25 @@ def query_by_enumeration() -> Check:
               "C": np.array([[0.6, 0.4], [0.2, 0.8]])})
     cases.append(Case("the chain A → B → C, asking about A after seeing C = 1",
                       (*chain, "A", {"C": 1})))
-    return Check("query", cases, _query, builds_on=("joint_probability",))
+    return Check("query", cases, _query, builds_on=("joint_probability",),
+                 domain=_query_domain)
+
+
+def _query_domain(parents, cpts, target, evidence) -> str | None:
+    return (_network_broken(parents, cpts) or _assignment_broken(cpts, evidence, False)
+            or unmet(("the target is a variable, not in the evidence",
+                      target in cpts and target not in evidence),
+                     ("the evidence has probability P(e) > 0",
+                      lambda: _probability(parents, cpts, evidence) > 0)))
+
+
+def _probability(parents, cpts, evidence) -> float:
+    """P(evidence): the statement's joint (a product of CPT entries) summed over every
+    completion of the evidence."""
+    hidden = [v for v in cpts if v not in evidence]
+    total = 0.0
+    for values in itertools.product((0, 1), repeat=len(hidden)):
+        world = {**evidence, **dict(zip(hidden, values, strict=True))}
+        total += math.prod(float(np.asarray(cpts[v])[(*(world[u] for u in parents[v]),
+                                                       world[v])]) for v in cpts)
+    return total

@@ -11,6 +11,7 @@ import numpy as np
 
 from mllib import bayes, chowliu
 from mllib.grading import Case, Check, seeded
+from mllib.grading.domain import finite, labels, unmet, whole
 
 # Hidden from the kernel while these exercises are graded (grader/sandbox.py).
 REFERENCE = ("mllib.chowliu", "mllib.bayes")
@@ -21,6 +22,38 @@ def _sample(offset: int, n: int, m: int) -> tuple[bayes.TreeDistribution, np.nda
     rng = _rng(offset)
     truth = bayes.random_tree(n, seed=rng)
     return truth, bayes.sample(truth, m, seed=rng)
+
+
+def _binary_data(X) -> str | None:
+    """The conventions' data: shape (m, n) with m, n >= 1, values 0 or 1."""
+    return unmet(("X has shape (m, n) with m, n >= 1", np.ndim(X) == 2 and np.size(X) > 0),
+                 ("X holds 0/1 values", labels(X, (0, 1))))
+
+
+def _is_tree(parents) -> bool:
+    """Whether ``parents`` (-1 at the root) is one tree over all its variables."""
+    parents = [int(p) for p in np.asarray(parents).ravel()]
+    if parents.count(-1) != 1 or not all(-1 <= p < len(parents) for p in parents):
+        return False
+    for child in range(len(parents)):  # every walk up reaches the root within n steps
+        node = child
+        for _ in range(len(parents)):
+            node = parents[node] if node >= 0 else node
+        if node != -1:
+            return False
+    return True
+
+
+def _tree_domain(X, parents) -> str | None:
+    return _binary_data(X) or unmet(
+        ("parents holds one parent per column of X, forming one tree (-1 at its root)",
+         np.shape(parents) == np.shape(X)[1:] and _is_tree(parents)))
+
+
+def _mi_domain(x, y) -> str | None:
+    return unmet(("x and y are 0/1 vectors of the same length >= 1",
+                  np.ndim(x) == 1 and np.shape(x) == np.shape(y) and len(x) >= 1
+                  and labels(x, (0, 1)) and labels(y, (0, 1))))
 
 
 def mutual_information() -> Check:
@@ -39,7 +72,7 @@ def mutual_information() -> Check:
         Case("a variable and its negation", (X[:, 1], 1 - X[:, 1])),
         Case("a column that is always 1 (use 0·log 0 = 0)", (np.ones(400), X[:, 2])),
     ]
-    return Check("mutual_information", cases, pair)
+    return Check("mutual_information", cases, pair, domain=_mi_domain)
 
 
 def _tree_edges(answer, n: int) -> list[tuple[int, int]] | str:
@@ -101,7 +134,14 @@ def spanning_tree() -> Check:
         Case("5 vertices whose edges all weigh the same", (tied,)),
     ]
     return Check("maximum_spanning_tree", cases, chowliu.maximum_spanning_tree,
-                 judge=_spanning_tree_judge)
+                 judge=_spanning_tree_judge, domain=_weights_domain)
+
+
+def _weights_domain(W) -> str | None:
+    W = np.asarray(W, dtype=float)
+    return unmet(("W is a symmetric (n, n) array of finite weights, n >= 1",
+                  W.ndim == 2 and W.shape[0] == W.shape[1] >= 1 and finite(W)
+                  and np.array_equal(W, W.T)))
 
 
 def fit_cpts() -> Check:
@@ -122,7 +162,11 @@ def fit_cpts() -> Check:
         Case("a chain x0 -> x1 -> ... -> x5, s = 2", (X, np.arange(-1, 5), 2.0)),
         Case("only 3 rows, so some parent value never occurs", (sparse, truth.parents, 1.0)),
     ]
-    return Check("fit_cpts", cases, fit)
+    return Check("fit_cpts", cases, fit, domain=_fit_domain)
+
+
+def _fit_domain(X, parents, s) -> str | None:
+    return _tree_domain(X, parents) or unmet(("s > 0", finite(s) and s > 0))
 
 
 def tree_log_likelihood() -> Check:
@@ -139,7 +183,17 @@ def tree_log_likelihood() -> Check:
         Case("a chain x0 -> x1 -> ... -> x6", (X, np.arange(-1, 6), chain_cpt)),
         Case("a single row", (X[:1], truth.parents, truth.cpt)),
     ]
-    return Check("tree_log_likelihood", cases, score)
+    return Check("tree_log_likelihood", cases, score, domain=_loglik_domain)
+
+
+def _loglik_domain(X, parents, cpt) -> str | None:
+    cpt = np.asarray(cpt, dtype=float)
+    return _tree_domain(X, parents) or unmet(
+        ("cpt has shape (n, 2), the root's two entries equal",
+         cpt.shape == (len(parents), 2) and cpt[list(parents).index(-1), 0]
+         == cpt[list(parents).index(-1), 1]),
+        ("every CPT entry lies strictly between 0 and 1",
+         finite(cpt) and bool(np.all((cpt > 0) & (cpt < 1)))))
 
 
 def _chow_liu_judge(answer, expected, case: Case) -> str | None:
@@ -183,4 +237,10 @@ def chow_liu() -> Check:
         Case("6 variables, two of them identical, rooted at variable 2", (twins, 2)),
     ]
     return Check("chow_liu_parents", cases, parents, judge=_chow_liu_judge,
-                 builds_on=("mutual_information", "maximum_spanning_tree"))
+                 builds_on=("mutual_information", "maximum_spanning_tree"),
+                 domain=_chow_liu_domain)
+
+
+def _chow_liu_domain(X, root) -> str | None:
+    return _binary_data(X) or unmet(("root is a variable: 0 to n - 1",
+                                     whole(root) and root < np.shape(X)[1]))

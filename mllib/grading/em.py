@@ -10,6 +10,7 @@ import numpy as np
 
 from mllib import em as reference
 from mllib.grading import Case, Check, seeded
+from mllib.grading.domain import finite, multiples, unmet, whole
 
 # Hidden from the kernel while these exercises are graded (grader/sandbox.py).
 REFERENCE = ("mllib.em",)
@@ -34,6 +35,24 @@ def _long_sequences(offset: int) -> np.ndarray:
     return _rng(offset).binomial(1000, 0.5, 10)
 
 
+def _head_counts(heads, m, least_m: int = 0) -> str | None:
+    """At least one sequence, each with a whole number of heads out of m tosses."""
+    heads = np.asarray(heads, dtype=float)
+    return unmet((f"m is a whole number >= {least_m}", whole(m, least_m)),
+                 ("heads has shape (n,) with n >= 1", heads.ndim == 1 and len(heads) >= 1),
+                 ("every head count is a whole number from 0 to m",
+                  lambda: multiples(heads, 1) and bool(np.all((heads >= 0) & (heads <= m)))))
+
+
+def _inside(*values) -> bool:
+    return finite(*values) and all(0 < value < 1 for value in values)
+
+
+def _model_domain(heads, m, alpha, p, q) -> str | None:
+    """Exercises 1 and 3: head counts, and 0 < α, p, q < 1."""
+    return _head_counts(heads, m) or unmet(("0 < alpha, p, q < 1", _inside(alpha, p, q)))
+
+
 def e_step() -> Check:
     """Check ``e_step(heads, m, alpha, p, q)`` returns P₁ⁱ for every sequence."""
     heads = _data(1, 25, 10)
@@ -49,7 +68,7 @@ def e_step() -> Check:
         Case("10 sequences of 1000 tosses, where p^h (1-p)^(m-h) underflows for both coins",
              (_long_sequences(3), 1000, *_UNDERFLOW)),
     ]
-    return Check("e_step", cases, reference.e_step)
+    return Check("e_step", cases, reference.e_step, domain=_model_domain)
 
 
 def m_step() -> Check:
@@ -63,7 +82,17 @@ def m_step() -> Check:
         Case("every posterior equal to 0.25", (heads, 8, np.full(30, 0.25))),
         Case("a single sequence of 8 tosses", (heads[:1], 8, np.array([0.7]))),
     ]
-    return Check("m_step", cases, reference.m_step)
+    return Check("m_step", cases, reference.m_step, domain=_m_step_domain)
+
+
+def _m_step_domain(heads, m, posterior) -> str | None:
+    posterior = np.asarray(posterior, dtype=float)
+    return _head_counts(heads, m, 1) or unmet(
+        ("one posterior per sequence, each in [0, 1]",
+         posterior.shape == np.shape(heads) and finite(posterior)
+         and bool(np.all((posterior >= 0) & (posterior <= 1)))),
+        ("not every posterior is 0, nor every one 1 (p or q would be nan)",
+         bool(np.any(posterior > 0) and np.any(posterior < 1))))
 
 
 def log_likelihood() -> Check:
@@ -77,7 +106,7 @@ def log_likelihood() -> Check:
         Case("10 sequences of 1000 tosses, where both terms underflow (add them in log space)",
              (_long_sequences(21), 1000, *_UNDERFLOW)),
     ]
-    return Check("log_likelihood", cases, reference.log_likelihood)
+    return Check("log_likelihood", cases, reference.log_likelihood, domain=_model_domain)
 
 
 def em_loop() -> Check:
@@ -102,4 +131,12 @@ def em_loop() -> Check:
         Case("three updates from the symmetric start p = q", (heads, 10, 0.4, 0.5, 0.5, 3)),
         Case("no update at all (iterations = 0)", (heads, 10, 0.5, 0.6, 0.4, 0)),
     ]
-    return Check("three_coins_em", cases, run, tolerance=1e-7, builds_on=("m_step",))
+    return Check("three_coins_em", cases, run, tolerance=1e-7, builds_on=("m_step",),
+                 domain=_loop_domain)
+
+
+def _loop_domain(heads, m, alpha, p, q, iterations) -> str | None:
+    return _model_domain(heads, m, alpha, p, q) or unmet(
+        ("m <= 10 (short sequences)", m <= 10),
+        ("iterations is a whole number >= 0", whole(iterations)),
+        ("a start with p = q runs at most 3 updates", p != q or iterations <= 3))

@@ -11,6 +11,7 @@ import numpy as np
 from mllib import ensemble as reference
 from mllib import trees
 from mllib.grading import Case, Check, seeded
+from mllib.grading.domain import finite, labels, multiples, unmet
 
 # Hidden from the kernel while these exercises are graded (grader/sandbox.py).
 REFERENCE = ("mllib.ensemble", "mllib.trees")
@@ -26,7 +27,17 @@ def alpha() -> Check:
         Case("a tiny error", (10 ** -rng.uniform(3.5, 4.5),)),
         Case("the toy example's third round, error 3/22", (3 / 22,)),
     ]
-    return Check("adaboost_alpha", cases, reference.alpha_from_error)
+    return Check("adaboost_alpha", cases, reference.alpha_from_error, domain=_alpha_domain)
+
+
+def _alpha_domain(error) -> str | None:
+    return unmet(("0 < error < 1/2", finite(error) and 0 < error < 0.5))
+
+
+def _distribution(D) -> bool:
+    """Whether D holds non-negative weights that sum to 1 (up to rounding)."""
+    D = np.asarray(D, dtype=float)
+    return finite(D) and bool(np.all(D >= 0)) and abs(D.sum() - 1) <= 1e-9
 
 
 def reweight() -> Check:
@@ -46,7 +57,15 @@ def reweight() -> Check:
         Case("h right on every example", (D, y, y.copy(), 0.8)),
         Case("α = 0, which must leave D unchanged", (D, y, h, 0.0)),
     ]
-    return Check("reweight", cases, reference.reweight)
+    return Check("reweight", cases, reference.reweight, domain=_reweight_domain)
+
+
+def _reweight_domain(D, y, h, alpha) -> str | None:
+    return unmet(("D, y and h have the same shape (m,)",
+                  np.ndim(D) == 1 and np.shape(D) == np.shape(y) == np.shape(h)),
+                 ("D is a distribution: non-negative weights that sum to 1", _distribution(D)),
+                 ("y and h hold labels -1 and +1", labels(y) and labels(h)),
+                 ("alpha is a number with |alpha| <= 10", finite(alpha) and abs(alpha) <= 10))
 
 
 def _every_stump_error(X, y, D) -> np.ndarray:
@@ -115,7 +134,16 @@ def best_stump() -> Check:
         Case("one example carrying most of the weight", (X, y, heavy)),
         Case("every label +1 (the best stump errs nowhere)", (X, one_label, D)),
     ]
-    return Check("best_stump", cases, _stump_error, judge=_stump_judge)
+    return Check("best_stump", cases, _stump_error, judge=_stump_judge, domain=_stump_domain)
+
+
+def _stump_domain(X, y, D) -> str | None:
+    X = np.asarray(X)
+    return unmet(("X has shape (m, d) with m, d >= 1, y and D shape (m,)",
+                  X.ndim == 2 and X.size > 0 and np.shape(y) == np.shape(D) == (len(X),)),
+                 ("X is finite", finite(X)),
+                 ("y holds labels -1 and +1", labels(y)),
+                 ("D is a distribution: non-negative weights that sum to 1", _distribution(D)))
 
 
 def _tied_votes(rng: np.random.Generator) -> np.ndarray:
@@ -141,4 +169,10 @@ def bagging_vote() -> Check:
         Case("labels 3, 7 and 9, ties to the smallest", (np.array([[7, 9, 3], [9, 7, 3],
                                                                    [3, 3, 9], [9, 7, 7]]),)),
     ]
-    return Check("bagging_vote", cases, reference.plurality_vote)
+    return Check("bagging_vote", cases, reference.plurality_vote, domain=_vote_domain)
+
+
+def _vote_domain(predictions) -> str | None:
+    return unmet(("predictions has shape (B, n) with B >= 1",
+                  np.ndim(predictions) == 2 and len(predictions) >= 1),
+                 ("the labels are integers", multiples(predictions, 1)))

@@ -6,11 +6,14 @@ describes the check; the grader computes the answers with mllib and compares.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from mllib import data
 from mllib import kernels as reference
 from mllib.grading import Case, Check, seeded
+from mllib.grading.domain import decided, finite, labels, unmet, whole
 
 # Hidden from the kernel while these exercises are graded (grader/sandbox.py).
 REFERENCE = ("mllib.kernels",)
@@ -33,7 +36,15 @@ def polynomial_kernel() -> Check:
     def run(X, Z, degree, c):
         return reference.polynomial(X, Z, degree=degree, c=c)
 
-    return Check("polynomial_kernel", cases, run)
+    return Check("polynomial_kernel", cases, run, domain=_polynomial_domain)
+
+
+def _polynomial_domain(X, Z, degree, c) -> str | None:
+    X, Z = np.asarray(X), np.asarray(Z)
+    return unmet(("X has shape (n, d) and Z shape (m, d)",
+                  X.ndim == Z.ndim == 2 and X.shape[1] == Z.shape[1]),
+                 ("degree is a whole number >= 1", whole(degree, 1)),
+                 ("X, Z and c are finite numbers", finite(X, Z, c)))
 
 
 def _is_quadratic_map(answer, expected, case: Case) -> str | None:
@@ -64,7 +75,18 @@ def quadratic_map() -> Check:
         Case("a single 6-D point", (rng.normal(size=(1, 6)),)),
         Case("1-D points (φ(x) = x²)", (rng.normal(size=(3, 1)),)),
     ]
-    return Check("quadratic_map", cases, reference.quadratic_features, judge=_is_quadratic_map)
+    return Check("quadratic_map", cases, reference.quadratic_features, judge=_is_quadratic_map,
+                 domain=_quadratic_domain)
+
+
+def _quadratic_domain(X) -> str | None:
+    X = np.asarray(X)
+    return unmet(("X has shape (n, d) with d >= 1", X.ndim == 2 and X.shape[1] >= 1),
+                 ("X is finite", finite(X)))
+
+
+_SCORE_PROMISE = ("every score is exact in floating point (whole-number kernel values) or "
+                  "farther from 0 than rounding can reach")
 
 
 def _alpha(K, y, max_epochs):
@@ -84,7 +106,29 @@ def dual_perceptron() -> Check:
     X, y = data.rings(20, gap=0.4, seed=_rng(22))
     cases.append(Case("rings with the linear kernel, which never converges: stop after "
                       "max_epochs = 3", (reference.linear(X), y, 3)))
-    return Check("dual_perceptron", cases, _alpha)
+    return Check("dual_perceptron", cases, _alpha, domain=_dual_domain)
+
+
+def _dual_domain(K, y, max_epochs) -> str | None:
+    """Exercise 3's promises, and along the statement's own run, every score's sign decided."""
+    K, y = np.asarray(K, dtype=float), np.asarray(y, dtype=float)
+    n = len(y)
+    broken = unmet(("K is a symmetric (n, n) Gram matrix of finite numbers",
+                    K.shape == (n, n) and finite(K) and np.array_equal(K, K.T)),
+                   ("y holds labels -1 and +1", labels(y)),
+                   ("max_epochs is a whole number >= 0", whole(max_epochs)))
+    alpha = np.zeros(n)
+    for _ in range(int(max_epochs) if broken is None else 0):
+        mistakes = 0
+        for i in range(n):
+            if not decided(alpha * y, K[:, i]):
+                return _SCORE_PROMISE
+            if y[i] * math.fsum(alpha * y * K[:, i]) <= 0:  # fsum: the exact sum's sign
+                alpha[i] += 1
+                mistakes += 1
+        if mistakes == 0:
+            break
+    return broken
 
 
 def _predict(alpha, y, K_new):
@@ -105,4 +149,13 @@ def kernel_prediction() -> Check:
         Case("α all zero: every score is 0, which predicts -1", (np.zeros(20), y, K_new)),
         Case("a single new point", (run.alpha, y, K_new[:, :1])),
     ]
-    return Check("kernel_prediction", cases, _predict)
+    return Check("kernel_prediction", cases, _predict, domain=_prediction_domain)
+
+
+def _prediction_domain(alpha, y, K_new) -> str | None:
+    alpha, y, K_new = (np.asarray(a, dtype=float) for a in (alpha, y, K_new))
+    return unmet(("alpha and y have shape (n,), K_new shape (n, m)",
+                  alpha.shape == y.shape and K_new.ndim == 2 and len(K_new) == len(y)),
+                 ("y holds labels -1 and +1", labels(y)),
+                 ("alpha and K_new are finite", finite(alpha, K_new)),
+                 (_SCORE_PROMISE, lambda: all(decided(alpha, y, k) for k in K_new.T)))

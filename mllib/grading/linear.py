@@ -10,6 +10,7 @@ import numpy as np
 
 from mllib import linear as reference
 from mllib.grading import Case, Check, seeded
+from mllib.grading.domain import finite, labels, unmet
 
 # Hidden from the kernel while these exercises are graded (grader/sandbox.py).
 REFERENCE = ("mllib.linear",)
@@ -34,7 +35,24 @@ def normal_equations() -> Check:
         Case("points exactly on a line (the errors are all 0)", (line, 0.5 * line[:, 0] + 2)),
         Case("a flat line: the best slope is 0", (line, np.full(6, 4.0))),
     ]
-    return Check("normal_equations", cases, _least_squares, tolerance=1e-6)
+    return Check("normal_equations", cases, _least_squares, tolerance=1e-6,
+                 domain=_normal_equations_domain)
+
+
+def _normal_equations_domain(X, y) -> str | None:
+    X = np.asarray(X, dtype=float)
+    return unmet(("X has shape (n, d) and y shape (n,)",
+                  X.ndim == 2 and np.shape(y) == (len(X),)),
+                 ("X and y are finite", finite(X, y)),
+                 ("A = [X, 1] has full column rank and is well conditioned (condition number "
+                  "below 10^4)", lambda: np.linalg.cond(np.column_stack([X, np.ones(len(X))]))
+                  < 1e4))
+
+
+def _vectors(*vectors) -> bool:
+    """Whether the vectors share one shape (d,) and hold finite numbers."""
+    return len({np.shape(v) for v in vectors}) == 1 and np.ndim(vectors[0]) == 1 and finite(
+        *vectors)
 
 
 def _lms_step(w, x, y, eta):
@@ -52,7 +70,13 @@ def lms_step() -> Check:
         Case("a target equal to the score (no change)", (w, x, exact, 0.5)),
         Case("starting from w = 0", (np.zeros(4), x, 1.0, 0.05)),
     ]
-    return Check("lms_step", cases, _lms_step)
+    return Check("lms_step", cases, _lms_step, domain=_lms_domain)
+
+
+def _lms_domain(w, x, y, eta) -> str | None:
+    return unmet(("w and x are finite vectors of shape (d,)", _vectors(w, x)),
+                 ("y is a real number", np.ndim(y) == 0 and finite(y)),
+                 ("eta > 0", finite(eta) and eta > 0))
 
 
 def adagrad_step() -> Check:
@@ -75,7 +99,13 @@ def adagrad_step() -> Check:
         Case("a gradient whose square underflows (the updated G is 0: leave it alone)",
              (w, np.where(np.arange(5) == 1, 1e-170, sparse_g), fresh_G, 1.0)),
     ]
-    return Check("adagrad_step", cases, reference.adagrad_step)
+    return Check("adagrad_step", cases, reference.adagrad_step, domain=_adagrad_domain)
+
+
+def _adagrad_domain(w, g, G, eta) -> str | None:
+    return unmet(("w, g and G are finite vectors of shape (d,)", _vectors(w, g, G)),
+                 ("G holds sums of squares (>= 0)", lambda: bool(np.all(np.asarray(G) >= 0))),
+                 ("eta > 0", finite(eta) and eta > 0))
 
 
 def logistic_gradient() -> Check:
@@ -91,4 +121,14 @@ def logistic_gradient() -> Check:
              (40 * w, X, y, 2.0)),
         Case("a single example", (w, X[:1], y[:1], 3.0)),
     ]
-    return Check("logistic_gradient", cases, reference.logistic_gradient)
+    return Check("logistic_gradient", cases, reference.logistic_gradient,
+                 domain=_logistic_domain)
+
+
+def _logistic_domain(w, X, y, C) -> str | None:
+    X = np.asarray(X)
+    return unmet(("w has shape (d,), X shape (n, d) and y shape (n,)",
+                  X.ndim == 2 and np.shape(w) == X.shape[1:] and np.shape(y) == (len(X),)),
+                 ("w, X and C are finite", finite(w, X, C)),
+                 ("y holds labels -1 and +1", labels(y)),
+                 ("C >= 0", C >= 0))

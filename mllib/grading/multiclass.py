@@ -13,6 +13,7 @@ import numpy as np
 from mllib import data
 from mllib import multiclass as reference
 from mllib.grading import Case, Check, seeded
+from mllib.grading.domain import decided, finite, multiples, unmet, whole
 from mllib.perceptron import perceptron
 
 # Hidden from the kernel while these exercises are graded (grader/sandbox.py).
@@ -55,7 +56,22 @@ def kesler() -> Check:
     def run(X, y, k):
         return reference.kesler(X, y, k)
 
-    return Check("kesler_expand", cases, run, judge=_same_expansion)
+    return Check("kesler_expand", cases, run, judge=_same_expansion, domain=_kesler_domain)
+
+
+def _class_labels(y, k) -> bool:
+    """Whether y holds whole-number labels 0 to k - 1 (the notebook's convention)."""
+    y = np.asarray(y, dtype=float)
+    return bool(multiples(y, 1) and np.all((y >= 0) & (y < k)))
+
+
+def _kesler_domain(X, y, k) -> str | None:
+    X = np.asarray(X)
+    return unmet(("k is a whole number >= 1", whole(k, 1)),
+                 ("X has shape (m, d) and y shape (m,)",
+                  X.ndim == 2 and np.shape(y) == (len(X),)),
+                 ("the labels are 0 to k - 1", lambda: _class_labels(y, k)),
+                 ("X is finite", finite(X)))
 
 
 def _update(W, x, y):
@@ -84,7 +100,26 @@ def conservative_update() -> Check:
         Case("the true class ties with the best rival (a mistake)",
              (np.vstack([W[best], W]), x, 0)),
     ]
-    return Check("conservative_update", cases, _update)
+    return Check("conservative_update", cases, _update, domain=_conservative_domain)
+
+
+def _conservative_domain(W, x, y) -> str | None:
+    W, x = np.asarray(W), np.asarray(x)
+    return unmet(("W has shape (k, d) with k >= 2, and x shape (d,)",
+                  W.ndim == 2 and len(W) >= 2 and x.shape == (W.shape[1],)),
+                 ("y is a label 0 to k - 1", lambda: whole(y) and _class_labels([y], len(W))),
+                 ("W and x hold whole numbers, so every score and tie is exact",
+                  lambda: multiples(W, 1) and multiples(x, 1)))
+
+
+_DECIDED = "a tie is exact, and scores that differ differ by far more than rounding"
+
+
+def _scores_decided(W, X) -> bool:
+    """Whether every comparison of two rows' scores wᵢ·x, wⱼ·x comes out the same however
+    they are computed (the tie rule then decides as written)."""
+    return all(decided(np.append(W[i], -W[j]), np.append(x, x))
+               for x in X for i in range(len(W)) for j in range(i + 1, len(W)))
 
 
 def ova_predict() -> Check:
@@ -95,8 +130,9 @@ def ova_predict() -> Check:
     W = np.array([perceptron(Xb, np.where(y == c, 1.0, -1.0)).w for c in range(4)])
     ties = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
     random_W, random_X = rng.normal(size=(5, 4)), rng.normal(size=(8, 4))
-    tied_X = rng.normal(size=(6, 2))
-    tied_X[0] = np.sort(tied_X[0])[::-1]
+    # Quarters, so that the two tied scores x₀ are exact however they are computed.
+    tied_X = np.round(rng.normal(size=(6, 2)) * 4) / 4
+    tied_X[0] = np.sort(tied_X[0])[::-1] + [0.25, 0.0]
     cases = [  # the tie decides row 0 of tied_X (x₀ > x₁) for every student's draw
         Case("the weights of four one-vs-all perceptrons on 2-D points with a bias feature",
              (W, Xb)),
@@ -104,7 +140,15 @@ def ova_predict() -> Check:
         Case("classes 0 and 1 always tie (the lower label wins)", (ties, tied_X)),
         Case("all weights zero", (np.zeros((3, 2)), rng.normal(size=(4, 2)))),
     ]
-    return Check("ova_predict", cases, reference.predict_linear)
+    return Check("ova_predict", cases, reference.predict_linear, domain=_ova_domain)
+
+
+def _ova_domain(W, X) -> str | None:
+    W, X = np.asarray(W, dtype=float), np.asarray(X, dtype=float)
+    return unmet(("W has shape (k, d) and X shape (n, d)",
+                  W.ndim == X.ndim == 2 and W.shape[1] == X.shape[1]),
+                 ("W and X are finite", finite(W, X)),
+                 (_DECIDED, lambda: _scores_decided(W, X)))
 
 
 def _ava(V, X, k):
@@ -131,4 +175,14 @@ def ava_predict() -> Check:
              (cyclic, np.ones((2, 1)), 3)),
         Case("a score of exactly 0 votes for j", (np.zeros((3, 2)), rng.normal(size=(3, 2)), 3)),
     ]
-    return Check("ava_predict", cases, _ava)
+    return Check("ava_predict", cases, _ava, domain=_ava_domain)
+
+
+def _ava_domain(V, X, k) -> str | None:
+    V, X = np.asarray(V, dtype=float), np.asarray(X, dtype=float)
+    return unmet(("k is a whole number >= 2", whole(k, 2)),
+                 ("V has shape (k(k-1)/2, d) and X shape (n, d)",
+                  lambda: V.ndim == X.ndim == 2 and V.shape == (k * (k - 1) // 2, X.shape[1])),
+                 ("V and X are finite", finite(V, X)),
+                 ("a score of exactly 0 is exact, other scores clearly away from 0",
+                  lambda: all(decided(v, x) for v in V for x in X)))

@@ -10,6 +10,7 @@ import numpy as np
 
 from mllib import neighbors as reference
 from mllib.grading import Case, Check, seeded
+from mllib.grading.domain import finite, multiples, unmet, whole
 
 # Hidden from the kernel while these exercises are graded (grader/sandbox.py).
 REFERENCE = ("mllib.neighbors",)
@@ -44,7 +45,17 @@ def kernel_regression() -> Check:
              "where every plain weight underflows to 0",
              (x, y, float(x.max() + 30 * 0.4), "gaussian", 0.4)),
     ]
-    return Check("kernel_regression", cases, _kernel_estimate)
+    return Check("kernel_regression", cases, _kernel_estimate, domain=_regression_domain)
+
+
+def _regression_domain(x, y, q, kernel="inverse_square", sigma=1.0) -> str | None:
+    x, y = np.asarray(x), np.asarray(y)
+    return unmet(("x holds at least one point, y one label per point",
+                  x.ndim == 1 and len(x) >= 1 and y.shape == x.shape),
+                 ("x, y and q are finite numbers", finite(x, y, q)),
+                 ("kernel is 'inverse_square' or 'gaussian'", kernel in ("inverse_square",
+                                                                         "gaussian")),
+                 ("sigma is positive", finite(sigma) and sigma > 0))
 
 
 def _eighths(values: np.ndarray) -> np.ndarray:
@@ -99,7 +110,22 @@ def knn_classify() -> Check:
              (tie_X, np.array([4, 3, 3, 4, 0]), np.zeros(2), 4)),
         Case("k equal to the number of training points", (X[:9], y[:9], np.zeros(2), 9)),
     ]
-    return Check("knn_classify", cases, _knn_label)
+    return Check("knn_classify", cases, _knn_label, domain=_knn_domain)
+
+
+def _exact_distances(X, query) -> bool:
+    """Every coordinate a multiple of 1/8, small enough that squared distances are exact."""
+    squares = np.sum(((np.asarray(X) - query) * 8) ** 2, axis=-1)  # in units of 1/64
+    return multiples(X, 1 / 8) and multiples(query, 1 / 8) and bool(np.all(squares < 2.0**52))
+
+
+def _knn_domain(X, y, query, k) -> str | None:
+    X, y, query = np.asarray(X), np.asarray(y), np.asarray(query)
+    return unmet(("X has shape (n, d), y shape (n,) and query shape (d,)",
+                  X.ndim == 2 and y.shape == (len(X),) and query.shape == X.shape[1:]),
+                 ("the labels are integers", multiples(y, 1)),
+                 ("k is a whole number from 1 to n", whole(k, 1) and k <= len(X)),
+                 ("every coordinate is a multiple of 1/8", lambda: _exact_distances(X, query)))
 
 
 def _two_nn(x, y, q):
@@ -132,7 +158,15 @@ def weighted_two_nn() -> Check:
         Case("the same tie with 4 listed before 0",
              (tie_x[[2, 1, 0, 3]], tie_y[[2, 1, 0, 3]], 2.0)),
     ]
-    return Check("weighted_two_nn", cases, _two_nn)
+    return Check("weighted_two_nn", cases, _two_nn, domain=_two_nn_domain)
+
+
+def _two_nn_domain(x, y, q) -> str | None:
+    x, y = np.asarray(x), np.asarray(y)
+    return unmet(("x holds at least two points, y one label per point",
+                  x.ndim == 1 and len(x) >= 2 and y.shape == x.shape),
+                 ("the labels are finite", finite(y)),
+                 ("every x and q is a multiple of 1/8", lambda: _exact_distances(x[:, None], q)))
 
 
 def _contrast(X, q):
@@ -147,4 +181,16 @@ def relative_contrast() -> Check:
         rng = _rng(10 + offset)
         cases.append(Case(f"200 uniform points in {d} dimensions",
                           (rng.random((200, d)), rng.random(d))))
-    return Check("relative_contrast", cases, _contrast)
+    return Check("relative_contrast", cases, _contrast, domain=_contrast_domain)
+
+
+def _contrast_domain(X, q) -> str | None:
+    X, q = np.asarray(X, dtype=float), np.asarray(q, dtype=float)
+    broken = unmet(("X has shape (n, d) with n >= 1, and q shape (d,)",
+                    X.ndim == 2 and len(X) >= 1 and q.shape == X.shape[1:]),
+                   ("X and q are finite", finite(X, q)))
+    if broken:
+        return broken
+    distances = np.linalg.norm(X - q, axis=1)
+    return unmet(("q is never a row of X: the nearest distance is at least 1/1000 of the farthest",
+                  distances.min() >= 1e-3 * distances.max() > 0),)

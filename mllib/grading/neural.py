@@ -11,6 +11,7 @@ import numpy as np
 
 from mllib import neural
 from mllib.grading import Case, Check, seeded
+from mllib.grading.domain import finite, labels, unmet
 
 REFERENCE = ("mllib.neural",)  # hidden from the kernel while grading
 _rng = seeded(20261414)
@@ -30,7 +31,29 @@ def sigmoid_and_slope() -> Check:
         Case("very large positive and negative values (±800), where σ is 1 or 0",
              (np.array([-800.0, -40.0, 0.0, 40.0, 800.0]),)),
     ]
-    return Check("sigmoid_and_slope", cases, _sigmoid_and_slope, tolerance=1e-10)
+    return Check("sigmoid_and_slope", cases, _sigmoid_and_slope, tolerance=1e-10,
+                 domain=_sigmoid_domain)
+
+
+def _sigmoid_domain(z) -> str | None:
+    return unmet(("z is a finite number or an array of them", finite(z)))
+
+
+def _forward_domain(W1, b1, W2, b2, x) -> str | None:
+    """The notebook's conventions: W1 (d, k), b1 (k,), W2 (k,), b2 a number, x (d,)."""
+    W1 = np.asarray(W1)
+    return unmet(("W1 has shape (d, k), b1 and W2 shape (k,), b2 is a number, x shape (d,)",
+                  W1.ndim == 2 and np.shape(b1) == np.shape(W2) == W1.shape[1:]
+                  and np.ndim(b2) == 0 and np.shape(x) == W1.shape[:1]),
+                 ("the weights and x are finite", finite(W1, b1, W2, b2, x)))
+
+
+def _backward_domain(W1, b1, W2, b2, x, t) -> str | None:
+    return _forward_domain(W1, b1, W2, b2, x) or unmet(("t is 0 or 1", labels(t, (0, 1))))
+
+
+def _sgd_domain(W1, b1, W2, b2, x, t, eta) -> str | None:
+    return _backward_domain(W1, b1, W2, b2, x, t) or unmet(("eta > 0", finite(eta) and eta > 0))
 
 
 def _network(W1, b1, W2, b2) -> neural.Network:
@@ -71,14 +94,15 @@ def forward_pass() -> Check:
     """Check ``forward(W1, b1, W2, b2, x)`` returns (h, o)."""
     cases = [Case(f"a network with {hint[: hint.index(', target')]}", (W1, b1, W2, b2, x))
              for W1, b1, W2, b2, x, _, hint in _networks(10, SHAPES)]
-    return Check("forward", cases, _forward, tolerance=1e-9)
+    return Check("forward", cases, _forward, tolerance=1e-9, domain=_forward_domain)
 
 
 def backward_pass() -> Check:
     """Check ``backward(W1, b1, W2, b2, x, t)`` returns (dW1, db1, dW2, db2)."""
     cases = [Case(f"a network with {hint}", (W1, b1, W2, b2, x, t))
              for W1, b1, W2, b2, x, t, hint in _networks(20, SHAPES)]
-    return Check("backward", cases, _backward, tolerance=1e-9, builds_on=("forward",))
+    return Check("backward", cases, _backward, tolerance=1e-9, builds_on=("forward",),
+                 domain=_backward_domain)
 
 
 def sgd_step() -> Check:
@@ -86,4 +110,5 @@ def sgd_step() -> Check:
     cases = [Case(f"a network with {hint}, η = {eta}", (W1, b1, W2, b2, x, t, eta))
              for (W1, b1, W2, b2, x, t, hint), eta in zip(_networks(30, SHAPES),
                                                           (0.5, 0.1, 2.0, 1.0), strict=True)]
-    return Check("sgd_step", cases, _sgd_step, tolerance=1e-9, builds_on=("backward",))
+    return Check("sgd_step", cases, _sgd_step, tolerance=1e-9, builds_on=("backward",),
+                 domain=_sgd_domain)

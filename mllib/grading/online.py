@@ -10,7 +10,8 @@ import numpy as np
 
 from mllib import online as reference
 from mllib.grading import Case, Check, seeded
-from mllib.grading.perceptron import winnow_cases
+from mllib.grading.domain import decided, finite, labels, unmet
+from mllib.grading.perceptron import SCORE_AT_THETA, winnow_cases, winnow_domain
 
 # Hidden from the kernel while these exercises are graded (grader/sandbox.py).
 REFERENCE = ("mllib.online", "mllib.perceptron")  # online reuses perceptron's Winnow
@@ -21,7 +22,7 @@ def elimination_step() -> Check:
     """Check ``elimination_step(w, x, y, theta)``: Winnow's promotion, elimination on a false
     positive, MMDS's convention that w·x = θ is a mistake (CS446; MMDS §12.2.3)."""
     return Check("elimination_step", winnow_cases(_rng(1), "elimination"),
-                 reference.elimination_update)
+                 reference.elimination_update, domain=winnow_domain)
 
 
 def balanced_step() -> Check:
@@ -42,7 +43,19 @@ def balanced_step() -> Check:
         Case("a negative example exactly at the threshold", (w_plus, w_minus, x, -1.0, score)),
         Case("a positive example exactly at the threshold", (w_plus, w_minus, x, 1.0, score)),
     ]
-    return Check("balanced_step", cases, reference.balanced_winnow_update)
+    return Check("balanced_step", cases, reference.balanced_winnow_update,
+                 domain=_balanced_domain)
+
+
+def _balanced_domain(w_plus, w_minus, x, y, theta) -> str | None:
+    w_plus, w_minus, x = (np.asarray(v, dtype=float) for v in (w_plus, w_minus, x))
+    return unmet(("w_plus, w_minus and x have one shape (d,)",
+                  w_plus.ndim == 1 and w_plus.shape == w_minus.shape == x.shape),
+                 ("the weights are positive", finite(w_plus, w_minus)
+                  and bool(np.all(w_plus > 0) and np.all(w_minus > 0))),
+                 ("x is a 0/1 vector and y is -1 or +1", labels(x, (0, 1)) and labels(y)),
+                 (SCORE_AT_THETA, lambda: finite(theta) and decided(
+                     np.concatenate([w_plus, -w_minus, [-theta]]), np.concatenate([x, x, [1]]))))
 
 
 def _round(weights, advice, outcome, beta):
@@ -65,7 +78,19 @@ def weighted_majority_round() -> Check:
         Case("β = 0 (halving: wrong experts drop out)", (weights, advice, -1.0, 0.0)),
         Case("a tie in weight (predict +1)", (tie_weights, tie_advice, -1.0, 0.5)),
     ]
-    return Check("weighted_majority_round", cases, _round)
+    return Check("weighted_majority_round", cases, _round, domain=_majority_domain)
+
+
+def _majority_domain(weights, advice, outcome, beta) -> str | None:
+    weights = np.asarray(weights, dtype=float)
+    return unmet(("weights and advice have one shape (N,)",
+                  weights.ndim == 1 and np.shape(advice) == weights.shape),
+                 ("the weights are finite and >= 0",
+                  finite(weights) and bool(np.all(weights >= 0))),
+                 ("the advice and the outcome are -1 or +1", labels(advice) and labels(outcome)),
+                 ("0 <= beta < 1", finite(beta) and 0 <= beta < 1),
+                 ("the two totals tie exactly (dyadic weights) or differ by far more than rounding",
+                  lambda: decided(weights, advice)))
 
 
 def _halving(predictions, outcomes):
@@ -95,4 +120,10 @@ def halving() -> Check:
         Case("6 experts, none perfect (once all are wrong, predict +1)",
              _experts(rng, 40, 6, None)),
     ]
-    return Check("halving", cases, _halving)
+    return Check("halving", cases, _halving, domain=_halving_domain)
+
+
+def _halving_domain(predictions, outcomes) -> str | None:
+    return unmet(("predictions has shape (T, N) and outcomes shape (T,)",
+                  np.ndim(predictions) == 2 and np.shape(outcomes) == (len(predictions),)),
+                 ("every advice and outcome is -1 or +1", labels(predictions) and labels(outcomes)))

@@ -12,6 +12,7 @@ import numpy as np
 
 from mllib import pac as reference
 from mllib.grading import Case, Check, seeded
+from mllib.grading.domain import labels, power_of_two, unmet, whole
 
 # Hidden from the kernel while these exercises are graded (grader/sandbox.py).
 REFERENCE = ("mllib.pac",)
@@ -27,10 +28,29 @@ def occam_size() -> Check:
         Case("a class of 2^50 hypotheses with a small ε", (2**50, eps / 4, delta)),
         Case("a single hypothesis (ln|H| = 0)", (1, eps, delta)),
         Case("a large δ, so the confidence term is small", (1000, eps, 0.9)),
-        Case("a case where the bound is exactly a whole number: the inequality is strict",
-             (1, 0.5, math.exp(-1))),
+        Case("a bound a little above a whole number (round up, not to the nearest)",
+             (1, 0.5, math.exp(-0.5 * (int(rng.integers(2, 7)) + rng.uniform(0.05, 0.2))))),
     ]
-    return Check("occam_sample_size", cases, reference.occam_sample_size)
+    return Check("occam_sample_size", cases, reference.occam_sample_size,
+                 domain=_occam_domain)
+
+
+def _probability(value) -> bool:
+    """Whether ``value`` is a number strictly between 0 and 1."""
+    return isinstance(value, int | float) and 0 < value < 1
+
+
+def _far_from_whole(bound: float) -> bool:
+    """Whether ``bound`` is at least 1e-9 (relative) from every whole number, so that the
+    rounding of its computation (about 1e-15 relative) cannot change where it rounds up to."""
+    return abs(bound - round(bound)) > 1e-9 * max(1.0, abs(bound))
+
+
+def _occam_domain(h_size, eps, delta) -> str | None:
+    return unmet(("|H| is a whole number >= 1", whole(h_size, 1)),
+                 ("0 < eps, delta < 1", _probability(eps) and _probability(delta)),
+                 ("the right-hand side is at least 1e-9 (relative) from a whole number",
+                  lambda: _far_from_whole((math.log(h_size) + math.log(1 / delta)) / eps)))
 
 
 def occam_inverse() -> Check:
@@ -43,7 +63,12 @@ def occam_inverse() -> Check:
         Case("a single hypothesis", (1, m, 0.2)),
         Case("too few examples: the formula exceeds 1 and must be capped", (3**15, 10, 0.05)),
     ]
-    return Check("occam_epsilon", cases, reference.occam_epsilon)
+    return Check("occam_epsilon", cases, reference.occam_epsilon, domain=_inverse_domain)
+
+
+def _inverse_domain(h_size, m, delta) -> str | None:
+    return unmet(("|H| and m are whole numbers >= 1", whole(h_size, 1) and whole(m, 1)),
+                 ("0 < delta < 1", _probability(delta)))
 
 
 def vc_size() -> Check:
@@ -57,7 +82,21 @@ def vc_size() -> Check:
         Case("VC dimension 0 with a bound that is exactly a whole number: m ≥ the bound",
              (0, 0.5, 0.5)),
     ]
-    return Check("vc_sample_size", cases, reference.vc_sample_size)
+    return Check("vc_sample_size", cases, reference.vc_sample_size, domain=_vc_domain)
+
+
+def _vc_domain(vc, eps, delta) -> str | None:
+    """Exercise 3's promises: the bound is exact (VC = 0, δ = 1/2, ε a power of 2: every
+    logarithm is a whole number however computed) or far from a whole number."""
+    broken = unmet(("the VC dimension is a whole number >= 0", whole(vc)),
+                   ("0 < eps, delta < 1", _probability(eps) and _probability(delta)))
+    if broken:
+        return broken
+    exact = vc == 0 and delta == 0.5 and power_of_two(eps)
+    bound = (8 * vc * math.log2(13 / eps) + 4 * math.log2(2 / delta)) / eps
+    return unmet(("the bound is exact in floating point (VC = 0, delta = 1/2, eps a power of 2) "
+                  "or at least 1e-9 (relative) from a whole number",
+                  exact or _far_from_whole(bound)))
 
 
 def _literals(X, y):
@@ -84,7 +123,14 @@ def elimination() -> Check:
                       (np.vstack([X, 1 - X]), np.concatenate([y, -np.ones(20)]))))
     cases.append(Case("a single variable", _sample(rng, 1, 6,
                                                    reference.make_conjunction(1, positive=[0]))))
-    return Check("eliminate", cases, _literals)
+    return Check("eliminate", cases, _literals, domain=_boolean_sample)
+
+
+def _boolean_sample(X, y) -> str | None:
+    X = np.asarray(X, dtype=float)
+    return unmet(("X has shape (m, n) with m, n >= 1, y shape (m,)",
+                  X.ndim == 2 and X.size > 0 and np.shape(y) == (len(X),)),
+                 ("X holds 0/1 entries, y labels -1 and +1", labels(X, (0, 1)) and labels(y)))
 
 
 def error_rate() -> Check:
@@ -106,4 +152,12 @@ def error_rate() -> Check:
         Case("the empty conjunction, which is always true", (none, none, X, y)),
         Case("the always-false conjunction (x and not x)", (~none, ~none, X, y)),
     ]
-    return Check("error_rate", cases, run)
+    return Check("error_rate", cases, run, domain=_error_domain)
+
+
+def _error_domain(keep_x, keep_not_x, X, y) -> str | None:
+    n = np.shape(X)[1] if np.ndim(X) == 2 else -1
+    return _boolean_sample(X, y) or unmet(
+        ("keep_x and keep_not_x are boolean arrays of length n",
+         all(np.asarray(keep).dtype == bool and np.shape(keep) == (n,)
+             for keep in (keep_x, keep_not_x))))

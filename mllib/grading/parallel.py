@@ -12,6 +12,7 @@ import numpy as np
 
 from mllib import parallel as reference
 from mllib.grading import Case, Check, seeded
+from mllib.grading.domain import labels, multiples, power_of_two, unmet, whole
 
 # Hidden from the kernel while these exercises are graded (grader/sandbox.py).
 REFERENCE = ("mllib.parallel",)
@@ -27,6 +28,30 @@ def _sample(rng, n, d):
 def _chunks(X, y, sizes):
     edges = np.cumsum(sizes)[:-1]
     return list(zip(np.split(X, edges), np.split(y, edges), strict=True))
+
+
+def _chunks_broken(w, chunks) -> str | None:
+    """The notebook's promises on a round's inputs: at least one chunk of at least one example,
+    labels ±1, whole numbers in X and halves in w (so, with η a power of 2, every score is
+    exact)."""
+    w = np.asarray(w, dtype=float)
+    return unmet(("w has shape (d,) with d >= 1", w.ndim == 1 and len(w) >= 1),
+                 ("there is at least one chunk (X, y), X of shape (n, d) with n >= 1, y (n,)",
+                  isinstance(chunks, list | tuple) and len(chunks) >= 1 and all(
+                      np.ndim(X) == 2 and np.shape(X)[0] >= 1 and np.shape(X)[1:] == w.shape
+                      and np.shape(y) == np.shape(X)[:1] for X, y in chunks)),
+                 ("y holds labels -1 and +1", lambda: all(labels(y) for _, y in chunks)),
+                 ("the examples hold whole numbers, w whole numbers or halves",
+                  lambda: multiples(w, 0.5)
+                  and all(multiples(X, 1) for X, _ in chunks)))
+
+
+def _round_domain(w, chunks, eta) -> str | None:
+    return _chunks_broken(w, chunks) or unmet(("eta is a power of 2", power_of_two(eta)))
+
+
+def _map_domain(w, X, y, eta) -> str | None:
+    return _round_domain(w, [(X, y)], eta)
 
 
 def map_mistakes() -> Check:
@@ -47,7 +72,7 @@ def map_mistakes() -> Check:
         Case("w = 0: every example is a mistake", (np.zeros(4), X, y, 0.5)),
         Case("a chunk of one example", (w, X[3:4], y[3:4], 2.0)),
     ]
-    return Check("map_mistakes", cases, reference.map_mistakes)
+    return Check("map_mistakes", cases, reference.map_mistakes, domain=_map_domain)
 
 
 def reduce_sums() -> Check:
@@ -59,7 +84,16 @@ def reduce_sums() -> Check:
         Case("a single Map output", (parts[:1],)),
         Case("outputs of chunks without mistakes", ([(np.zeros(5), 0), (np.zeros(5), 0)],)),
     ]
-    return Check("reduce_sums", cases, reference.reduce_sums)
+    return Check("reduce_sums", cases, reference.reduce_sums, domain=_reduce_domain)
+
+
+def _reduce_domain(outputs) -> str | None:
+    return unmet(("outputs holds at least one (increment, mistakes) pair",
+                  isinstance(outputs, list | tuple) and len(outputs) >= 1
+                  and all(len(pair) == 2 for pair in outputs)),
+                 ("the increments are vectors of one length, the mistakes whole numbers >= 0",
+                  lambda: len({np.shape(increment) for increment, _ in outputs}) == 1
+                  and np.ndim(outputs[0][0]) == 1 and all(whole(n) for _, n in outputs)))
 
 
 def _round(w, chunks, eta):
@@ -80,7 +114,8 @@ def mapreduce_round() -> Check:
         Case("many chunks of one example (one w for all of them, not updated in between)",
              (w, _chunks(X, y, [1] * 12), 1.0)),
     ]
-    return Check("mapreduce_round", cases, _round, builds_on=("map_mistakes", "reduce_sums"))
+    return Check("mapreduce_round", cases, _round, builds_on=("map_mistakes", "reduce_sums"),
+                 domain=_round_domain)
 
 
 def _mixing(w, chunks, eta):
@@ -122,4 +157,4 @@ def mixing_round() -> Check:
              (np.zeros(3), _chunks(X, y, [5, 5, 4]), 1.0)),
         Case("chunks of one example each", (w, _chunks(X[:4], y[:4], [1, 1, 1, 1]), 2.0)),
     ]
-    return Check("mixing_round", cases, _mixing)
+    return Check("mixing_round", cases, _mixing, domain=_round_domain)

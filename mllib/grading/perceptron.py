@@ -11,6 +11,7 @@ import numpy as np
 from mllib import data
 from mllib import perceptron as reference
 from mllib.grading import Case, Check, seeded
+from mllib.grading.domain import decided, finite, labels, multiples, power_of_two, unmet, whole
 
 # Hidden from the kernel while these exercises are graded (grader/sandbox.py).
 REFERENCE = ("mllib.perceptron",)
@@ -40,7 +41,16 @@ def update_rule() -> Check:
              (on_plane, x, 1.0, 0.5)),
         Case("an example with w·x = 0 and y = -1", (on_plane, x, -1.0, 2.0)),
     ]
-    return Check("perceptron_update", cases, _one_step)
+    return Check("perceptron_update", cases, _one_step, domain=_update_domain)
+
+
+def _update_domain(w, x, y, eta) -> str | None:
+    w, x = np.asarray(w, dtype=float), np.asarray(x, dtype=float)
+    return unmet(("w and x have one shape (d,)", w.ndim == 1 and w.shape == x.shape),
+                 ("w, x and eta are finite, eta > 0", finite(w, x, eta) and eta > 0),
+                 ("y is -1 or +1", labels(y)),
+                 ("a score w·x of 0 is exact, and every other score farther from 0 than "
+                  "rounding can reach", lambda: decided(w, x)))
 
 
 def integer_sample(rng, n: int, d: int, *, flip: float = 0.0):
@@ -76,7 +86,26 @@ def training_loop() -> Check:
     X, y = integer_sample(_rng(20), 30, 2, flip=0.2)
     cases.append(Case("a sample that is not separable, stopped after max_epochs = 3",
                       (X, y, 0.25, 3)))
-    return Check("train_perceptron", cases, run)
+    return Check("train_perceptron", cases, run, domain=_training_domain)
+
+
+def _training_domain(X, y, eta, max_epochs) -> str | None:
+    X = np.asarray(X, dtype=float)
+    return unmet(("X has shape (n, d) and y shape (n,)",
+                  X.ndim == 2 and np.shape(y) == (len(X),)),
+                 ("y holds labels -1 and +1", labels(y)),
+                 ("the examples are whole numbers and eta a power of 2",
+                  multiples(X, 1) and power_of_two(eta)),
+                 ("max_epochs is a whole number >= 1", whole(max_epochs, 1)))
+
+
+def _margin_domain(w, X, y) -> str | None:
+    X = np.asarray(X, dtype=float)
+    return unmet(("w has shape (d,), X shape (n, d) with n >= 1, y shape (n,)",
+                  X.ndim == 2 and len(X) >= 1 and np.shape(w) == X.shape[1:]
+                  and np.shape(y) == (len(X),)),
+                 ("w and X are finite", finite(w, X)),
+                 ("y holds labels -1 and +1", labels(y)))
 
 
 def margin() -> Check:
@@ -87,7 +116,7 @@ def margin() -> Check:
         Case("a separating w that is not of unit length", (3.5 * w_star, X, y)),
         Case("a w that misclassifies some examples (the margin is negative)", (-w_star, X, y)),
     ]
-    return Check("geometric_margin", cases, reference.geometric_margin)
+    return Check("geometric_margin", cases, reference.geometric_margin, domain=_margin_domain)
 
 
 def bound() -> Check:
@@ -102,7 +131,16 @@ def bound() -> Check:
         Case("data of radius about 3 and a unit-length w_star", (X, y, w_star)),
         Case("the same data with w_star not of unit length", (X, y, 0.25 * w_star)),
     ]
-    return Check("mistake_bound", cases, run, builds_on=("geometric_margin",))
+    return Check("mistake_bound", cases, run, builds_on=("geometric_margin",),
+                 domain=_bound_domain)
+
+
+def _bound_domain(X, y, w_star) -> str | None:
+    """Exercise 3's promises, and whether w_star separates (γ > 0) decided beyond rounding."""
+    return _margin_domain(w_star, X, y) or unmet(
+        ("every score y·(w_star·x) is 0 exactly or farther from 0 than rounding can reach",
+         all(decided(label * np.asarray(w_star, dtype=float), x) for x, label in zip(
+             np.asarray(X, dtype=float), y, strict=True))))
 
 
 def winnow_cases(rng, demotion: str = "demotion") -> list[Case]:
@@ -123,6 +161,23 @@ def winnow_cases(rng, demotion: str = "demotion") -> list[Case]:
     ]
 
 
+SCORE_AT_THETA = ("a score equal to theta is exact (dyadic numbers), and every other score "
+                  "is farther from theta than rounding can reach")
+
+
+def winnow_domain(w, x, y, theta) -> str | None:
+    """Winnow's promises (lecture 01 Exercise 5, lecture 12 Exercise 1): positive weights (0
+    after an elimination), a 0/1 x, a label ±1, and a comparison with θ that rounding cannot
+    decide."""
+    w, x = np.asarray(w, dtype=float), np.asarray(x, dtype=float)
+    return unmet(("w and x have one shape (d,)", w.ndim == 1 and w.shape == x.shape),
+                 ("the weights are finite and >= 0", finite(w) and bool(np.all(w >= 0))),
+                 ("x is a 0/1 vector and y is -1 or +1", labels(x, (0, 1)) and labels(y)),
+                 (SCORE_AT_THETA, lambda: finite(theta) and decided(np.append(w, -theta),
+                                                                    np.append(x, 1))))
+
+
 def winnow_update() -> Check:
     """Check ``winnow_update(w, x, y, theta)`` (MMDS §12.2.3)."""
-    return Check("winnow_update", winnow_cases(_rng(50)), reference.winnow_update)
+    return Check("winnow_update", winnow_cases(_rng(50)), reference.winnow_update,
+                 domain=winnow_domain)

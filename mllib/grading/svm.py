@@ -13,6 +13,7 @@ import numpy as np
 from mllib import data
 from mllib import svm as reference
 from mllib.grading import Case, Check, seeded
+from mllib.grading.domain import decided, finite, labels, unmet, whole
 
 # Hidden from the kernel while these exercises are graded (grader/sandbox.py).
 REFERENCE = ("mllib.svm",)
@@ -37,6 +38,57 @@ def _on_margin(X: np.ndarray, y: np.ndarray, w: np.ndarray, rows: list[int]) -> 
     return X
 
 
+def _sample_domain(w, b, X, y, C) -> str | None:
+    """The shapes and numbers every exercise of the notebook promises."""
+    X = np.asarray(X, dtype=float)
+    return unmet(("w has shape (d,), X shape (n, d) and y shape (n,)",
+                  X.ndim == 2 and np.shape(w) == X.shape[1:] and np.shape(y) == (len(X),)),
+                 ("w, b and X are finite, C > 0", finite(w, b, X, C) and C > 0),
+                 ("y holds labels -1 and +1", labels(y)))
+
+
+def _margins_decided(w, b, X, y) -> bool:
+    """Whether every comparison z = y(w·x + b) < 1 comes out the same however z is computed."""
+    w = np.asarray(w, dtype=float)
+    return all(decided(np.append(label * w, [label * b, -1.0]), np.append(x, [1.0, 1.0]))
+               for x, label in zip(np.asarray(X, dtype=float), y, strict=True))
+
+
+_MARGIN_PROMISE = ("a margin z = 1 is exact, and every other margin is farther from 1 than "
+                   "rounding can reach")
+
+
+def _gradient_domain(w, b, X, y, C) -> str | None:
+    return _sample_domain(w, b, X, y, C) or unmet(
+        (_MARGIN_PROMISE, lambda: _margins_decided(w, b, X, y)))
+
+
+def _step_domain(w, b, X, y, C, eta) -> str | None:
+    return _gradient_domain(w, b, X, y, C) or unmet(("eta > 0", finite(eta) and eta > 0))
+
+
+def _descent_domain(X, y, C, eta, w0, b0, iterations) -> str | None:
+    """Exercise 4's promises, and at every iterate of the statement's own run, margins that
+    rounding cannot put on the other side of 1."""
+    broken = _step_domain(w0, b0, X, y, C, eta) or unmet(
+        ("iterations is a whole number >= 0", whole(iterations)))
+    X, y = np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+    w, b = np.asarray(w0, dtype=float), float(b0)
+    for _ in range(int(iterations) if broken is None else 0):
+        bad = y * (X @ w + b) < 1
+        w, b = w - eta * (w - C * (y[bad] @ X[bad])), b - eta * (b - C * y[bad].sum())
+        if not _margins_decided(w, b, X, y):
+            return _MARGIN_PROMISE
+    return broken
+
+
+def _support_domain(w, b, X, y) -> str | None:
+    z = np.asarray(y) * (np.asarray(X) @ np.asarray(w) + b)
+    return _sample_domain(w, b, X, y, 1.0) or unmet(
+        ("every margin is within 1e-12 of 1 (on its line) or farther than 1e-6 from it",
+         bool(np.all((np.abs(z - 1) <= 1e-12) | (np.abs(z - 1) >= 1e-6)))))
+
+
 def objective() -> Check:
     """Check ``svm_objective(w, b, X, y, C)``: MMDS eq. 12.4, b not in the norm."""
     rng = _rng(1)
@@ -52,7 +104,7 @@ def objective() -> Check:
              (w, 1.75, X_noisy, y_noisy, 0.5)),
         Case("a large C = 100", (w, -0.5, X_noisy, y_noisy, 100.0)),
     ]
-    return Check("svm_objective", cases, reference.objective)
+    return Check("svm_objective", cases, reference.objective, domain=_sample_domain)
 
 
 def gradient() -> Check:
@@ -67,9 +119,9 @@ def gradient() -> Check:
              (w + rng.normal(size=3) / 4, -1.5, X, y, 0.1)),
         Case("examples exactly on their margin line (z = 1), which are not bad",
              (w, 0.0, X_tied, y, 0.1)),
-        Case("a large C = 10", (w - 0.3, 0.7, X, y, 10.0)),
+        Case("a large C = 10", (w - 0.25, 0.75, X, y, 10.0)),  # quarters: margins exact
     ]
-    return Check("svm_gradient", cases, reference.gradient)
+    return Check("svm_gradient", cases, reference.gradient, domain=_gradient_domain)
 
 
 def _step(w, b, X, y, C, eta):
@@ -87,7 +139,8 @@ def step() -> Check:
         Case("a small step η = 0.01", (w, -1.0, X, y, 1.0, 0.01)),
         Case("a start where no point is bad", (np.zeros(2), 3.0, X[y > 0], y[y > 0], 0.1, 0.2)),
     ]
-    return Check("gradient_step", cases, _step, builds_on=("svm_gradient",))
+    return Check("gradient_step", cases, _step, builds_on=("svm_gradient",),
+                 domain=_step_domain)
 
 
 def _descent(X, y, C, eta, w0, b0, iterations):
@@ -97,15 +150,6 @@ def _descent(X, y, C, eta, w0, b0, iterations):
     return run.w, run.b
 
 
-def _margins_clear_of_one(X, y, C, eta, w0, b0, iterations) -> bool:
-    """True when no iterate puts a point within 1e-9 of its margin line, where the order of
-    a student's floating-point operations could decide whether its hinge term counts."""
-    iterates = [(np.asarray(w0, dtype=float), float(b0))] + [
-        (run.w, run.b) for run in (reference.gradient_descent(
-            X, y, C=C, eta=eta, w0=w0, b0=b0, iterations=done) for done in range(1, iterations))]
-    return all(np.all(np.abs(y * (X @ w + b) - 1) >= 1e-9) for w, b in iterates)
-
-
 def descent() -> Check:
     """Check ``svm_gradient_descent(X, y, C, eta, w0, b0, iterations)`` returns the final (w, b)."""
     rng = _rng(4)
@@ -113,7 +157,7 @@ def descent() -> Check:
     start = (0.1, 0.2, np.array([1.0, -1.0, 0.5]), -2.0, 30)
     while True:  # rounding cannot decide which points count, for every student's draw
         X3, y3 = _integer_sample(rng, 12, 3)
-        if _margins_clear_of_one(X3, y3, *start):
+        if _descent_domain(X3, y3, *start) is None:
             break
     cases = [
         Case("a run of a few iterations from w = 0, b = 0", (X, y, 1.0, 0.1, np.zeros(2), 0.0, 4)),
@@ -122,7 +166,7 @@ def descent() -> Check:
         Case("iterations = 0, which returns the start", (X, y, 0.5, 0.3, np.ones(2), 1.0, 0)),
     ]
     return Check("svm_gradient_descent", cases, _descent,
-                 builds_on=("gradient_step", "svm_gradient"))
+                 builds_on=("gradient_step", "svm_gradient"), domain=_descent_domain)
 
 
 def support() -> Check:
@@ -142,4 +186,4 @@ def support() -> Check:
         Case("a separator with every example beyond its margin line (no support vectors)",
              (4 * best.w, 4 * best.b, X, y)),
     ]
-    return Check("support_vectors", cases, reference.support_vectors)
+    return Check("support_vectors", cases, reference.support_vectors, domain=_support_domain)

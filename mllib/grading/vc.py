@@ -12,12 +12,28 @@ import numpy as np
 
 from mllib import vc as reference
 from mllib.grading import Case, Check, seeded
+from mllib.grading.domain import finite, labels, unmet, whole
 from mllib.grading.wire import Lookup
 
 # mllib.vc stays importable: the visible tests use its exact checks as oracles for
 # `shatters`. Calling it from an answer is flagged by the scan (grader/hostile.py).
 REFERENCE = ()
 _rng = seeded(20261204)
+
+
+def _labelled_points(points, y, dimensions: int) -> str | None:
+    """Points on the line (``dimensions`` 1, shape (n,)) or in the plane (2, shape (n, 2)),
+    each with a label ±1."""
+    shape = np.shape(points)
+    return unmet(("one label per point, on the line (n,) or in the plane (n, 2)",
+                  len(shape) == dimensions and shape[1:] == (2,) * (dimensions - 1)
+                  and np.shape(y) == shape[:1]),
+                 ("the points are finite numbers", finite(points)),
+                 ("the labels are -1 and +1", labels(y)))
+
+
+def _interval_domain(x, y) -> str | None:
+    return _labelled_points(x, y, 1) or unmet(("there is at least one point", len(x) >= 1))
 
 
 def interval_realizable() -> Check:
@@ -41,7 +57,8 @@ def interval_realizable() -> Check:
                                                             np.array([1.0, 1.0, -1.0]))),
     ]
     return Check("interval_realizable", cases,
-                 lambda x, y: reference.realizable(reference.INTERVALS, x, y))
+                 lambda x, y: reference.realizable(reference.INTERVALS, x, y),
+                 domain=_interval_domain)
 
 
 def _oracle(hclass: reference.HypothesisClass, points: np.ndarray) -> Lookup:
@@ -71,7 +88,18 @@ def shattering() -> Check:
              (reference.INTERVALS, rng.normal(size=2), "intervals and two points"),
              (planes, rng.normal(size=(1, 2)), "a single point")]
     return Check("shatters", [Case(hint, (_oracle(hclass, points), points))
-                              for hclass, points, hint in cases], _all_realizable)
+                              for hclass, points, hint in cases], _all_realizable,
+                 domain=_shattering_domain)
+
+
+def _shattering_domain(is_realizable: Lookup, points) -> str | None:
+    """At least one point, and a function that answers every labelling of these points."""
+    n = len(points)
+    asked = {tuple(np.asarray(labels_, dtype=float)) for (known, labels_), _ in
+             is_realizable.entries if np.array_equal(known, points)}
+    return unmet(("points holds at least one point", n >= 1),
+                 ("is_realizable answers every labelling of the points",
+                  asked == set(itertools.product([-1.0, 1.0], repeat=n))))
 
 
 def rectangle_realizable() -> Check:
@@ -94,7 +122,8 @@ def rectangle_realizable() -> Check:
              (np.vstack([box, box[1:2]]), np.array([-1.0, 1.0, -1.0, 1.0, 1.0]))),
     ]
     return Check("rectangle_realizable", cases,
-                 lambda p, y: reference.realizable(reference.RECTANGLES, p, y))
+                 lambda p, y: reference.realizable(reference.RECTANGLES, p, y),
+                 domain=lambda points, y: _labelled_points(points, y, 2))
 
 
 def sauer() -> Check:
@@ -110,7 +139,9 @@ def sauer() -> Check:
         Case("m = 0: the empty set has one labelling", (0, 2)),
         Case("m = 0 and d = 0", (0, 0)),
     ]
-    return Check("sauer_bound", cases, reference.sauer_bound)
+    return Check("sauer_bound", cases, reference.sauer_bound,
+                 domain=lambda m, d: unmet(("m and d are whole numbers >= 0",
+                                            whole(m) and whole(d))))
 
 
 def unions() -> Check:
@@ -139,4 +170,6 @@ def unions() -> Check:
                                                      np.array([1.0, -1.0, 1.0, -1.0, -1.0]), 1)),
     ]
     return Check("union_realizable", cases,
-                 lambda x, y, k: reference.realizable(reference.unions_of_intervals(k), x, y))
+                 lambda x, y, k: reference.realizable(reference.unions_of_intervals(k), x, y),
+                 domain=lambda x, y, k: _labelled_points(x, y, 1) or unmet(
+                     ("k is a whole number >= 1", whole(k, 1))))
