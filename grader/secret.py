@@ -18,6 +18,7 @@ import hashlib
 import hmac
 import os
 import secrets
+import tempfile
 from pathlib import Path
 
 ENVIRONMENT = "COURSE_SECRET"
@@ -42,8 +43,9 @@ def _write_new(path: Path, *, replace: bool) -> None:
     the same one (the file is linked into place, which fails if it exists).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.{os.getpid()}")
-    descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    # A name of its own per call (mode 600): graders may start at once in threads of one process.
+    descriptor, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    partial = Path(name)
     with os.fdopen(descriptor, "w") as handle:
         handle.write(secrets.token_hex(SECRET_BYTES) + "\n")
     try:
@@ -107,4 +109,7 @@ def variant(secret: bytes, assignment: str, exercise: str, student: str) -> byte
     fields = (assignment, exercise, student)
     if any("\0" in field for field in fields):
         raise ValueError("assignment, exercise and student must not contain NUL")
-    return hmac.new(secret, "\0".join(fields).encode(), hashlib.sha256).digest()
+    # surrogatepass: an id decoded from a file name may hold a lone surrogate; other text encodes
+    # as plain UTF-8, so no one's variant changes.
+    return hmac.new(secret, "\0".join(fields).encode("utf-8", "surrogatepass"),
+                    hashlib.sha256).digest()

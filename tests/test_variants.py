@@ -11,6 +11,8 @@ or a worker.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import importlib
 import inspect
 import os
@@ -51,6 +53,15 @@ def test_graders_starting_at_once_share_one_secret(tmp_path: Path, no_environmen
     for thread in threads:
         thread.join()
     assert len(set(found)) == 1 and found[0] == secret.load(path)
+
+
+def test_an_id_with_a_lone_surrogate_gets_its_own_variant():
+    # os.fsdecode turns an undecodable byte of a file name into a lone surrogate.
+    odd = b"caf\xe9".decode("utf-8", "surrogateescape")
+    assert secret.variant(COURSE_SECRET, "a", "e", odd) != secret.variant(COURSE_SECRET, "a", "e",
+                                                                          "caf")
+    assert secret.variant(COURSE_SECRET, "a", "e", "café") == hmac.new(
+        COURSE_SECRET, "a\0e\0café".encode(), hashlib.sha256).digest()  # plain ids unchanged
 
 
 def test_rotation_replaces_the_secret(tmp_path: Path, no_environment_secret):
