@@ -1,0 +1,70 @@
+"""Sphinx configuration of the course website (`make site`; see site/coursesite/build.py).
+
+Sphinx reads the staging folder that the build writes (site/_build/src) with this folder as its
+configuration directory. Notebooks arrive executed (the build runs them, with the widgets'
+frames precomputed), so MyST-NB only renders them.
+"""
+
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # mllib, for the API reference
+sys.path.insert(0, str(HERE))  # coursesite
+
+project = "ML course companion"
+author = "the course's authors"
+copyright = "the course's authors, MIT licence"
+language = "en"  # <html lang="en">
+
+extensions = ["myst_nb", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.mathjax"]
+
+# -- notebooks and Markdown ------------------------------------------------------------------
+nb_execution_mode = "off"  # the build executed the walk-throughs; exercises are shown as released
+nb_ipywidgets_js = {}  # no widget manager from a CDN: the widgets are the site's own
+nb_merge_streams = True
+nb_output_stderr = "show"
+myst_enable_extensions = ["dollarmath", "amsmath"]
+myst_heading_anchors = 3  # the errata page links to the walk-throughs' sections
+suppress_warnings = ["mystnb.unknown_mime_type"]
+
+# -- the API reference -----------------------------------------------------------------------
+autodoc_member_order = "bysource"
+autodoc_typehints = "description"
+napoleon_google_docstring = False
+napoleon_numpy_docstring = True
+
+# -- HTML ------------------------------------------------------------------------------------
+html_theme = "pydata_sphinx_theme"
+html_title = project
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_prev_next": True,
+    "footer_start": ["copyright"],
+    "footer_end": [],
+    "secondary_sidebar_items": ["page-toc"],
+}
+html_static_path = [str(HERE / "static"), os.environ.get("COURSE_SITE_STATIC", str(HERE / "static"))]
+html_css_files = ["course.css"]
+html_js_files = [("course-widgets.js", {"defer": "defer"})]
+html_copy_source = False
+html_show_sourcelink = False
+html_show_sphinx = False
+
+# MathJax 2 from the site itself (copied from jupyter-server-mathjax by the build): no CDN.
+# HTML-CSS output with its STIX web fonts; assistive MathML for screen readers.
+mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full"
+mathjax2_config = {
+    "tex2jax": {
+        "inlineMath": [["\\(", "\\)"]],
+        "displayMath": [["\\[", "\\]"]],
+        "processEscapes": True,
+        "ignoreClass": "document",
+        "processClass": "math|output_area",
+    },
+    "menuSettings": {"assistiveMML": True},
+    "HTML-CSS": {"availableFonts": [], "webFont": "STIX-Web", "imageFont": None},
+    "showMathMenu": True,
+    "messageStyle": "none",
+}
