@@ -18,7 +18,8 @@ author = "the course's authors"
 copyright = "the course's authors, MIT licence"
 language = "en"  # <html lang="en">
 
-extensions = ["myst_nb", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.mathjax"]
+extensions = ["myst_nb", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.mathjax",
+              "sphinx.ext.githubpages"]  # githubpages: the .nojekyll file
 
 # -- notebooks and Markdown ------------------------------------------------------------------
 nb_execution_mode = "off"  # the build executed the walk-throughs; exercises are shown as released
@@ -45,7 +46,8 @@ html_theme_options = {
     "footer_end": [],
     "secondary_sidebar_items": ["page-toc"],
 }
-html_static_path = [str(HERE / "static"), os.environ.get("COURSE_SITE_STATIC", str(HERE / "static"))]
+# The site's script and styles, then what the build stages: frames and MathJax.
+html_static_path = [str(HERE / "static"), os.environ.get("COURSE_SITE_STATIC", "static")]
 html_css_files = ["course.css"]
 html_js_files = [("course-widgets.js", {"defer": "defer"})]
 html_copy_source = False

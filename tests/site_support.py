@@ -14,7 +14,6 @@ from pathlib import Path
 import nbformat
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "site"))
 
 # The tests build with small grids (the mechanism is the same; `make site` draws up to
 # coursesite.frames.MAX_FRAMES per widget) into a folder of their own, whose cache keeps the

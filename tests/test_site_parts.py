@@ -9,10 +9,9 @@ from pathlib import Path
 
 import ipywidgets
 import pytest
+from coursesite import errata, frames, pages
 from matplotlib.figure import Figure
 from site_support import REPO
-
-from coursesite import errata, frames, pages
 
 
 @pytest.fixture
@@ -90,13 +89,32 @@ def test_a_slider_whose_range_follows_a_choice_gets_that_range(settings) -> None
     assert (code.value, column.max) == ("short", 2)  # put back as it was
 
 
-def test_too_many_choices_leave_the_first_frame_and_say_so(settings) -> None:
-    controls = {v: ipywidgets.Dropdown(options=["?", "0", "1"], description=v) for v in "ABC"}
+def test_choices_beyond_the_budget_stay_at_their_start_and_say_so(settings) -> None:
+    assert frames.choice_sizes([3, 3, 3], 12) == [1, 3, 3]
+    assert frames.choice_sizes([2, 10, 3], 12) == [2, 1, 3]
+    assert frames.choice_sizes([2, 3], 12) == [2, 3]
+    controls = {v: ipywidgets.Dropdown(options=["?", "0", "1"], value="0", description=v)
+                for v in "ABC"}
     view = frames.site_explore(draw, **controls)
-    assert len(data_of(view)["frames"]) == 1
+    data = data_of(view)
+    assert len(data["frames"]) == 9 and all(k.startswith("1.") for k in data["frames"])
+    assert [c["frozen"] for c in data["controls"]] == [True, False, False]
     html = frames.widget_html(view)
+    assert html.count(" disabled") == 1 and "greyed-out control stays at its starting" in html
+    many = ipywidgets.Dropdown(options=[str(i) for i in range(20)], description="many")
+    html = frames.widget_html(frames.site_explore(draw, many=many))
     assert "too many settings" in html and "open in JupyterLab to explore" in html
-    assert html.count(" disabled") == 3
+
+
+def test_sliders_keep_room_beside_many_choices(settings) -> None:
+    data = data_of(frames.site_explore(
+        draw, data=ipywidgets.Dropdown(options=["a", "b", "c"]),
+        kernel=ipywidgets.Dropdown(options=["x", "y", "z"]),
+        degree=ipywidgets.IntSlider(value=2, min=1, max=6)))
+    # 12 frames: the choices may take 4 of them, so one is frozen and the slider gets 3 values
+    assert [c.get("frozen") for c in data["controls"]] == [True, False, None]
+    assert data["controls"][2]["labels"]["0.0"] == ["1", "2", "6"]
+    assert len(data["frames"]) == 9
 
 
 def test_step_and_run_buttons_around_a_widget_keep_their_action(settings) -> None:

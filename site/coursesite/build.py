@@ -130,6 +130,8 @@ def stage(out: Path, max_frames: int) -> list[dict]:
     walkthroughs = [REPO / f"{lec.walkthrough}.ipynb" for lec in lectures]
     prefixes = ["../" * (lec.walkthrough.count("/")) + "_static/frames/" for lec in lectures]
     done = asyncio.run(execute_all(walkthroughs, cache, prefixes, max_frames))
+    for stale in set(cache.iterdir()) - set(done):  # older fingerprints, unfinished runs
+        shutil.rmtree(stale)
     frames_dir = static / "frames"
     shutil.rmtree(frames_dir, ignore_errors=True)
     frames_dir.mkdir(parents=True)

@@ -21,6 +21,7 @@ import io
 import itertools
 import json
 import math
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -69,8 +70,33 @@ def install(folder: str, url_prefix: str, manifest: str, max_frames: int = MAX_F
     SETTINGS = Settings(Path(folder), url_prefix, Path(manifest), max_frames)
     SETTINGS.folder.mkdir(parents=True, exist_ok=True)
     mllib.demos.explore = site_explore
-    formatter = get_ipython().display_formatter.formatters[MIME]
-    formatter.for_type(ipywidgets.Box, box_html)
+    formatters = get_ipython().display_formatter.formatters
+    formatters[MIME].for_type(ipywidgets.Box, box_html)
+    formatters["image/png"] = described_png(formatters["image/png"])
+
+
+def described_png(formatter):
+    """The kernel's PNG formatter, giving every figure shown as a cell's result an alt text
+    (:func:`alt_text`) in the output's metadata, where MyST-NB puts it on the page's image.
+
+    ``%matplotlib inline`` registers its figure printer on whatever formatter is in place when
+    it runs, so it lands on this one. An alt text the notebook provides itself is kept.
+    """
+    from IPython.core.formatters import PNGFormatter
+    from matplotlib.figure import Figure
+
+    class DescribedPNG(PNGFormatter):
+        def __call__(self, obj):
+            data = super().__call__(obj)
+            if isinstance(obj, Figure) and data is not None and not isinstance(data, tuple):
+                return data, {"alt": alt_text(obj)}
+            return data
+
+    described = DescribedPNG(parent=formatter.parent)
+    described.singleton_printers.update(formatter.singleton_printers)
+    described.type_printers.update(formatter.type_printers)
+    described.deferred_printers.update(formatter.deferred_printers)
+    return described
 
 
 # -- the controls ---------------------------------------------------------------------------
@@ -132,17 +158,18 @@ def distance(a, b) -> float:
 def pick(count: int, size: int, start: int) -> tuple[int, ...]:
     """``size`` indices of ``range(count)``, evenly spaced from first to last, with ``start``.
 
-    The index nearest to ``start`` is moved onto it, so a slider's starting value is always one
-    of its positions.
+    The inner index nearest to ``start`` is moved onto it, so a slider keeps its first, last
+    and starting values.
     """
     if size >= count:
         return tuple(range(count))
     if size == 1:
         return (start,)
     chosen = [round(i * (count - 1) / (size - 1)) for i in range(size)]
-    nearest = min(range(size), key=lambda i: abs(chosen[i] - start))
-    chosen[nearest] = start
-    return tuple(sorted(set(chosen)))
+    if start not in chosen:
+        inner = range(1, size - 1) if size > 2 else range(size)
+        chosen[min(inner, key=lambda i: abs(chosen[i] - start))] = start
+    return tuple(sorted(chosen))
 
 
 def slider_sizes(counts: list[int], room: int) -> list[int]:
@@ -219,24 +246,44 @@ def numeric(values) -> list | None:
     return None
 
 
+def choice_sizes(counts: list[int], room: int) -> list[int]:
+    """How many options each choice offers: all of them, or only its starting one (frozen).
+
+    The choices with the most options are frozen first (the first of equals), until the
+    product of the others fits ``room``.
+    """
+    sizes = list(counts)
+    for i in sorted(range(len(counts)), key=lambda i: -counts[i]):
+        if math.prod(sizes) <= room:
+            break
+        sizes[i] = 1
+    return sizes
+
+
 def grid_points(controls: dict, fixed_values: dict) -> tuple[list[dict], list[tuple[str, dict]]]:
-    """The shown controls and every grid point as (key, keyword arguments of the frame)."""
+    """The shown controls and every grid point as (key, keyword arguments of the frame).
+
+    The budget goes to the choices first, but where there are sliders, the choices take at
+    most a third of it, so that a slider can still offer its first, starting and last values.
+    """
     budget = SETTINGS.max_frames
     chooser = [w for w in controls.values() if is_choice(w)]
-    combos = list(itertools.product(*(range(len(w._options_values)) for w in chooser)))
+    has_sliders = any(is_slider(w) for w in controls.values())
+    offered = choice_sizes([len(w._options_values) for w in chooser],
+                           max(1, budget // 3) if has_sliders else budget)
+    combos = list(itertools.product(*(range(len(w._options_values)) if size > 1 else [w.index]
+                                      for w, size in zip(chooser, offered, strict=True))))
     ranges = slider_ranges(controls, combos)
-    start_combo = tuple(w.index for w in chooser)
-    room = budget // len(combos) if len(combos) <= budget else 1
-    counts = [max(len(r[i].values) for r in ranges.values())
-              for i in range(len(ranges[start_combo]))]
-    sizes = slider_sizes(counts, room)
+    counts = [max(len(r[i].values) for r in ranges.values()) for i in range(len(ranges[combos[0]]))]
+    sizes = slider_sizes(counts, max(1, budget // len(combos)))
     spots = {combo: [pick(len(r.values), size, r.start)
                      for r, size in zip(ranges[combo], sizes, strict=True)] for combo in combos}
-    shown, slider = [], 0
+    shown, slider, frozen = [], 0, iter(size == 1 for size in offered)
     for name, w in controls.items():
         entry = {"name": name, "label": w.description or name}
         if is_choice(w):
-            entry.update(kind="select", labels=list(w._options_labels), start=w.index)
+            entry.update(kind="select", labels=list(w._options_labels), start=w.index,
+                         frozen=next(frozen))
         else:
             def at(combo, what, i=slider):
                 return [getattr(ranges[combo][i], what)[j] for j in spots[combo][i]]
@@ -249,7 +296,7 @@ def grid_points(controls: dict, fixed_values: dict) -> tuple[list[dict], list[tu
         shown.append(entry)
     slider_of = {name: i for i, name in enumerate(n for n, w in controls.items() if is_slider(w))}
     points = []
-    for combo in combos if len(combos) <= budget else [start_combo]:
+    for combo in combos:
         for positions in itertools.product(*(range(len(p)) for p in spots[combo])):
             values, point, picks, choice = dict(fixed_values), [], iter(positions), iter(combo)
             for name, w in controls.items():
@@ -307,7 +354,8 @@ def alt_text(figure) -> str:
         text = "; ".join(p for p in (title, axes and f"axes: {axes}") if p)
         if text:
             parts.append(text)
-    return "Figure: " + (" | ".join(parts) if parts else "an unlabelled plot")
+    text = " | ".join(parts) if parts else "an unlabelled plot"
+    return "Figure: " + re.sub(r"\$([^$]*)\$", r"\1", text)  # mathtext read as plain text
 
 
 def save(figure) -> tuple[str, str]:
@@ -461,8 +509,8 @@ def widget_html(view, actions: list[dict] | None = None) -> str:
     elif grid.complete:
         note = "Every setting of this widget was drawn in advance."
     else:
-        note = ("The sliders offer a grid of their values, drawn in advance; "
-                f"{EXPLORE} every value.")
+        note = ("Drawn in advance for part of the settings (a grid of each slider's values; a "
+                f"greyed-out control stays at its starting value); {EXPLORE} every value.")
     data = {"prefix": SETTINGS.url_prefix, "controls": grid.controls, "frames": grid.frames,
             "alts": grid.alts, "actions": actions or []}
     # Inert inside <script type="application/json">, and no "<", ">" or "&" that an HTML parser
@@ -485,6 +533,7 @@ def control_html(ident: str, i: int, control: dict, choice: str, enabled: bool) 
     label = f'<label for="{field_id}">{html.escape(control["label"])}</label>'
     disabled = "" if enabled else " disabled"
     if control["kind"] == "select":
+        disabled = disabled or (" disabled" if control["frozen"] else "")
         options = "".join(
             f'<option value="{j}"{" selected" if j == control["start"] else ""}>'
             f"{html.escape(text)}</option>" for j, text in enumerate(control["labels"]))
