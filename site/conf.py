@@ -46,6 +46,9 @@ html_theme_options = {
     "footer_end": [],
     "secondary_sidebar_items": ["page-toc"],
 }
+# Light unless the reader switches: the theme's script logs an error on a first visit without
+# a stored mode, and the light palette is the one checked for contrast.
+html_context = {"default_mode": "light"}
 # The site's script and styles, then what the build stages: frames and MathJax.
 html_static_path = [str(HERE / "static"), os.environ.get("COURSE_SITE_STATIC", "static")]
 html_css_files = ["course.css"]
@@ -66,7 +69,14 @@ mathjax2_config = {
         "processClass": "math|output_area",
     },
     "menuSettings": {"assistiveMML": True},
-    "HTML-CSS": {"availableFonts": [], "webFont": "STIX-Web", "imageFont": None},
+    "HTML-CSS": {
+        "availableFonts": [],
+        "webFont": "STIX-Web",
+        "imageFont": None,
+        # MathJax's placeholder font points at about:blank, which Chromium refuses to fetch
+        # as a font (a console error on every page with math); a local() source fetches nothing.
+        "styles": {"@font-face": {"font-family": "MathJax_Blank", "src": "local('MathJax_Blank')"}},
+    },
     "showMathMenu": True,
     "messageStyle": "none",
 }

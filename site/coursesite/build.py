@@ -30,7 +30,12 @@ PACKAGE = Path(__file__).resolve().parent
 CELL_TIMEOUT = 900  # seconds: a widget cell draws every frame of its grid
 PARALLEL_KERNELS = 2
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-MATHJAX_SKIP = ("a11y", "SVG")  # speech needs XHR (not from file://); the output is HTML-CSS
+# Not copied from MathJax: the speech explorer (it fetches its rules, which file:// forbids),
+# the unused SVG output's fonts, and the translations of MathJax's menus (English is built in).
+MATHJAX_SKIP = ("mathmaps", "mathjax-sre.js", "SVG", "localization")
+# The PyData theme ships a Jinja macro file among its static files; copied as is, it is a page
+# of unrendered template code whose "links" lead nowhere.
+NOT_PAGES = ("_static/webpack-macros.html",)
 
 
 def fingerprint(notebook: Path, max_frames: int) -> str:
@@ -120,6 +125,8 @@ def stage(out: Path, max_frames: int) -> list[dict]:
     src, static, cache = out / "src", out / "static", out / "cache"
     lectures = pages.lecture_table((REPO / "README.md").read_text(), REPO / "notebooks")
     write(src / "index.md", pages.home_page(lectures))
+    write(src / "lectures.md", pages.lectures_page(lectures))
+    write(src / "exercises.md", pages.exercises_page(lectures))
     found = [(lec, errata.errata(REPO / f"{lec.walkthrough}.ipynb")) for lec in lectures]
     write(src / "errata.md", pages.errata_page([(lec, e) for lec, e in found if e]))
     for name, text in pages.api_pages(pages.api_modules(REPO / "mllib")).items():
@@ -156,6 +163,8 @@ def sphinx(out: Path) -> None:
                        str(out / "src"), str(out / "html")])
     if code:
         raise SystemExit(f"sphinx-build failed (exit {code})")
+    for name in NOT_PAGES:
+        (out / "html" / name).unlink(missing_ok=True)
 
 
 def weight(folder: Path) -> int:

@@ -72,8 +72,6 @@ def home_page(lectures: list[Lecture]) -> str:
     rows = [f"| {lec.number} | [{lec.title}]({lec.walkthrough}.ipynb) | "
             f"[exercises]({lec.exercises}.ipynb) | {MODULE.sub(api_link, lec.modules)} | "
             f"{lec.sources} |" for lec in lectures]
-    walkthroughs = "\n".join(f"{lec.walkthrough}.ipynb" for lec in lectures)
-    exercises = "\n".join(f"{lec.exercises}.ipynb" for lec in lectures)
     return f"""# ML course companion
 
 An introductory machine-learning course: for each lecture a **walk-through** (explanations,
@@ -94,26 +92,30 @@ collected on the [errata](errata.md) page.
 
 ```{{toctree}}
 :hidden:
-:caption: Walk-throughs
 
-{walkthroughs}
-```
-
-```{{toctree}}
-:hidden:
-:caption: Exercises
-
-{exercises}
-```
-
-```{{toctree}}
-:hidden:
-:caption: Reference
-
+lectures
+exercises
 api/index
 errata
 ```
 """
+
+
+def list_page(title: str, intro: str, documents: list[str]) -> str:
+    """A page that lists documents (the walk-throughs, or the exercises) in a toctree."""
+    entries = "\n".join(f"{document}.ipynb" for document in documents)
+    return f"# {title}\n\n{intro}\n\n```{{toctree}}\n:maxdepth: 1\n\n{entries}\n```\n"
+
+
+def lectures_page(lectures: list[Lecture]) -> str:
+    return list_page("Lectures", "Each walk-through executed, with its figures and widgets.",
+                     [lec.walkthrough for lec in lectures])
+
+
+def exercises_page(lectures: list[Lecture]) -> str:
+    return list_page("Exercises", "Each exercise notebook as students receive it: the prompts "
+                     "and the visible tests. Solve them in JupyterLab, where **Validate** runs "
+                     "the tests.", [lec.exercises for lec in lectures])
 
 
 def errata_page(found: list[tuple[Lecture, list[Erratum]]]) -> str:
