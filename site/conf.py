@@ -35,6 +35,23 @@ autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 napoleon_google_docstring = False
 napoleon_numpy_docstring = True
+napoleon_use_param = False  # parameters as text: "shape (m, d)" is no cross-reference to an m
+napoleon_use_rtype = False
+napoleon_use_ivar = True  # attributes as a field list: their types stay text, too
+napoleon_custom_sections = ["Sources", "Conventions"]  # the modules' own docstring sections
+
+
+def escape_bars(app, what, name, obj, options, lines) -> None:
+    """Docstrings write |H| and |x - q| for sizes and norms; reStructuredText would read a
+    substitution. Escape each | outside ``literal`` text (tables are not used in docstrings)."""
+    for i, line in enumerate(lines):
+        parts = line.split("``")
+        lines[i] = "``".join(part if k % 2 else part.replace("|", "\\|")
+                             for k, part in enumerate(parts))
+
+
+def setup(app) -> None:
+    app.connect("autodoc-process-docstring", escape_bars)
 
 # -- HTML ------------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"

@@ -153,6 +153,7 @@ def api_pages(modules: list[str]) -> dict[str, str]:
              "```{toctree}", ":maxdepth: 1", "", *modules, "```", ""]
     pages = {"index.md": "\n".join(index)}
     for name in modules:
-        pages[f"{name}.md"] = (f"# `{name}`\n\n```{{automodule}} {name}\n:members:\n"
-                               ":undoc-members:\n:show-inheritance:\n```\n")
+        # autodoc's directives write reStructuredText, so MyST hands them to the RST parser
+        pages[f"{name}.md"] = (f"# `{name}`\n\n```{{eval-rst}}\n.. automodule:: {name}\n"
+                               "   :members:\n   :show-inheritance:\n```\n")
     return pages
