@@ -17,6 +17,7 @@ project = "ML course companion"
 author = "the course's authors"
 copyright = "the course's authors, MIT licence"
 language = "en"  # <html lang="en">
+smartquotes = False  # text as the notebooks write it (the leak test compares it verbatim)
 
 extensions = ["myst_nb", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.mathjax",
               "sphinx.ext.githubpages"]  # githubpages: the .nojekyll file
@@ -94,6 +95,14 @@ mathjax2_config = {
         # as a font (a console error on every page with math); a local() source fetches nothing.
         "styles": {"@font-face": {"font-family": "MathJax_Blank", "src": "local('MathJax_Blank')"}},
     },
+    # The MathML that MathJax keeps for screen readers (and its MathML output) would draw
+    # script, fraktur, double-struck and calligraphic letters with MathJax's TeX fonts, which
+    # the site does not ship (only STIX-Web): plain serif, and no request for a missing file.
+    "NativeMML": {"styles": {selector: {"font-family": "serif"} for selector in (
+        '[mathvariant="double-struck"]', '[mathvariant="script"]', '[mathvariant="fraktur"]',
+        '[mathvariant="bold-script"]', '[mathvariant="bold-fraktur"]',
+        '[class="MJX-tex-caligraphic"]', '[class="MJX-tex-caligraphic-bold"]',
+        '[class="MJX-tex-oldstyle"]', '[class="MJX-tex-oldstyle-bold"]')}},
     "showMathMenu": True,
     "messageStyle": "none",
 }
