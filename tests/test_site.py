@@ -331,3 +331,19 @@ def test_moving_a_slider_by_keyboard_changes_the_figure(site: Path, browser, lec
     assert after[0] != before[0], f"{lecture}: the figure did not change"
     assert status == alt and alt.startswith("Figure: ")  # read out to a screen reader too
     assert problems == []
+
+
+def test_a_step_button_moves_its_slider_and_the_figure(site: Path, browser) -> None:
+    """Lecture 05's Step button (one more EM update in JupyterLab) steps the EM slider here."""
+    page, problems = open_page(browser, walkthrough_page(site, "05_em"))
+    widget = page.locator(".course-widget").filter(has=page.locator("button", has_text="Step"))
+    slider = widget.locator("input[type=range]:not([disabled])").last
+    readout = widget.locator(f'output[for="{slider.get_attribute("id")}"]')
+    image = widget.locator("img.course-widget-frame")
+    before = (readout.text_content(), image.get_attribute("src"))
+    widget.locator("button", has_text="Step").press("Enter")  # reached and pressed by keyboard
+    after = (readout.text_content(), image.get_attribute("src"))
+    page.close()
+    assert before[0] == "0" and int(after[0]) > 0, "the EM steps slider did not move"
+    assert after[1] != before[1], "the figure did not change"
+    assert problems == []

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import ipywidgets
 import pytest
-from coursesite import errata, frames, pages
+from coursesite import errata, frames, grid, pages, widget_html
 from matplotlib.figure import Figure
 from site_support import REPO
 
@@ -33,24 +33,25 @@ def draw(**values) -> Figure:
 
 
 def data_of(widget) -> dict:
-    payload = re.search(r'class="course-widget-data">(.*?)</script>', frames.widget_html(widget))
+    page = widget_html.widget_html(widget)
+    payload = re.search(r'class="course-widget-data">(.*?)</script>', page)
     return json.loads(payload.group(1))
 
 
 def test_pick_spans_the_slider_and_keeps_its_start() -> None:
-    assert frames.pick(17, 5, 3) == (0, 3, 8, 12, 16)
-    assert frames.pick(17, 5, 16) == (0, 4, 8, 12, 16)
-    assert frames.pick(4, 9, 2) == (0, 1, 2, 3)
-    assert frames.pick(40, 1, 7) == (7,)
+    assert grid.pick(17, 5, 3) == (0, 3, 8, 12, 16)
+    assert grid.pick(17, 5, 16) == (0, 4, 8, 12, 16)
+    assert grid.pick(4, 9, 2) == (0, 1, 2, 3)
+    assert grid.pick(40, 1, 7) == (7,)
 
 
 def test_slider_sizes_fit_the_budget_and_favour_the_last_slider() -> None:
-    assert frames.slider_sizes([100, 100], 48) == [5, 9]
-    assert frames.slider_sizes([2, 100], 48) == [2, 17]
-    assert frames.slider_sizes([100, 100, 100], 2) == [1, 1, 1]
+    assert grid.slider_sizes([100, 100], 48) == [5, 9]
+    assert grid.slider_sizes([2, 100], 48) == [2, 17]
+    assert grid.slider_sizes([100, 100, 100], 2) == [1, 1, 1]
     for counts in ([7], [30, 30, 30], [3, 99, 12, 40]):
         for room in (1, 3, 10, 48, 200):
-            sizes = frames.slider_sizes(counts, room)
+            sizes = grid.slider_sizes(counts, room)
             assert all(1 <= s <= c for s, c in zip(sizes, counts, strict=True))
             assert sizes == [1] * len(counts) or __import__("math").prod(sizes) <= room
 
@@ -71,7 +72,7 @@ def test_a_widget_offers_each_control_with_its_label_and_draws_every_grid_point(
     assert len(data["frames"]) == 10 and len(set(data["frames"].values())) == 10
     assert "fixed=3" in data["alts"]["2.0"] and "rate=0.1" in data["alts"]["2.0"]
     assert all((settings.folder / name).is_file() for name in data["frames"].values())
-    html = frames.widget_html(view)
+    html = widget_html.widget_html(view)
     assert '<label for="course-widget-1-c0">η</label>' in html
     assert 'src="../_static/frames/' + data["frames"]["2.0"] + '"' in html
     assert "open in JupyterLab to explore" in html  # the slider shows 5 of its 17 values
@@ -90,19 +91,19 @@ def test_a_slider_whose_range_follows_a_choice_gets_that_range(settings) -> None
 
 
 def test_choices_beyond_the_budget_stay_at_their_start_and_say_so(settings) -> None:
-    assert frames.choice_sizes([3, 3, 3], 12) == [1, 3, 3]
-    assert frames.choice_sizes([2, 10, 3], 12) == [2, 1, 3]
-    assert frames.choice_sizes([2, 3], 12) == [2, 3]
+    assert grid.choice_sizes([3, 3, 3], 12) == [1, 3, 3]
+    assert grid.choice_sizes([2, 10, 3], 12) == [2, 1, 3]
+    assert grid.choice_sizes([2, 3], 12) == [2, 3]
     controls = {v: ipywidgets.Dropdown(options=["?", "0", "1"], value="0", description=v)
                 for v in "ABC"}
     view = frames.site_explore(draw, **controls)
     data = data_of(view)
     assert len(data["frames"]) == 9 and all(k.startswith("1.") for k in data["frames"])
     assert [c["frozen"] for c in data["controls"]] == [True, False, False]
-    html = frames.widget_html(view)
+    html = widget_html.widget_html(view)
     assert html.count(" disabled") == 1 and "greyed-out control stays at its starting" in html
     many = ipywidgets.Dropdown(options=[str(i) for i in range(20)], description="many")
-    html = frames.widget_html(frames.site_explore(draw, many=many))
+    html = widget_html.widget_html(frames.site_explore(draw, many=many))
     assert "too many settings" in html and "open in JupyterLab to explore" in html
 
 
@@ -124,7 +125,7 @@ def test_step_and_run_buttons_around_a_widget_keep_their_action(settings) -> Non
     step.on_click(lambda _: setattr(steps, "value", steps.value + 2))
     play = ipywidgets.Play(min=0, max=20, step=5, interval=150, description="Run")
     ipywidgets.jslink((play, "value"), (steps, "value"))
-    html = frames.box_html(ipywidgets.VBox([ipywidgets.HBox([step, play]), view]))
+    html = widget_html.box_html(ipywidgets.VBox([ipywidgets.HBox([step, play]), view]))
     data = json.loads(re.search(r'class="course-widget-data">(.*?)</script>', html).group(1))
     assert data["actions"] == [
         {"kind": "step", "label": "Step", "control": 0, "step": 2, "title": "one more"},
@@ -140,7 +141,7 @@ def test_labels_and_alt_texts_are_escaped(settings) -> None:
         fig.suptitle('<img src=x onerror="alert(1)">')
         return fig
 
-    html = frames.widget_html(frames.site_explore(
+    html = widget_html.widget_html(frames.site_explore(
         hostile, k=ipywidgets.IntSlider(value=1, min=0, max=2, description="<b>k</b>")))
     assert "<img src=x" not in html and "<b>k</b>" not in html
     assert "&lt;b&gt;k&lt;/b&gt;" in html

@@ -27,6 +27,7 @@ from coursesite import errata, frames, pages
 REPO = Path(__file__).resolve().parents[2]
 SITE = REPO / "site"
 PACKAGE = Path(__file__).resolve().parent
+KERNEL_SIDE = ("frames.py", "grid.py", "widget_html.py")  # what the kernel runs of coursesite
 CELL_TIMEOUT = 900  # seconds: a widget cell draws every frame of its grid
 PARALLEL_KERNELS = 2
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -40,10 +41,10 @@ NOT_PAGES = ("_static/webpack-macros.html",)
 
 def fingerprint(notebook: Path, max_frames: int) -> str:
     """A hash of everything an executed walk-through depends on: the notebook, mllib, the
-    kernel's side of the site (frames.py) and the frame budget."""
+    kernel's side of the site and the frame budget."""
     digest = hashlib.sha256(notebook.read_bytes())
     digest.update(str(max_frames).encode())
-    for path in [*sorted((REPO / "mllib").rglob("*.py")), PACKAGE / "frames.py"]:
+    for path in [*sorted((REPO / "mllib").rglob("*.py")), *(PACKAGE / n for n in KERNEL_SIDE)]:
         digest.update(path.relative_to(REPO).as_posix().encode() + path.read_bytes())
     return digest.hexdigest()[:16]
 
