@@ -71,6 +71,20 @@ def tidy(nb: nbformat.NotebookNode) -> None:
                     data.pop(mime)
 
 
+def describe_images(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Give each figure the alt text the kernel put in its output's metadata (frames.py).
+
+    MyST-NB takes an image's alt text from its cell's metadata (``mystnb.image.alt``), not from
+    the output's, so it is copied there for a cell that shows one image.
+    """
+    for cell in nb.cells:
+        alts = [output.get("metadata", {}).get("image/png", {}).get("alt")
+                for output in cell.get("outputs", []) if "image/png" in output.get("data", {})]
+        if len(alts) == 1 and alts[0]:
+            cell.metadata.setdefault("mystnb", {})["image"] = {"alt": alts[0]}
+    return nb
+
+
 async def execute(notebook: Path, cache: Path, prefix: str, max_frames: int,
                   slots: asyncio.Semaphore) -> Path:
     """The executed walk-through's cache folder (executed now unless already there)."""
@@ -145,7 +159,8 @@ def stage(out: Path, max_frames: int) -> list[dict]:
     frames_dir.mkdir(parents=True)
     manifest = []
     for lec, folder in zip(lectures, done, strict=True):
-        write(src / f"{lec.walkthrough}.ipynb", (folder / "executed.ipynb").read_text())
+        executed = describe_images(nbformat.read(folder / "executed.ipynb", as_version=4))
+        write(src / f"{lec.walkthrough}.ipynb", nbformat.writes(executed))
         for frame in (folder / "frames").glob("*.png"):
             shutil.copy2(frame, frames_dir / frame.name)
         records = folder / "manifest.jsonl"
