@@ -27,7 +27,7 @@ export JUPYTER_PATH := $(CURDIR)/grader/jupyter
 # nbgrader runs `alembic` (and other venv tools) by name when it creates a gradebook.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: lab test test-explore lint lock notebooks bench clean
+.PHONY: lab test test-explore lint lock notebooks site bench clean
 
 # Everything `.[dev]` needs at the locked versions, then the course itself without resolving
 # again (--no-deps), so pip cannot pick other versions than the lock's.
@@ -68,8 +68,15 @@ lint: $(STAMP)
 notebooks: $(STAMP)
 	$(BIN)/course release
 
+# The course as a static website in site/_build/html (site/coursesite/build.py): every
+# walk-through executed with its widgets' frames precomputed, the exercises as released, the
+# mllib API reference and the errata. Walk-throughs are cached under site/_build/cache until
+# they, mllib or the build change. SITE_ARGS=--max-frames N draws fewer frames per widget.
+site: $(STAMP)
+	$(BIN)/python site/build.py $(SITE_ARGS)
+
 bench: $(STAMP)
 	for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 clean:
-	rm -rf $(VENV) grader/gradebook.db grader/submitted grader/autograded grader/feedback grader/exports grader/exchange
+	rm -rf $(VENV) site/_build grader/gradebook.db grader/submitted grader/autograded grader/feedback grader/exports grader/exchange

@@ -1,0 +1,1 @@
+"""The course as a static website: staging, executing with precomputed widgets, Sphinx."""

@@ -1,0 +1,361 @@
+"""The course as a static website (``make site``): what it holds, that nothing leaks, and that
+every page works from ``file://`` in headless Chromium with no network.
+
+The site is built once for this module (tests/site_support.py: small widget grids, a cache of
+executed walk-throughs under site/_build/test). Oracles: the README's own lecture table and
+its sources column (which names every lecture's errata), the difference between
+``solutions/`` and the release in ``notebooks/`` (what must never appear), the file system (every
+link), and a real browser (console errors, MathJax's output, a slider moved by keyboard).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import nbformat
+import pytest
+from browser_support import CHROMIUM_ARGS, require_chromium
+from coursesite import frames
+from playwright.sync_api import sync_playwright
+from site_support import (
+    REPO,
+    TEST_FRAMES,
+    Page,
+    build_site,
+    hidden_blocks,
+    page_text,
+    pages,
+    squeeze,
+    stripped_by_the_release,
+)
+
+SIZE_LIMIT = 50e6  # bytes: issue 23's bound on the site
+LECTURES = sorted(p.name for p in (REPO / "notebooks").iterdir() if p.is_dir())
+# README rows whose sources column names an erratum or a slip of the texts: the errata page
+# must have a section for each of them.
+ERRATA_WORDS = re.compile(r"errat|slip", re.I)
+LOAD_TIMEOUT = 30_000  # ms: a page, its scripts and MathJax, on a busy 2-core machine
+
+
+@pytest.fixture(scope="module")
+def site() -> Path:
+    return build_site()
+
+
+@pytest.fixture(scope="module")
+def texts(site: Path) -> dict[str, str]:
+    """Every text file of the site (pages, scripts, styles, JSON), decoded, by path."""
+    found = {}
+    for path in sorted(site.rglob("*")):
+        if path.is_file() and path.suffix in (".html", ".js", ".css", ".json", ".txt", ".ipynb"):
+            if "mathjax" in path.parts:  # MathJax's own files, copied from its package
+                continue
+            found[str(path.relative_to(site))] = (page_text(path) if path.suffix == ".html"
+                                                  else path.read_text(errors="replace"))
+    return found
+
+
+def readme_rows() -> list[list[str]]:
+    """The README's lecture table, cell by cell (split on unescaped |)."""
+    section = (REPO / "README.md").read_text().split("\n## Lectures", 1)[1].split("\n## ", 1)[0]
+    lines = [line for line in section.splitlines() if line.startswith("| 0") or
+             line.startswith("| 1")]
+    return [[c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+            for line in lines]
+
+
+def walkthrough_page(site: Path, lecture: str) -> Path:
+    found = list((site / "notebooks" / lecture).glob("*_walkthrough.html"))
+    assert len(found) == 1, f"no walk-through page for {lecture}"
+    return found[0]
+
+
+# -- what the site holds ---------------------------------------------------------------------
+
+
+def test_home_page_has_the_readme_lecture_table(site: Path) -> None:
+    home = (site / "index.html").read_text()
+    rows = readme_rows()
+    assert len(rows) == len(LECTURES) == 15
+    for number, lecture, _modules, _sources in rows:
+        title, folder = re.fullmatch(r"\[(.+)\]\(notebooks/([^/]+)/\)", lecture).groups()
+        walkthrough = walkthrough_page(site, folder).relative_to(site).as_posix()
+        exercises = walkthrough.replace("_walkthrough", "_exercises")
+        row = re.search(rf"<tr[^>]*>\s*<td[^>]*><p>{number}</p></td>(.*?)</tr>", home, re.S)
+        assert row, f"lecture {number} is missing from the home page's table"
+        assert f'href="{walkthrough}"' in row.group(1) and f'href="{exercises}"' in row.group(1)
+        assert Page(row.group(1)).text and title.split(":")[0] in "".join(Page(row.group(1)).text)
+
+
+def test_every_walkthrough_is_executed_with_figures_and_widgets(site: Path) -> None:
+    for lecture in LECTURES:
+        page = walkthrough_page(site, lecture).read_text()
+        assert 'class="course-widget"' in page, f"{lecture}: no precomputed widget"
+        figures = re.findall(r'<img[^>]+src="[^"]*(?:_images|_static/frames)/', page)
+        assert len(figures) >= 2, f"{lecture}: no figure besides the widget"
+        assert "cell_output" in page and "traceback" not in page.lower(), lecture
+
+
+def test_every_figure_has_an_alt_text_from_its_titles(site: Path) -> None:
+    """No image of a walk-through falls back to its file name (Sphinx's default alt text)."""
+    for lecture in LECTURES:
+        page = walkthrough_page(site, lecture).read_text()
+        images = re.findall(r"<img [^>]*>", page)
+        assert images, lecture
+        for image in images:
+            alt = re.search(r'alt="([^"]*)"', image)
+            assert alt and alt.group(1).startswith("Figure: ") and ".png" not in alt.group(1), (
+                lecture, image[:200])
+
+
+def test_exercises_are_the_release_not_executed(site: Path) -> None:
+    for lecture in LECTURES:
+        release = next((REPO / "notebooks" / lecture).glob("*_exercises.ipynb"))
+        text = page_text(site / "notebooks" / lecture / f"{release.stem}.html")
+        nb = nbformat.read(release, as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type == "code" and cell.source.strip():
+                first = cell.source.strip().splitlines()[0].strip()
+                assert first in text, f"{release.name}: the cell starting {first!r} is missing"
+        assert "raise NotImplementedError()" in text  # the stubs, as students receive them
+        raw = (site / "notebooks" / lecture / f"{release.stem}.html").read_text()
+        assert "cell_output" not in raw, f"{release.name} shows outputs: it was executed"
+
+
+def test_api_reference_comes_from_the_docstrings_without_the_hidden_checks(site: Path) -> None:
+    api = site / "api"
+    names = {p.stem for p in api.glob("mllib.*.html")}
+    assert {"mllib.perceptron", "mllib.svm", "mllib.demos.perceptron"} <= names
+    assert not [n for n in names if n.startswith("mllib.grading")]
+    page = page_text(api / "mllib.perceptron.html")
+    import mllib.perceptron
+
+    docstring = mllib.perceptron.perceptron.__doc__
+    first = docstring.strip().splitlines()[0].replace("`", "")
+    assert first.split("(")[0].strip() in page
+    assert "Parameters" in page and 'id="mllib.perceptron.perceptron"' in page
+
+
+def test_errata_page_has_every_lecture_whose_sources_name_an_erratum(site: Path) -> None:
+    text = page_text(site / "errata.html")
+    flagged = [(number, lecture) for number, lecture, _, sources in readme_rows()
+               if ERRATA_WORDS.search(sources)]
+    assert len(flagged) >= 8
+    for number, lecture in flagged:
+        title = re.fullmatch(r"\[(.+)\]\(.*\)", lecture).group(1)
+        assert f"{number} · {title}" in text, f"lecture {number}'s errata are missing"
+    # each entry links to the section it comes from (the links test checks they resolve)
+    assert len(re.findall(r'href="notebooks/[^"]+_walkthrough\.html#', (
+        site / "errata.html").read_text())) >= len(flagged)
+
+
+# -- nothing leaks ---------------------------------------------------------------------------
+
+
+def test_nothing_of_the_solutions_or_hidden_tests_is_anywhere_in_the_site(texts) -> None:
+    squeezed = {name: squeeze(text) for name, text in texts.items()}
+    blocks = list(hidden_blocks())
+    assert len(blocks) > 50  # every lecture's answers and hidden tests were read
+    assert [(where, name) for where, block in blocks for name, text in squeezed.items()
+            if block in text] == []
+    lines = list(stripped_by_the_release())
+    assert len(lines) > 100
+    assert [(where, line, name) for where, line in lines for name, text in texts.items()
+            if line in text] == []
+
+
+def test_the_hidden_checkers_are_not_in_the_site(texts) -> None:
+    checkers = [p.stem for p in (REPO / "mllib" / "grading").glob("*.py")
+                if p.stem not in ("__init__", "wire")]
+    assert len(checkers) >= 15
+    assert not [name for name in texts if "grading" in name]
+    assert [(m, name) for m in checkers for name, text in texts.items()
+            if f"mllib.grading.{m}" in text] == []
+
+
+# -- self-contained --------------------------------------------------------------------------
+
+
+def links(site: Path):
+    for path in pages(site):
+        for tag, attribute, url in Page(path.read_text(errors="replace")).links:
+            yield path, tag, attribute, url
+
+
+def test_no_page_loads_anything_from_another_host(site: Path) -> None:
+    outside = [(str(path.relative_to(site)), tag, url) for path, tag, attribute, url in links(site)
+               if tag in ("script", "link", "img", "iframe", "source")
+               and urlsplit(url).scheme not in ("", "data")]
+    assert outside == []
+
+
+def test_every_internal_link_resolves(site: Path) -> None:
+    ids = {}
+
+    def ids_of(target: Path) -> set[str]:
+        if target not in ids:
+            ids[target] = Page(target.read_text(errors="replace")).ids
+        return ids[target]
+
+    broken = []
+    checked = 0
+    for path, _tag, _attribute, url in links(site):
+        parts = urlsplit(url)
+        if parts.scheme or url.startswith("//") or url.startswith("mailto:"):
+            continue
+        target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
+        checked += 1
+        if not target.exists():
+            broken.append((str(path.relative_to(site)), url))
+        elif parts.fragment and target.suffix == ".html" and unquote(
+                parts.fragment) not in ids_of(target):
+            broken.append((str(path.relative_to(site)), url))
+    assert checked > 1000
+    assert broken == []
+
+
+def test_every_frame_a_widget_names_is_in_the_site(site: Path) -> None:
+    widgets = 0
+    for lecture in LECTURES:
+        page = walkthrough_page(site, lecture)
+        for payload in re.findall(r'<script type="application/json" class="course-widget-data">'
+                                  r"(.*?)</script>", page.read_text(), re.S):
+            data = json.loads(payload)
+            widgets += 1
+            for name in data["frames"].values():
+                assert (page.parent / data["prefix"] / name).is_file(), (lecture, name)
+    assert widgets >= len(LECTURES)
+
+
+def test_the_site_stays_under_50_mb_even_with_full_grids(site: Path) -> None:
+    """The test build draws at most TEST_FRAMES frames a widget; `make site` up to MAX_FRAMES.
+    Bound the full site by the rest of this one plus, for each widget, MAX_FRAMES frames as
+    large as its largest one here and a quarter more (a widget's frames share their layout,
+    axes and legend; what moves is a line, points or a shaded region)."""
+    files = [p for p in site.rglob("*") if p.is_file()]
+    frames_dir = site / "_static" / "frames"
+    rest = sum(p.stat().st_size for p in files if p.parent != frames_dir)
+    largest = []
+    for lecture in LECTURES:
+        page = walkthrough_page(site, lecture).read_text()
+        for payload in re.findall(r'class="course-widget-data">(.*?)</script>', page, re.S):
+            names = set(json.loads(payload)["frames"].values())
+            assert len(names) <= TEST_FRAMES
+            largest.append(max((frames_dir / name).stat().st_size for name in names))
+    bound = rest + sum(frames.MAX_FRAMES * 1.25 * size for size in largest)
+    assert sum(p.stat().st_size for p in files) < SIZE_LIMIT
+    assert bound < SIZE_LIMIT, f"a full build could weigh up to {bound / 1e6:.0f} MB"
+
+
+# -- in a real browser, from file:// ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser(site: Path, tmp_path_factory):
+    chromium = require_chromium()
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("site-chromium")), executable_path=chromium,
+            headless=True, args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 900},
+            offline=True)
+        context.set_default_timeout(LOAD_TIMEOUT)
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+MATHJAX_DONE = """() => new Promise(resolve => {
+    if (!window.MathJax || !window.MathJax.Hub) { resolve(false); return; }
+    window.MathJax.Hub.Queue(() => resolve(true));
+})"""
+
+
+def open_page(context, path: Path):
+    """Open ``path`` from file://; return the page and what went wrong while it loaded."""
+    page = context.new_page()
+    problems = []
+    page.on("console", lambda msg: msg.type == "error" and problems.append(f"console: {msg.text}"))
+    page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    page.on("requestfailed", lambda request: problems.append(
+        f"failed request: {request.url} ({request.failure})"))
+    page.on("request", lambda request: urlsplit(request.url).scheme not in ("file", "data")
+            and problems.append(f"request outside the site: {request.url}"))
+    page.goto(path.as_uri(), wait_until="load")
+    page.evaluate(MATHJAX_DONE)
+    return page, problems
+
+
+def test_every_page_loads_from_file_without_an_error(site: Path, browser) -> None:
+    failures = {}
+    for path in pages(site):
+        page, problems = open_page(browser, path)
+        page.close()
+        if problems:
+            failures[str(path.relative_to(site))] = problems
+    assert failures == {}
+
+
+def test_math_renders_with_mathjax_from_the_site(site: Path, browser) -> None:
+    exercises = site / "notebooks" / "02_svm" / "svm_exercises.html"
+    for path in [walkthrough_page(site, "01_perceptron"), walkthrough_page(site, "05_em"),
+                 exercises, site / "errata.html"]:
+        page, problems = open_page(browser, path)
+        assert page.evaluate(MATHJAX_DONE), f"{path.name}: MathJax did not load"
+        typeset = page.locator('script[type^="math/tex"]').count()  # MathJax keeps the TeX here
+        raw = page.evaluate("""() => [...document.querySelectorAll('span.math, div.math')]
+            .filter(e => /\\\\\\(|\\\\\\[/.test(e.textContent)).length""")
+        assistive = page.locator(".MJX_Assistive_MathML").count()
+        errors = page.locator(".MathJax_Error, .merror").count()
+        page.close()
+        assert typeset > 5, f"{path.name}: {typeset} formulas typeset"
+        assert raw == 0, f"{path.name}: {raw} formulas left as TeX"
+        assert errors == 0, f"{path.name}: {errors} formulas MathJax could not typeset"
+        assert assistive == typeset, f"{path.name}: assistive MathML missing"
+        assert problems == []
+
+
+@pytest.mark.parametrize("lecture", LECTURES)
+def test_moving_a_slider_by_keyboard_changes_the_figure(site: Path, browser, lecture: str):
+    page, problems = open_page(browser, walkthrough_page(site, lecture))
+    sliders = page.locator(".course-widget input[type=range]:not([disabled])")
+    movable = [i for i in range(sliders.count()) if int(sliders.nth(i).get_attribute("max")) > 0]
+    assert movable, f"{lecture}: no precomputed widget with a slider to move"
+    slider = sliders.nth(movable[0])
+    widget = slider.locator(
+        "xpath=ancestor::div[contains(concat(' ', @class, ' '), ' course-widget ')][1]")
+    image = widget.locator("img.course-widget-frame")
+    readout = widget.locator(f'output[for="{slider.get_attribute("id")}"]')
+    before = (image.get_attribute("src"), readout.text_content())
+    slider.focus()
+    key = "ArrowLeft" if slider.input_value() == slider.get_attribute("max") else "ArrowRight"
+    page.keyboard.press(key)
+    after = (image.get_attribute("src"), readout.text_content())
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0",
+                           arg=image.element_handle())
+    status = widget.locator(".course-widget-status").text_content()
+    alt = image.get_attribute("alt")
+    page.close()
+    assert after[1] != before[1], f"{lecture}: the readout did not move"
+    assert after[0] != before[0], f"{lecture}: the figure did not change"
+    assert status == alt and alt.startswith("Figure: ")  # read out to a screen reader too
+    assert problems == []
+
+
+def test_a_step_button_moves_its_slider_and_the_figure(site: Path, browser) -> None:
+    """Lecture 05's Step button (one more EM update in JupyterLab) steps the EM slider here."""
+    page, problems = open_page(browser, walkthrough_page(site, "05_em"))
+    widget = page.locator(".course-widget").filter(has=page.locator("button", has_text="Step"))
+    slider = widget.locator("input[type=range]:not([disabled])").last
+    readout = widget.locator(f'output[for="{slider.get_attribute("id")}"]')
+    image = widget.locator("img.course-widget-frame")
+    before = (readout.text_content(), image.get_attribute("src"))
+    widget.locator("button", has_text="Step").press("Enter")  # reached and pressed by keyboard
+    after = (readout.text_content(), image.get_attribute("src"))
+    page.close()
+    assert before[0] == "0" and int(after[0]) > 0, "the EM steps slider did not move"
+    assert after[1] != before[1], "the figure did not change"
+    assert problems == []
