@@ -196,6 +196,25 @@ def test_explaining_away_and_the_local_markov_property():
     assert alarm.query("J", {"B": 1})[1] > 10 * alarm.query("J")[1]
 
 
+def test_given_both_calls_the_innocent_explanations_outweigh_a_burglary_about_2_5_to_1():
+    # "the innocent explanations (an alarm without a burglary, or both neighbours calling
+    # although no alarm rang) together outweigh a burglary about 2.5 to 1". Oracle: the joint
+    # P(E, B, R, A, M=1, J=1) summed over E and R for each (B, A), not a query.
+    alarm = alarm_network()
+    mass = dict.fromkeys(itertools.product((0, 1), repeat=2), 0.0)
+    for e, b, r, a in itertools.product((0, 1), repeat=4):
+        mass[b, a] += alarm.joint({"E": e, "B": b, "R": r, "A": a, "M": 1, "J": 1})
+    innocent = mass[0, 1] + mass[0, 0]
+    burglary = mass[1, 1] + mass[1, 0]
+    assert innocent / burglary == pytest.approx(2.5, abs=0.05)  # "about 2.5": one decimal
+    # the sentence names both explanations because each counts: a false alarm alone weighs
+    # under twice a burglary, and both calling without an alarm adds over half a burglary
+    assert 1 < mass[0, 1] / burglary < 2 and mass[0, 0] > burglary / 2
+    # and the odds are the query's: P(B = 1 | J = 1, M = 1) = burglary / (burglary + innocent)
+    assert burglary / (burglary + innocent) == pytest.approx(
+        alarm.query("B", {"J": 1, "M": 1})[1], rel=1e-12)  # two orders of the same sums
+
+
 def test_mpe_example_differs_from_the_per_variable_argmax():
     small = demo.mpe_network()
     marginal = {v: int(np.argmax(small.query(v))) for v in small.names}
