@@ -298,6 +298,19 @@ def test_elimination_tables_are_what_the_walkthrough_says_and_what_it_builds(cos
     assert (min(np.diff(cost.table_entries)), max(np.diff(cost.table_entries))) == (24, 40)
 
 
+def test_elimination_counts_more_than_enumeration_below_8_variables_and_less_from_8(cost):
+    # "12 entries against 8 terms at n = 4, 36 against 32 at n = 6. Its advantage appears from
+    # n = 8 (60 against 128) and widens with every row after": the crossing point and the
+    # widening, read from the same counts the walk-through's table shows.
+    fewer = cost.table_entries < cost.terms
+    crossing = int(cost.sizes[np.argmax(fewer)])
+    assert crossing == 8 and fewer[list(COST_SIZES).index(crossing):].all()
+    assert [(int(e), int(t)) for e, t in zip(cost.table_entries[:3], cost.terms[:3],
+                                             strict=True)] == [(12, 8), (36, 32), (60, 128)]
+    advantage = cost.terms[fewer] / cost.table_entries[fewer]
+    assert np.all(np.diff(advantage) > 0)
+
+
 def test_naive_bayes_on_the_spam_emails_happens_to_be_consistent():
     # "learning without search ... on the six e-mails it happens to be consistent"
     from mllib.data import mmds_spam
