@@ -165,8 +165,11 @@ def test_coin_table_says_the_flat_prior_has_no_map_before_the_first_toss():
 
 
 def test_alarm_widget_never_raises_on_any_evidence_and_its_bars_are_the_queries():
-    # All 3^5 settings of the five drop-downs.
+    # All 3^5 settings of the five drop-downs. Each bar's label keeps 3 significant digits,
+    # so it is the bar's width within half a unit of the third digit (relative 5e-3), however
+    # small the probability (the smallest bars are below 1e-4, where four decimals kept one).
     net = alarm_network()
+    smallest = 1.0
     for values in itertools.product("?01", repeat=5):
         setting = dict(zip("JMRAE", values, strict=True))
         fig = demo.show_alarm(**setting)
@@ -174,6 +177,10 @@ def test_alarm_widget_never_raises_on_any_evidence_and_its_bars_are_the_queries(
         bars = [patch.get_width() for patch in fig.axes[1].patches]
         hidden = [v for v in net.names if v not in evidence]
         np.testing.assert_allclose(bars, [net.query(v, evidence)[1] for v in hidden])
+        labels = [float(text.get_text()) for text in fig.axes[1].texts]
+        np.testing.assert_allclose(labels, bars, rtol=5e-3)
+        smallest = min(smallest, *bars)
+    assert smallest < 1e-4
 
 
 def test_explorers_carry_a_static_first_frame_for_headless_front_ends(monkeypatch):
@@ -196,6 +203,25 @@ def test_explaining_away_and_the_local_markov_property():
     assert alarm.query("J", {"B": 1})[1] > 10 * alarm.query("J")[1]
 
 
+def test_given_both_calls_the_innocent_explanations_outweigh_a_burglary_about_2_5_to_1():
+    # "the innocent explanations (an alarm without a burglary, or both neighbours calling
+    # although no alarm rang) together outweigh a burglary about 2.5 to 1". Oracle: the joint
+    # P(E, B, R, A, M=1, J=1) summed over E and R for each (B, A), not a query.
+    alarm = alarm_network()
+    mass = dict.fromkeys(itertools.product((0, 1), repeat=2), 0.0)
+    for e, b, r, a in itertools.product((0, 1), repeat=4):
+        mass[b, a] += alarm.joint({"E": e, "B": b, "R": r, "A": a, "M": 1, "J": 1})
+    innocent = mass[0, 1] + mass[0, 0]
+    burglary = mass[1, 1] + mass[1, 0]
+    assert innocent / burglary == pytest.approx(2.5, abs=0.05)  # "about 2.5": one decimal
+    # the sentence names both explanations because each counts: a false alarm alone weighs
+    # under twice a burglary, and both calling without an alarm adds over half a burglary
+    assert 1 < mass[0, 1] / burglary < 2 and mass[0, 0] > burglary / 2
+    # and the odds are the query's: P(B = 1 | J = 1, M = 1) = burglary / (burglary + innocent)
+    assert burglary / (burglary + innocent) == pytest.approx(
+        alarm.query("B", {"J": 1, "M": 1})[1], rel=1e-12)  # two orders of the same sums
+
+
 def test_mpe_example_differs_from_the_per_variable_argmax():
     small = demo.mpe_network()
     marginal = {v: int(np.argmax(small.query(v))) for v in small.names}
@@ -207,7 +233,7 @@ def test_fitted_alarm_table_is_close_where_common_and_uniform_where_unseen():
     alarm = alarm_network()
     data = alarm.sample(100_000, seed=1)
     fitted = alarm.fit(data)
-    assert int(np.sum((data["E"] == 1) & (data["B"] == 1))) == 0  # "here not once"
+    assert int(np.sum((data["E"] == 1) & (data["B"] == 1))) == 0  # "not once"
     assert fitted.cpts["A"][1, 1, 1] == 0.5
     # ~99,700 samples with E = B = 0: the standard error of 0.001 is about 1e-4.
     assert fitted.cpts["A"][0, 0, 1] == pytest.approx(alarm.cpts["A"][0, 0, 1], abs=5e-4)
@@ -277,6 +303,19 @@ def test_elimination_tables_are_what_the_walkthrough_says_and_what_it_builds(cos
     # "never ... more than 16 entries", "140 entries at n = 12, between 24 and 40 more per row"
     assert max(cost.largest_table) == 16 and cost.table_entries[-1] == 140
     assert (min(np.diff(cost.table_entries)), max(np.diff(cost.table_entries))) == (24, 40)
+
+
+def test_elimination_counts_more_than_enumeration_below_8_variables_and_less_from_8(cost):
+    # "12 entries against 8 terms at n = 4, 36 against 32 at n = 6. Its advantage appears from
+    # n = 8 (60 against 128) and widens with every row after": the crossing point and the
+    # widening, read from the same counts the walk-through's table shows.
+    fewer = cost.table_entries < cost.terms
+    crossing = int(cost.sizes[np.argmax(fewer)])
+    assert crossing == 8 and fewer[list(COST_SIZES).index(crossing):].all()
+    assert [(int(e), int(t)) for e, t in zip(cost.table_entries[:3], cost.terms[:3],
+                                             strict=True)] == [(12, 8), (36, 32), (60, 128)]
+    advantage = cost.terms[fewer] / cost.table_entries[fewer]
+    assert np.all(np.diff(advantage) > 0)
 
 
 def test_naive_bayes_on_the_spam_emails_happens_to_be_consistent():

@@ -1072,5 +1072,7 @@ def test_collect_from_a_folder_of_student_folders(
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         assert main(["--course-root", str(root), "collect", ASSIGNMENT, str(tmp_path)]) == 0
     submitted = root / "grader" / "submitted"
+    # timestamp.txt: a folder's file time is its submission time (see grader/late.py).
     assert sorted(p.relative_to(submitted).as_posix() for p in submitted.rglob("*.*")) == [
-        f"{name}/{ASSIGNMENT}/{NOTEBOOK}.ipynb" for name in ("amy", "bob")]
+        f"{name}/{ASSIGNMENT}/{file}" for name in ("amy", "bob")
+        for file in (f"{NOTEBOOK}.ipynb", "timestamp.txt")]

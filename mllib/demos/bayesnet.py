@@ -211,7 +211,8 @@ def show_alarm(J: str = "1", M: str = "1", R: str = "?", A: str = "?", E: str = 
     hidden = [v for v in net.names if v not in evidence]
     probs = [net.query(v, evidence)[1] for v in hidden]  # every CPT entry > 0: never P = 0
     bars = right.barh([f"{v} ({ALARM_NAMES[v]})" for v in hidden], probs, color="tab:blue")
-    right.bar_label(bars, fmt="%.4f", fontsize=8)
+    # significant digits, not decimals: "%.4f" printed P(B = 1 | J = 0, M = 0) = 9.0e-5 as 0.0001
+    right.bar_label(bars, fmt="%.3g", fontsize=8)
     right.set_xlim(0, 1.2)
     right.set_xlabel("probability")
     right.set_title("P(variable = 1 | evidence)", fontsize=9)
