@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import io
 
+from matplotlib import image as mpl_image
 from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from PIL import Image
 
 # zlib level 1: the default level takes longer than drawing a simple frame, and the image only
 # travels from the kernel to the browser.
@@ -56,10 +56,10 @@ def render(fig: Figure) -> bytes:
         canvas.restore_region(background)
     for artist in moving:
         fig.draw_artist(artist)
-    width, height = canvas.get_width_height()
-    image = Image.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
     buffer = io.BytesIO()
-    image.convert("RGB").save(buffer, format="png", compress_level=COMPRESS_LEVEL)
+    # matplotlib's own PNG writer (mllib imports no imaging library of its own).
+    mpl_image.imsave(buffer, canvas.buffer_rgba(), format="png",
+                     pil_kwargs={"compress_level": COMPRESS_LEVEL})
     return buffer.getvalue()
 
 
