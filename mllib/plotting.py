@@ -2,17 +2,30 @@
 
 Figures are built with ``matplotlib.figure.Figure`` rather than pyplot, so nothing is kept in
 pyplot's global state: a widget redraw returns a fresh figure and the old one is garbage.
+
+Every figure a lecture shows says what it shows in words: :func:`describe` attaches an alt text
+written from the data the figure plots, and :func:`alt_text` reads it back for the notebook's
+output metadata, the site and the report (WCAG 1.1.1). Colours come from :data:`PALETTE` and
+classes also differ by marker shape (:data:`MARKERS`), so colour never carries meaning alone
+(WCAG 1.4.1).
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullLocator
 
-POSITIVE = "tab:blue"
-NEGATIVE = "tab:orange"
+# Okabe & Ito's colour-blind-safe palette ("Color Universal Design", 2008) without its orange,
+# sky blue and yellow, which have less than 3:1 contrast on white (WCAG 1.4.11): blue,
+# vermillion, bluish green, reddish purple, black, and an olive of Paul Tol's muted scheme.
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#000000", "#999933")
+MARKERS = ("o", "s", "^", "D", "v", "P")
+POSITIVE, NEGATIVE = PALETTE[0], PALETTE[1]
+ALT_ATTRIBUTE = "_mllib_alt_text"
 
 
 def figure(ncols: int = 1, *, width: float = 5.0, height: float = 4.0) -> tuple[Figure, list[Axes]]:
@@ -29,7 +42,48 @@ def figure(ncols: int = 1, *, width: float = 5.0, height: float = 4.0) -> tuple[
     fig = Figure(figsize=(total, height))
     fig.subplots_adjust(left=left / total, right=1 - right / total, bottom=0.6 / height,
                         top=1 - 0.4 / height, wspace=gap / panel)
-    return fig, list(np.atleast_1d(fig.subplots(1, ncols)))
+    axes = list(np.atleast_1d(fig.subplots(1, ncols)))
+    for ax in axes:
+        ax.set_prop_cycle(color=PALETTE)
+    return fig, axes
+
+
+def describe(fig: Figure, text: str) -> Figure:
+    """Attach to ``fig`` the alt text that says what it shows; returns ``fig``.
+
+    Write ``text`` from the data the figure plots: what is drawn and the numbers a sighted
+    reader takes from it (e.g. "40 points in two classes; the perceptron's separator after 7
+    updates; no point misclassified"). A widget that redraws in place describes each frame.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError("an alt text must be a non-empty string that says what the figure shows")
+    setattr(fig, ALT_ATTRIBUTE, " ".join(text.split()))
+    return fig
+
+
+def described(fig: Figure) -> bool:
+    """True if :func:`describe` gave ``fig`` an alt text."""
+    return bool(getattr(fig, ALT_ATTRIBUTE, None))
+
+
+def alt_text(fig: Figure) -> str:
+    """The alt text of ``fig``: the one :func:`describe` attached, or else its titles and axis
+    labels (a stopgap that names the figure but not what its data say; tests require
+    :func:`described` figures)."""
+    if described(fig):
+        return getattr(fig, ALT_ATTRIBUTE)
+    parts = []
+    if fig._suptitle is not None and fig._suptitle.get_text():
+        parts.append(fig._suptitle.get_text())
+    for ax in fig.axes:
+        title = " ".join(t.get_text() for t in (ax.title, ax._left_title, ax._right_title)
+                         if t.get_text())
+        axes = " against ".join(label for label in (ax.get_ylabel(), ax.get_xlabel()) if label)
+        text = "; ".join(p for p in (title, axes and f"axes: {axes}") if p)
+        if text:
+            parts.append(text)
+    text = " | ".join(parts) if parts else "an unlabelled plot"
+    return "Figure: " + re.sub(r"\$([^$]*)\$", r"\1", text)  # mathtext read as plain text
 
 
 def log_axis(ax: Axes, which: str = "x") -> None:

@@ -197,7 +197,8 @@ def test_the_live_widget_shows_the_frame_as_its_png(monkeypatch):
                   y=ipywidgets.fixed(data.mmds_spam()[1]),
                   k=ipywidgets.IntSlider(value=0, min=0, max=1))
     assert isinstance(box.result, PNG)
-    assert box.result._repr_png_()[:8] == b"\x89PNG\r\n\x1a\n"
+    image, metadata = box.result._repr_png_()
+    assert image[:8] == b"\x89PNG\r\n\x1a\n" and metadata == {"alt": box.result.alt}
     fig = demo.show_update(P.perceptron(*data.mmds_spam()[:2]), data.mmds_spam()[0][:, :2],
                            data.mmds_spam()[1], 0)
-    assert len(box.result._repr_png_()) == len(png(fig))  # the same frame, drawn the same way
+    assert len(image) == len(png(fig))  # the same frame, drawn the same way

@@ -188,9 +188,9 @@ def test_explorers_carry_a_static_first_frame_for_headless_front_ends(monkeypatc
     # frame as a PNG, which nbconvert and notebook viewers show when there is no widget state.
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
     for box in (demo.coin_explorer(), demo.alarm_explorer()):
-        bundle = box._repr_mimebundle_()
+        bundle, metadata = box._repr_mimebundle_()
         assert "application/vnd.jupyter.widget-view+json" in bundle
-        assert bundle["image/png"].startswith(b"\x89PNG")
+        assert bundle["image/png"].startswith(b"\x89PNG") and metadata["image/png"]["alt"]
 
 
 def test_explaining_away_and_the_local_markov_property():

@@ -185,8 +185,8 @@ def test_one_gradient_step_lowers_the_error_and_backprop_agrees_with_differences
 
 def test_trainer_carries_a_static_first_frame_for_headless_front_ends(monkeypatch):
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
-    bundle = demo.trainer()._repr_mimebundle_()
-    assert bundle["image/png"].startswith(b"\x89PNG")
+    bundle, metadata = demo.trainer()._repr_mimebundle_()
+    assert bundle["image/png"].startswith(b"\x89PNG") and metadata["image/png"]["alt"]
 
 
 def test_by_hand_parity_network_leaks_a_little_more_at_the_output_than_one_sigmoid():

@@ -100,15 +100,16 @@ def test_every_walkthrough_is_executed_with_figures_and_widgets(site: Path) -> N
         assert "cell_output" in page and "traceback" not in page.lower(), lecture
 
 
-def test_every_figure_has_an_alt_text_from_its_titles(site: Path) -> None:
-    """No image of a walk-through falls back to its file name (Sphinx's default alt text)."""
+def test_every_figure_has_an_alt_text(site: Path) -> None:
+    """No image of a walk-through falls back to its file name (Sphinx's default alt text) or
+    goes without one."""
     for lecture in LECTURES:
         page = walkthrough_page(site, lecture).read_text()
         images = re.findall(r"<img [^>]*>", page)
         assert images, lecture
         for image in images:
             alt = re.search(r'alt="([^"]*)"', image)
-            assert alt and alt.group(1).startswith("Figure: ") and ".png" not in alt.group(1), (
+            assert alt and len(alt.group(1)) > 20 and ".png" not in alt.group(1), (
                 lecture, image[:200])
 
 

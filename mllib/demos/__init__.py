@@ -4,6 +4,11 @@ Each demo is a plain function of the slider values that returns data (tested wit
 or a matplotlib Figure. The notebooks only wire sliders to these functions with :func:`explore`.
 A widget whose frame function keeps one figure and redraws it in place (:mod:`mllib.demos.live`)
 returns the same Figure on every call: read or encode a frame before asking for the next one.
+
+Every image shown carries its figure's alt text (:func:`mllib.plotting.alt_text`) in the output's
+metadata (``{"image/png": {"alt": ...}}``), where nbconvert and MyST-NB put it on the page's
+``<img>``: widget frames through :class:`PNG`, and figures shown as a cell's result through the
+kernel's PNG formatter, which importing this package wraps (:func:`describe_shown_figures`).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from collections.abc import Callable
 from matplotlib.figure import Figure
 
 from mllib.demos.live import render
+from mllib.plotting import alt_text
 
 
 def grading() -> bool:
@@ -35,15 +41,48 @@ def png(fig: Figure) -> bytes:
 
 
 class PNG:
-    """A frame's image, which Jupyter displays as ``image/png`` (through ``_repr_png_``); the
-    ``figure`` it was drawn from stays at hand for tests."""
+    """A frame's image, which Jupyter displays as ``image/png`` with its alt text (through
+    ``_repr_png_``); the ``figure`` it was drawn from stays at hand for tests."""
 
     def __init__(self, figure: Figure) -> None:
         self.figure = figure
         self.data = png(figure)
+        self.alt = alt_text(figure)
 
-    def _repr_png_(self) -> bytes:
-        return self.data
+    def _repr_png_(self) -> tuple[bytes, dict]:
+        return self.data, {"alt": self.alt}
+
+
+def describe_shown_figures(shell=None) -> None:
+    """Make the kernel's PNG formatter put each shown Figure's alt text in the output metadata.
+
+    ``%matplotlib inline`` registers its figure printer on the formatter in place when it runs,
+    so the printers registered so far are carried over to the replacement, and a later
+    ``%matplotlib inline`` lands on it too. An alt text the printer provides itself is kept.
+    Does nothing outside IPython.
+    """
+    from IPython import get_ipython
+    from IPython.core.formatters import PNGFormatter
+
+    shell = shell or get_ipython()
+    if shell is None or getattr(shell.display_formatter.formatters["image/png"], "describes",
+                                False):
+        return
+
+    class DescribedPNG(PNGFormatter):
+        describes = True
+
+        def __call__(self, obj):
+            data = super().__call__(obj)
+            if isinstance(obj, Figure) and data is not None and not isinstance(data, tuple):
+                return data, {"alt": alt_text(obj)}
+            return data
+
+    current = shell.display_formatter.formatters["image/png"]
+    described = DescribedPNG(parent=current.parent)
+    for table in ("singleton_printers", "type_printers", "deferred_printers"):
+        getattr(described, table).update(getattr(current, table))
+    shell.display_formatter.formatters["image/png"] = described
 
 
 def explore(frame: Callable[..., Figure], **controls):
@@ -87,8 +126,8 @@ def explore(frame: Callable[..., Figure], **controls):
     import ipywidgets
 
     class Explorer(ipywidgets.interactive):
-        def _repr_mimebundle_(self, **kwargs) -> dict:
-            return {**super()._repr_mimebundle_(**kwargs), "image/png": self.result.data}
+        def _repr_mimebundle_(self, **kwargs) -> tuple[dict, dict]:
+            return with_first_frame(super()._repr_mimebundle_(**kwargs), self.result)
 
         def update(self, *args) -> None:
             """Draw the frame for the controls' values into the output widget."""
@@ -99,6 +138,12 @@ def explore(frame: Callable[..., Figure], **controls):
     # as the cell's result (interact() would also display it). ``**values`` takes exactly the
     # controls given, never a widget made up from a default of ``frame``.
     return Explorer(lambda **values: frame(**values), **controls)
+
+
+def with_first_frame(bundle: dict, first: PNG) -> tuple[dict, dict]:
+    """A widget's display bundle with its first frame as ``image/png`` and that frame's alt
+    text, for a front end without widget state (nbconvert, a notebook viewer)."""
+    return {**bundle, "image/png": first.data}, {"image/png": {"alt": first.alt}}
 
 
 def frame_output(frame: Callable[..., Figure], values: dict, last: PNG | None,
@@ -131,4 +176,8 @@ def frame_output(frame: Callable[..., Figure], values: dict, last: PNG | None,
             raise
         return ({"output_type": "stream", "name": "stderr", "text": traceback.format_exc()},), last
     data = {"image/png": base64.b64encode(image.data).decode("ascii")}
-    return ({"output_type": "display_data", "data": data, "metadata": {}},), image
+    metadata = {"image/png": {"alt": image.alt}}
+    return ({"output_type": "display_data", "data": data, "metadata": metadata},), image
+
+
+describe_shown_figures()

@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from mllib import neural
 from mllib import perceptron as P
 from mllib.data import xor_table
-from mllib.demos import explore
+from mllib.demos import explore, with_first_frame
 from mllib.plotting import figure, markdown_table
 
 # mlp(xor, hidden=2, eta=XOR_ETA, epochs=XOR_EPOCHS, seed=...) solves XOR from XOR_SOLVED and
@@ -250,8 +250,8 @@ def trainer():
     class Trainer(ipywidgets.VBox):
         """The buttons above the sliders; headless, the view's static first frame (explore)."""
 
-        def _repr_mimebundle_(self, **kwargs) -> dict:
-            return {**super()._repr_mimebundle_(**kwargs), "image/png": view.result.data}
+        def _repr_mimebundle_(self, **kwargs) -> tuple[dict, dict]:
+            return with_first_frame(super()._repr_mimebundle_(**kwargs), view.result)
 
     return Trainer([ipywidgets.HBox([step, play]), view])
 

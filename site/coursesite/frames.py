@@ -19,7 +19,6 @@ import hashlib
 import io
 import json
 import math
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from pathlib import Path
 
 from coursesite.grid import Grid, choices, grid_points, is_choice, is_slider, start_key
 from coursesite.widget_html import box_html, widget_html
+from mllib.plotting import alt_text
 
 # The largest number of frames one widget may have (`make site`; the tests build with fewer).
 # A widget whose choices alone (drop-downs, toggles) exceed it is shown as its first frame with
@@ -68,31 +68,7 @@ def install(folder: str, url_prefix: str, manifest: str, max_frames: int = MAX_F
     mllib.demos.explore = site_explore
     formatters = get_ipython().display_formatter.formatters
     formatters[MIME].for_type(ipywidgets.Box, box_html)
-    formatters["image/png"] = described_png(formatters["image/png"])
-
-
-def described_png(formatter):
-    """The kernel's PNG formatter, giving every figure shown as a cell's result an alt text
-    (:func:`alt_text`) in the output's metadata, where MyST-NB puts it on the page's image.
-
-    ``%matplotlib inline`` registers its figure printer on whatever formatter is in place when
-    it runs, so it lands on this one. An alt text the notebook provides itself is kept.
-    """
-    from IPython.core.formatters import PNGFormatter
-    from matplotlib.figure import Figure
-
-    class DescribedPNG(PNGFormatter):
-        def __call__(self, obj):
-            data = super().__call__(obj)
-            if isinstance(obj, Figure) and data is not None and not isinstance(data, tuple):
-                return data, {"alt": alt_text(obj)}
-            return data
-
-    described = DescribedPNG(parent=formatter.parent)
-    described.singleton_printers.update(formatter.singleton_printers)
-    described.type_printers.update(formatter.type_printers)
-    described.deferred_printers.update(formatter.deferred_printers)
-    return described
+    mllib.demos.describe_shown_figures()
 
 
 def encode(figure) -> bytes:
@@ -111,26 +87,6 @@ def encode(figure) -> bytes:
     out = io.BytesIO()
     image.save(out, format="PNG")
     return out.getvalue()
-
-
-def alt_text(figure) -> str:
-    """What the figure shows, in the words of its own titles and axis labels.
-
-    Issue 26 asks for alt texts generated from the data each figure plots; until the figures
-    carry them, the titles (which state the frame's numbers) and the axes' names describe it.
-    """
-    parts = []
-    if figure._suptitle is not None and figure._suptitle.get_text():
-        parts.append(figure._suptitle.get_text())
-    for ax in figure.axes:
-        title = " ".join(t.get_text() for t in (ax.title, ax._left_title, ax._right_title)
-                         if t.get_text())
-        axes = " against ".join(label for label in (ax.get_ylabel(), ax.get_xlabel()) if label)
-        text = "; ".join(p for p in (title, axes and f"axes: {axes}") if p)
-        if text:
-            parts.append(text)
-    text = " | ".join(parts) if parts else "an unlabelled plot"
-    return "Figure: " + re.sub(r"\$([^$]*)\$", r"\1", text)  # mathtext read as plain text
 
 
 def save(figure) -> tuple[str, str]:
