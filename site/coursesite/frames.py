@@ -118,10 +118,12 @@ def draw_grid(frame: Callable, controls: dict) -> Grid:
 
 
 class FramePNG:
-    """The first frame, as ``mllib.demos.explore``'s widget keeps it (``view.result.data``)."""
+    """The first frame, as ``mllib.demos.explore``'s widget keeps it (``view.result.data`` and
+    its alt text ``view.result.alt``, which ``mllib.demos.with_first_frame`` reads)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, alt: str) -> None:
         self.data = path.read_bytes()
+        self.alt = alt
 
 
 def site_explore(frame: Callable, **controls):
@@ -133,7 +135,8 @@ def site_explore(frame: Callable, **controls):
     grid = draw_grid(frame, controls)
     SETTINGS.count += 1
     number = SETTINGS.count
-    first = grid.frames[start_key(grid.controls)]
+    start = start_key(grid.controls)
+    first = grid.frames[start]
     record = {"widget": number, "frames": len(grid.frames),
               "distinct": len(set(grid.frames.values())), "complete": grid.complete,
               "explorable": grid.explorable, "seconds": round(time.perf_counter() - started, 2),
@@ -148,5 +151,5 @@ def site_explore(frame: Callable, **controls):
     shown = [w for w in controls.values() if not isinstance(w, ipywidgets.fixed)]
     view = SiteWidget(shown)
     view.grid, view.number, view.prefix = grid, number, SETTINGS.url_prefix
-    view.result = FramePNG(SETTINGS.folder / first)
+    view.result = FramePNG(SETTINGS.folder / first, grid.alts[start])
     return view
