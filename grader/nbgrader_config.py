@@ -179,6 +179,10 @@ c.GenerateFeedback.preprocessors = [
     ClearHiddenTests,
     CSSHTMLHeaderPreprocessor,
 ]
+# Code is highlighted with Pygments' "xcode" style, whose every colour has a contrast of 4.7:1 or
+# more on white and on the input areas' #f7f7f7 (WCAG 1.4.3; nbconvert's default has comments
+# and keywords below 4.5:1). The feedback pages and the formgrader's both inline it.
+c.CSSHTMLHeaderPreprocessor.style = "xcode"
 # Feedback is opened offline (from disk, a zip, Canvas): its formulas are rendered to MathML
 # when it is written (grader/offline_math.py), so the page needs no MathJax and no script.
 c.GenerateFeedback.exporter_class = FeedbackExporter

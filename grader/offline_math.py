@@ -28,6 +28,7 @@ from latex2mathml.converter import convert
 from nbconvert.exporters import HTMLExporter
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
+from grader.page import feedback_page
 from grader.sanitize import SafeMarkdown
 
 # MathML Core's presentation elements and the attributes that change only how they look.
@@ -112,11 +113,12 @@ class FeedbackExporter(HTMLExporter):
         return MarkdownWithMath(renderer=renderer).render(source)
 
     def from_notebook_node(self, nb: Any, resources: Any = None, **kw: Any) -> Any:
-        """The page, without the web fonts of the template's CSS: nbgrader's feedback inlines
-        Bootstrap's, whose glyph font is a file beside the CSS that the page does not have (and
-        does not use); the page draws with the reader's own fonts."""
+        """The page, made accessible (:func:`grader.page.feedback_page`) and without the web
+        fonts of the template's CSS: nbgrader's feedback inlines Bootstrap's, whose glyph font is
+        a file beside the CSS that the page does not have (and does not use); the page draws
+        with the reader's own fonts."""
         output, resources = super().from_notebook_node(nb, resources, **kw)
-        return FONT_FACE.sub("", output), resources
+        return feedback_page(FONT_FACE.sub("", output)), resources
 
     def put_back(self, markup: str) -> str:
         """``markup`` with each formula placeholder replaced by its MathML."""

@@ -29,8 +29,9 @@ from grader.hostile import Flag, grade_id, nbgrader_meta, scan
 from grader.late import class_lateness, policy_description
 from grader.misses import count_misses
 from grader.misses import section as misses_section
+from grader.page import document
 from grader.preprocessors import run_problems
-from grader.similarity import CSP_META, report_section
+from grader.similarity import report_section
 from grader.tables import table
 from mllib.plotting import figure
 
@@ -106,18 +107,22 @@ def exercise_scores(gb: Gradebook, assignment: str, exercises: list[Exercise],
             for ex in exercises}
 
 
-def _histogram(exercise: Exercise, scores: list[float]) -> str:
-    """A bar chart of how many students got each score, as a base64 PNG."""
+def _histogram(exercise: Exercise, scores: list[float]) -> tuple[str, str]:
+    """A bar chart of how many students got each score: (base64 PNG, its alt text, which
+    states every bar)."""
     fig, (ax,) = figure(width=3.6, height=2.4)
     counts = Counter(scores)
     values = sorted(set(counts) | {0.0, exercise.max_score})
-    ax.bar([f"{v:g}" for v in values], [counts[v] for v in values], color="tab:blue")
+    ax.bar([f"{v:g}" for v in values], [counts[v] for v in values])
     ax.set_title(exercise.label, fontsize=9)
     ax.set_xlabel(f"score (out of {exercise.max_score:g})")
     ax.set_ylabel("students")
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=80)
-    return base64.b64encode(buffer.getvalue()).decode("ascii")
+    alt = (f"Bar chart of the scores of {len(scores)} students on {exercise.label}, out of "
+           f"{exercise.max_score:g}: " + ", ".join(f"{counts[v]} scored {v:g}" for v in values)
+           + ".")
+    return base64.b64encode(buffer.getvalue()).decode("ascii"), alt
 
 
 def _truncations(nb: NotebookNode) -> list[Flag]:
@@ -174,9 +179,7 @@ def find_problems(api: NbGraderAPI, assignment: str, students: list[str]) -> Fin
                     {s: f for s, f in flagged.items() if f})
 
 
-STYLE = """body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:collapse}
-td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}
-code{white-space:pre-wrap}.plots img{margin:4px}.warning{color:#b00}"""
+STYLE = ".plots img{margin:4px}.warning{color:#b00}"  # after grader.page's (#b00: 6.1:1)
 
 
 def run_record_path(course_root: Path, assignment: str) -> Path:
@@ -243,8 +246,8 @@ def _scores_section(exercises: list[Exercise], graded: list[str],
         mean = sum(got) / len(got) if got else 0.0
         rows.append([e(ex.label), f"{ex.max_score:g}", f"{mean:.2f}",
                      str(sum(g == ex.max_score for g in got)), str(sum(g == 0 for g in got))])
-        plots.append(f'<img alt="{e(ex.label)}" src="data:image/png;base64,'
-                     f'{_histogram(ex, got)}">')
+        png, alt = _histogram(ex, got)
+        plots.append(f'<img alt="{e(alt)}" src="data:image/png;base64,{png}">')
     return (table(["exercise", "points", "mean", "full marks", "zero"], rows)
             + f'<div class="plots">{"".join(plots)}</div>')
 
@@ -305,10 +308,7 @@ def write_report(api: NbGraderAPI, assignment: str, out: Path,
     not_run = [[e(s), e(line)] for s, lines in findings.not_run.items() for line in lines]
     per_student = [[e(s), *(f"{scores[s][ex.label]:g}" for ex in exercises),
                     f"{sum(scores[s].values()):g}"] for s in graded]
-    document = f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">{CSP_META}<title>{e(assignment)}: grading report</title>
-<style>{STYLE}</style></head><body>
-<h1>{e(assignment)}: grading report</h1>
+    body = f"""<h1>{e(assignment)}: grading report</h1>
 <p>{len(graded)} students graded, {len(students)} with a submission; written
 {datetime.now():%Y-%m-%d %H:%M}. Scores are the gradebook's: the autograded tests, and the
 written answers graded by hand in the formgrader; <span id="waiting">{waiting} answers still
@@ -335,10 +335,9 @@ changed: to withdraw credit, override the cell's score in the formgrader.</p>
 {report_section(api, assignment)}</section>
 <section id="students"><h2>Scores per student</h2>
 {table(["student", *(ex.label for ex in exercises), "total"], per_student)}</section>
-</body></html>
 """
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(document)
+    out.write_text(document(f"{assignment}: grading report", body, STYLE))
     if json_out is not None:
         data = {"assignment": assignment, "graded": len(graded), "misses": misses.as_json(),
                 "flagged": flagged_section.as_json(flags)}

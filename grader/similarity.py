@@ -48,6 +48,7 @@ import mllib
 from grader.collect import is_safe_id
 from grader.files import link_kind, read_regular
 from grader.hostile import grade_id, nbgrader_meta, repair
+from grader.page import document
 from mllib.plotting import figure
 
 K = 8  # tokens per k-gram: shorter ones match by chance (`for V, V in zip(V, V)`)
@@ -64,13 +65,7 @@ MAX_ANSWER_CHARS = 20_000  # of an answer cell: a pasted megabyte cannot stall t
 KEPT_NAMES = frozenset(dir(builtins)) | frozenset(keyword.kwlist)
 LIBRARY = Path(mllib.__file__).resolve().parent  # the library grading uses
 LIBRARY_EXCLUDED = ("grading",)  # the hidden checks are not answers
-POLICY = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; "
-          "form-action 'none'")
-CSP_META = f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">'
-
-STYLE = """body{font-family:sans-serif;max-width:90em;margin:auto}table{border-collapse:collapse}
-td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}
-pre{white-space:pre-wrap;margin:0}mark{background:#fd8}"""
+STYLE = "body{max-width:90em}pre{margin:0}mark{background:#fd8}"  # after grader.page's
 
 Fingerprints = dict[int, frozenset[int]]  # hash -> source lines it covers
 
@@ -473,12 +468,7 @@ def write_page(result: Similarity, out: Path) -> None:
     Everything shown from a submission is escaped, and the page's Content-Security-Policy
     allows no script at all (only the embedded picture and the inline style).
     """
-    e = html.escape
-    document = f"""<!DOCTYPE html>
-<html><head><meta charset="utf-8">{CSP_META}
-<title>{e(result.assignment)}: similarity</title><style>{STYLE}</style></head><body>
-<h1>{e(result.assignment)}: similarity of the answers</h1>
-<section id="similarity">{section(result)}</section></body></html>
-"""
+    body = (f"<h1>{html.escape(result.assignment)}: similarity of the answers</h1>\n"
+            f'<section id="similarity">{section(result)}</section>')
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(document)
+    out.write_text(document(f"{result.assignment}: similarity", body, STYLE))

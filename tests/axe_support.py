@@ -9,8 +9,13 @@ govern, so the feedback and report pages are audited with their policy (no scrip
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+
 from axe_playwright_python.base import AXE_SCRIPT
-from playwright.sync_api import Page
+from browser_support import CHROMIUM_ARGS, require_chromium  # tests/ is on sys.path
+from playwright.sync_api import Page, sync_playwright
 
 # axe-core's tags for the success criteria of WCAG 2.0 and 2.1, levels A and AA.
 WCAG_AA_TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa")
@@ -64,3 +69,54 @@ def reflow_overflow(page: Page) -> int:
     return page.evaluate(
         "() => Math.max(0, document.documentElement.scrollWidth - window.innerWidth)")
 
+
+
+def cut_blocks(page: Page) -> list[str]:
+    """Blocks of code or output (``pre``) wider than their box that do not scroll within it
+    from the keyboard, i.e. whose end is cut off or overlaps: their HTML."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('pre')].filter(pre => {
+               if (pre.scrollWidth <= pre.clientWidth + 1) return false;
+               const box = pre.closest('[tabindex="0"]');
+               return !(box && ['auto', 'scroll'].includes(getComputedStyle(box).overflowX));
+           }).map(pre => pre.outerHTML.slice(0, 200))""")
+
+
+@contextlib.contextmanager
+def chromium_page(profile: Path) -> Iterator[Page]:
+    """A page of a headless Chromium (offline: the pages audited fetch nothing)."""
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(profile), executable_path=require_chromium(), headless=True, args=CHROMIUM_ARGS,
+            offline=True)
+        context.set_default_timeout(60_000)
+        try:
+            yield context.new_page()
+        finally:
+            context.close()
+
+
+def problems(page: Page, url: str, ready: str = "",
+             axe_widths: tuple[int, ...] = (1280, REFLOW_WIDTH)) -> list[str]:
+    """Everything wrong with the page at ``url``, opened once at 1280 CSS pixels and then
+    narrowed to 320: axe-core's violations (at each of ``axe_widths``), bad alt texts, a
+    document wider than the screen, and code or output cut off. ``ready``: a script (a
+    function) the page is awaited with after it loads, e.g. until MathJax has typeset it."""
+    found = []
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(url, wait_until="load")
+    if ready:
+        page.evaluate(ready)
+    found += [f"image with a missing or placeholder alt text: {img}"
+              for img in bad_alt_texts(page)]
+    for width in (1280, REFLOW_WIDTH):
+        page.set_viewport_size({"width": width, "height": 900})
+        violations = axe_violations(page) if width in axe_widths else []
+        if violations:
+            found.append(f"at {width} px, axe-core {counts(violations)}:\n{describe(violations)}")
+        overflow = reflow_overflow(page)
+        if overflow:
+            found.append(f"at {width} px the page is {overflow} px wider than the screen")
+        found += [f"at {width} px, a block cut off at its box's edge: {pre}"
+                  for pre in cut_blocks(page)]
+    return found
