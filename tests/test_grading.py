@@ -29,13 +29,14 @@ import io
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
 import nbformat
 import pytest
+from axe_support import chromium_page, problems  # tests/ is on sys.path
 from nbformat import NotebookNode
 from nbgrader.api import Gradebook
 
@@ -294,6 +295,24 @@ def test_feedback_hides_hidden_tests(graded: GradedRun, ex: Exercises, student: 
     assert any(len(ln) >= 8 and ln in text for ln in visible), "visible tests not found in HTML"
     leaked = [ln for ln in hidden if len(ln) >= 8 and ln in text]
     assert not leaked, f"hidden test lines in {student}'s feedback: {leaked}"
+
+
+@pytest.fixture(scope="module")
+def browser_page(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+    with chromium_page(tmp_path_factory.mktemp("feedback-chromium")) as page:
+        yield page
+
+
+@pytest.mark.parametrize("ex", EXERCISES, ids=label)
+def test_feedback_meets_wcag_aa_and_reflows(graded: GradedRun, ex: Exercises,
+                                            browser_page) -> None:
+    """Issue 26: one feedback page per assignment, dave's (the solution's outputs, and a test
+    that failed with its verdict), passes axe-core's WCAG 2.0/2.1 A and AA rules at 1280 and
+    320 px, with no placeholder alt text and nothing cut off (tests/axe_support.py)."""
+    path = graded.root / "grader" / "feedback" / "dave" / ex.assignment / f"{ex.notebook}.html"
+    assert path.is_file(), f"no feedback {path.relative_to(graded.root)}"
+    found = problems(browser_page, path.as_uri())
+    assert found == [], "\n".join(found)
 
 
 def test_export_has_one_row_per_student_with_totals(graded: GradedRun) -> None:

@@ -43,7 +43,8 @@ from pathlib import Path
 import nbformat
 import numpy as np
 import pytest
-from browser_support import CHROMIUM_ARGS, require_chromium  # tests/ is on sys.path
+from axe_support import chromium_page, problems  # tests/ is on sys.path
+from browser_support import CHROMIUM_ARGS, require_chromium
 from nbformat import NotebookNode
 from nbgrader.api import Gradebook
 from nbgrader.server_extensions.validate_assignment.handlers import ValidateAssignmentHandler
@@ -961,6 +962,33 @@ def test_the_report_renders_in_chromium_with_its_plot(
                 [page_file.as_uri()]
         finally:
             context.close()
+
+
+def hint_feedback(root: Path) -> Path:
+    """The first feedback page (by student) with the verdict the issue found cut off: a hidden
+    test that fails because the answer it calls fails its own."""
+    pages = sorted((root / "grader" / "feedback").glob(f"*/{ASSIGNMENT}/{NOTEBOOK}.html"))
+    found = [p for p in pages if "which fails its own hidden test: fix that first" in
+             html_text(p.read_text())]
+    assert found, "no feedback carries the 'fix that first' verdict"
+    return found[0]
+
+
+def test_report_similarity_and_feedback_meet_wcag_aa_and_reflow(
+        graded: GradedClass, tmp_path: Path) -> None:
+    """Issue 26: the report, the similarity report and the feedback with the long verdict pass
+    axe-core's WCAG 2.0/2.1 A and AA rules at 1280 and 320 px, every picture says what it shows,
+    and nothing is cut off or wider than the screen (tests/axe_support.py)."""
+    similarity = tmp_path / "similarity.html"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["--course-root", str(graded.root), "similarity", ASSIGNMENT,
+                     "--out", str(similarity)]) == 0
+    pages = [graded.root / "grader" / "exports" / f"report-{ASSIGNMENT}.html", similarity,
+             hint_feedback(graded.root)]
+    with chromium_page(tmp_path / "profile") as page:
+        found = {path.name: problems(page, path.as_uri()) for path in pages}
+    assert found == dict.fromkeys(found, []), "\n".join(
+        f"{name}:\n" + "\n".join(lines) for name, lines in found.items() if lines)
 
 
 def validate(root: Path, notebooks: dict[str, Path]) -> dict[str, tuple[int, str]]:
