@@ -28,7 +28,7 @@ from latex2mathml.converter import convert
 from nbconvert.exporters import HTMLExporter
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
-from grader.page import feedback_page
+from grader.page import feedback_page, scroll_box
 from grader.sanitize import SafeMarkdown
 
 # MathML Core's presentation elements and the attributes that change only how they look.
@@ -55,15 +55,17 @@ def _mathml_attribute(tag: str, name: str, value: str) -> bool:
 
 
 def mathml(tex: str, display: bool) -> str:
-    """``tex`` as clean MathML (a block when ``display``), or its escaped source in
-    ``<code class="tex">`` when latex2mathml cannot read it."""
+    """``tex`` as clean MathML (a block when ``display``, in a box of its own that scrolls when
+    the formula is wider than the screen: :func:`grader.page.scroll_box`), or its escaped source
+    in ``<code class="tex">`` when latex2mathml cannot read it."""
     try:
         markup = convert(tex, display="block" if display else "inline")
     except Exception:  # latex2mathml raises many kinds on malformed TeX
         delimiter = "$$" if display else "$"
         return f'<code class="tex">{html.escape(delimiter + tex + delimiter)}</code>'
-    return bleach.clean(markup, tags=MATHML_TAGS, attributes=_mathml_attribute, strip=True,
-                        strip_comments=True)
+    clean = bleach.clean(markup, tags=MATHML_TAGS, attributes=_mathml_attribute, strip=True,
+                         strip_comments=True)
+    return scroll_box(clean, "formula") if display else clean
 
 
 class MathMLRenderer(IPythonRenderer):

@@ -38,14 +38,19 @@ td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}
 
 # nbgrader's feedback template (Bootstrap 3) with ACCESSIBLE_STYLE on top: the panel headings grow
 # with their text instead of cutting it at 37 px, their links are white on Bootstrap's primary
-# blue (4.5:1; nbgrader's #BBB is 1.7:1), and the prompts give their width back on a phone.
+# blue (4.5:1; nbgrader's #BBB is 1.7:1), and on a phone the prompts go above their cells and
+# the nested containers give back their padding (the text column grows from 200 to 290 px at
+# 320: the course's widest inline formulas then fit; display formulas scroll in their box).
 # Tracebacks come in IPython's 256 colours, inline (green keywords at 4.2:1, grey-green comments
 # at 4.1:1): in an output they take the text's colour, as the page's has no better.
 FEEDBACK_STYLE = ACCESSIBLE_STYLE + """
 .output_area pre span[style]{color:inherit!important;background-color:transparent!important}
 div.nbgrader_cell .panel-heading{height:auto}
 div.nbgrader_cell .panel-heading a,div.nbgrader_cell .panel-heading a:visited{color:#fff}
-@media (max-width:40em){div.prompt{min-width:0}}
+@media (max-width:40em){body{padding-left:0;padding-right:0}
+.container{padding-left:4px;padding-right:4px}.panel-body{padding:4px}
+div.input,div.output_area{display:block}
+div.prompt{min-width:0;width:auto;text-align:left;float:none;display:block}}
 """
 # nbconvert's alt text for an output image without one; WCAG 1.1.1 counts it as none.
 PLACEHOLDER_ALT = 'alt="No description has been provided for this image"'
