@@ -72,13 +72,16 @@ def reflow_overflow(page: Page) -> int:
 
 
 def cut_blocks(page: Page) -> list[str]:
-    """Blocks of code or output (``pre``) wider than their box that do not scroll within it
-    from the keyboard, i.e. whose end is cut off or overlaps: their HTML."""
+    """Blocks of code or output (``pre``) wider than their box where no box scrolls, i.e. whose
+    end is cut off or runs over: their HTML. (That a box which scrolls is reached by keyboard
+    is axe-core's rule ``scrollable-region-focusable``.)"""
     return page.evaluate(
         """() => [...document.querySelectorAll('pre')].filter(pre => {
                if (pre.scrollWidth <= pre.clientWidth + 1) return false;
-               const box = pre.closest('[tabindex="0"]');
-               return !(box && ['auto', 'scroll'].includes(getComputedStyle(box).overflowX));
+               for (let box = pre; box; box = box.parentElement) {
+                   if (['auto', 'scroll'].includes(getComputedStyle(box).overflowX)) return false;
+               }
+               return true;
            }).map(pre => pre.outerHTML.slice(0, 200))""")
 
 
