@@ -24,6 +24,7 @@ from mllib import parallel
 from mllib import perceptron as P
 from mllib.data import noisy, separable
 from mllib.demos.live import animate
+from mllib.demos.live_legend import animate_legend
 from mllib.plotting import MARKERS, PALETTE, describe, figure, markdown_table
 
 MAX_PARTS = 8
@@ -151,24 +152,6 @@ def chunk_style(p: int) -> dict:
             "markersize": 3}
 
 
-def _descendants(artist):
-    for child in artist.get_children():
-        yield child
-        yield from _descendants(child)
-
-
-def _animate_legend(legend: Legend) -> Legend:
-    """Mark ``legend`` animated, and keep its drawing from marking the figure stale.
-
-    Drawing a legend lays out its boxes again, which marks each of them stale, and through them
-    the axes and the figure: an animated legend would have the next frame draw the whole figure.
-    It is drawn on every frame anyway, so its parts need not report."""
-    animate(legend)
-    for child in _descendants(legend):
-        child.stale_callback = None
-    return legend
-
-
 @dataclass(frozen=True)
 class _PartitionsView:
     """The partitions slider's figure and the artists each frame updates in place: per panel
@@ -212,7 +195,7 @@ def _partitions_view() -> _PartitionsView:
         animate(*ax.lines[1:], ax.title)
     handles = axes[0].lines
     legends = tuple(
-        _animate_legend(axes[0].add_artist(Legend(
+        animate_legend(axes[0].add_artist(Legend(
             axes[0], handles[:parts + 2], [h.get_label() for h in handles[:parts + 2]],
             fontsize=7, ncol=LEGEND_COLUMNS, loc="lower center", bbox_to_anchor=(0.5, 0.01),
             bbox_transform=fig.transFigure)))  # below both panels, off the data
