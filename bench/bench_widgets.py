@@ -69,8 +69,9 @@ def widgets() -> list[Widget]:
     """Every explore(...) of the walk-throughs, with the notebooks' own control values.
 
     Lecture 07's γ slider only matters for the rbf kernel, so it is moved with that kernel
-    selected. Lecture 14's trainer trains a new network for each (η, width, seed) it has not
-    seen (its cache keeps 32 runs), so its η, width and seed moves include training."""
+    selected. Lecture 14's trainer trains each (η, width, seed) only as far as the epoch shown
+    (its cache keeps 32 runs): at the notebook's epoch 0 a move trains one epoch, so it is
+    also timed at the last epoch, where a move of η, width or seed trains the whole run."""
     X, y, w_star = data.separable(300, 2, margin=0.02, seed=7)
     proof_run = P.perceptron(X, y, w_star=w_star)
     heads_g, m_g = em_demo.three_groups()
@@ -151,6 +152,10 @@ def widgets() -> list[Widget]:
                {"epoch": list(range(0, neural_demo.WIDGET_EPOCHS + 1, 20)),
                 "eta": _lin_values(0.1, 8.0), "width": list(range(1, 9)),
                 "seed": list(range(10))}),
+        Widget("14", "trainer, at epoch 200", neural_demo.show_training,
+               {"eta": 2.0, "width": 3, "seed": 0, "epoch": neural_demo.WIDGET_EPOCHS},
+               {"eta": _lin_values(0.15, 7.95), "width": [2, 4, 5, 6, 7, 8, 1, 3],
+                "seed": list(range(1, 10))}),
         Widget("15", "partitions P", parallel_demo.show_partitions, {"parts": 4},
                {"parts": list(range(1, parallel_demo.MAX_PARTS + 1))}),
     ]
