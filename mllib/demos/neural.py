@@ -108,6 +108,7 @@ def _signed(value: float) -> str:
 
 
 def _point(x) -> str:
+    """A point of the plane as "(1, 0)"."""
     return f"({x[0]:g}, {x[1]:g})"
 
 
@@ -131,8 +132,7 @@ def show_unit(w1: float, w2: float, b: float) -> Figure:
     missed = ", ".join(_point(x) for x in X[wrong])
     return describe(fig, (
         f"One sigmoid unit o = σ({w1:g}·x₁ {_signed(w2)}·x₂ {_signed(b)}) over the plane: its "
-        f"boundary "
-        f"o = ½ is a straight line, and it gets {right_ok} of XOR's 4 points right "
+        f"boundary o = ½ is a straight line, and it gets {right_ok} of XOR's 4 points right "
         f"(misclassified, ringed: {missed or 'none'}). Right: σ(z) rising from 0 to 1, its "
         f"slope σ(1 − σ) peaking at {float(neural.sigmoid_derivative(0.0)):g} at z = 0, and "
         f"the 0/1 step at z = 0 that σ smooths."))
@@ -348,10 +348,12 @@ def show_training(eta: float, width: int, seed: int, epoch: int) -> Figure:
     view.loss.set_data(np.arange(len(losses)), losses)
     set_view(view.right, (0, WIDGET_EPOCHS), (0, loss_top(losses)))
     view.right.title.set_text(f"η = {eta:g}, {width} hidden units, seed {seed}")
+    loss = (f"went from {losses[0]:.4f} at epoch 0 to {losses[-1]:.4f}" if epoch else
+            f"starts at {losses[0]:.4f}")
     return describe(view.fig, (
         f"Epoch {epoch} of training {width} hidden units with η = {eta:g} (seed {seed}) on "
         f"{len(t)} noisy XOR points: {accuracy:.0%} right, {int(wrong.sum())} misclassified "
-        f"(ringed). The mean loss went from {losses[0]:.4f} at epoch 0 to {losses[-1]:.4f}."))
+        f"(ringed). The mean loss {loss}."))
 
 
 def trainer():
