@@ -57,7 +57,7 @@ def _estimate(value: float) -> str:
 
 # The density axis's top, as a multiple of a power of 10: the highest density times HEADROOM,
 # rounded up to the next of these, so that most slider moves keep the same axis.
-DENSITY_STEPS = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 10.0)
+DENSITY_STEPS = (1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
 COIN_GRID = np.linspace(0.001, 0.999, 400)  # the densities' p
 
 
@@ -113,9 +113,12 @@ def _coin_view(tosses: str) -> _CoinView:
     right.set_xlabel("tosses m")
     right.set_ylabel("estimate of p")
     right.set_title("estimates toss by toss")
-    right.legend(fontsize=7, loc="upper center", ncol=3)
+    # Animated artists are drawn over the static ones of their axes: both legends are animated,
+    # so that the tosses-seen line passes under the right one, as in a full draw.
+    paths_legend = right.legend(fontsize=7, loc="upper center", ncol=3)
     animate(prior, posterior, map_line, ml_line, left.title, mean, map_path, ml_path, seen)
     animate_legend(legend)
+    animate_legend(paths_legend)
     return _CoinView(fig, left, prior, posterior, map_line, ml_line, legend, mean, map_path,
                      ml_path, seen)
 

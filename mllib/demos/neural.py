@@ -23,6 +23,7 @@ from mllib import perceptron as P
 from mllib.data import xor_table
 from mllib.demos import explore, with_first_frame
 from mllib.demos.live import animate, set_view
+from mllib.demos.live_legend import animate_legend
 from mllib.plotting import NEGATIVE, PALETTE, POSITIVE, describe, figure, markdown_table
 
 # mlp(xor, hidden=2, eta=XOR_ETA, epochs=XOR_EPOCHS, seed=...) solves XOR from XOR_SOLVED and
@@ -53,11 +54,13 @@ REGION_LEVELS = np.linspace(0, 1, 11)  # the shading's bands of o, as the colour
 @dataclass(frozen=True)
 class _Regions:
     """A panel of decision regions: the shaded output, its o = 1/2 boundary and the rings on
-    misclassified points, which :func:`_show_network` sets for a network."""
+    misclassified points, which :func:`_show_network` sets for a network, and the points of
+    each class."""
 
     shade: AxesImage
     boundary: LineCollection
     rings: PathCollection
+    points: tuple[PathCollection, ...]
 
 
 def _regions(ax: Axes, X: np.ndarray, t: np.ndarray, *, legend: bool = True) -> _Regions:
@@ -73,9 +76,9 @@ def _regions(ax: Axes, X: np.ndarray, t: np.ndarray, *, legend: bool = True) -> 
                                  autolim=False)
     bar = ax.figure.colorbar(shade, ax=ax, ticks=[0, 0.5, 1], fraction=0.05, pad=0.03)
     bar.ax.set_title("o", fontsize=9)
-    for label, marker, colour in ((1, "o", POSITIVE), (0, "s", NEGATIVE)):
-        ax.scatter(*X[t == label].T, marker=marker, c=colour, edgecolors="black",
-                   linewidths=0.6, s=30, label=f"t = {label}", zorder=3)
+    points = tuple(ax.scatter(*X[t == label].T, marker=marker, c=colour, edgecolors="black",
+                              linewidths=0.6, s=30, label=f"t = {label}", zorder=3)
+                   for label, marker, colour in ((1, "o", POSITIVE), (0, "s", NEGATIVE)))
     rings = ax.scatter([], [], marker="o", s=150, facecolors="none", edgecolors="black",
                        linewidths=1.8, label="misclassified", zorder=4)
     if legend:
@@ -85,7 +88,7 @@ def _regions(ax: Axes, X: np.ndarray, t: np.ndarray, *, legend: bool = True) -> 
     ax.set_aspect("equal")
     ax.set_xlabel("$x_1$")
     ax.set_ylabel("$x_2$")
-    return _Regions(shade, boundary, rings)
+    return _Regions(shade, boundary, rings, points)
 
 
 def _show_network(regions: _Regions, net: neural.Network, X: np.ndarray, t: np.ndarray,
@@ -323,11 +326,16 @@ def _training_view() -> _TrainingView:
     right.set_ylim(0, LOSS_TOPS[0])
     right.set_xlabel("epoch")
     right.set_ylabel("mean loss ½(t - o)²")
-    right.legend(*left.get_legend_handles_labels(), fontsize=8, loc="upper right",
-                 title="points (left)", title_fontsize=8)
+    legend = right.legend(*left.get_legend_handles_labels(), fontsize=8, loc="upper right",
+                          title="points (left)", title_fontsize=8)
     for ax in (left, right):
         ax.set_title(" ", fontsize=10)
-    animate(regions.shade, regions.boundary, regions.rings, loss, left.title, right.title)
+    # Animated artists are drawn over the static ones of their axes: the points and the legend
+    # are animated too, so that the shading stays under the points and the curve under the
+    # legend, as in a full draw.
+    animate(regions.shade, regions.boundary, regions.rings, *regions.points, loss, left.title,
+            right.title)
+    animate_legend(legend)
     return _TrainingView(fig, left, right, regions, loss)
 
 
