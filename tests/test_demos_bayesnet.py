@@ -589,3 +589,15 @@ def test_cost_alt_text_states_the_counts_the_crossing_and_the_times():
                                table_entries=np.array([12, 36, 600]),
                                enumeration=cost.enumeration, elimination=cost.elimination)
     assert "elimination counts more at every size" in alt_text(demo.show_cost(never))
+
+
+def test_coin_and_alarm_moves_that_keep_the_axes_redraw_only_what_moves():
+    # What live.render redraws: the static background only for a stale figure. A move that
+    # keeps the axes' limits (retitling and relabelling the legend included) must leave the
+    # figure fresh, or every frame costs a full draw.
+    png(demo.show_coin(2, 2, 4))
+    assert demo.density_top(demo.beta_density(demo.COIN_GRID, 5, 4).max()) == demo.density_top(
+        demo.beta_density(demo.COIN_GRID, 5, 3).max())  # the same axis for 4 and 5 tosses
+    assert not demo.show_coin(2, 2, 5).stale
+    png(demo.show_alarm("1", "1"))
+    assert not demo.show_alarm("?", "0", "1", "?", "1").stale

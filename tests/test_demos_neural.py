@@ -327,3 +327,15 @@ def test_xor_runs_alt_text_states_each_seeds_result_and_final_loss():
         assert f"from seed {seed} {gets}{right} of 4" in alt
         assert f"{run.losses[0]:.3f} to {run.losses[-1]:.4f}" in alt
     assert "misclassified, ringed: (1, 0)" in alt  # the stuck run's one wrong point
+
+
+def test_trainer_moves_that_keep_the_loss_axis_redraw_only_what_moves():
+    # What live.render redraws: the static background only for a stale figure (a new loss
+    # axis). Moving the epoch or η within the same loss axis leaves the figure fresh.
+    from mllib.demos import png
+
+    png(demo.show_training(2.0, 3, 0, 10))
+    for values in ((2.0, 3, 0, 150), (2.5, 3, 0, 150), (2.0, 3, 0, 60)):
+        assert demo.loss_top(demo._training(*values[:3]).losses[:values[3] + 1]) == 0.15
+        assert not demo.show_training(*values).stale
+        png(demo.show_training(*values))

@@ -419,3 +419,12 @@ def test_iterative_parameter_mixing_is_cited_as_mcdonald_et_al_fig_3():
              for figure in re.findall(r"McDonald[^.]*?(?:2010|NAACL 2010),? Fig\. (\d)",
                                       source.read_text(encoding="utf-8"))]
     assert len(cited) == 3 and all(figure == "3" for _, figure in cited), cited
+
+
+def test_partitions_moves_redraw_only_what_moves():
+    # The limits hold every P's runs, so no move makes the figure stale (live.render would then
+    # draw the whole figure again): titles, lines and legends are all redrawn in place.
+    png(demo.show_partitions(1))
+    for parts in (8, 3, 4):
+        assert not demo.show_partitions(parts).stale
+        png(demo.show_partitions(parts))
