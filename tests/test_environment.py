@@ -262,7 +262,7 @@ def test_lock_check_names_each_problem():
 MLLIB = ROOT / "mllib"
 ALLOWED_EVERYWHERE = {"numpy", "mllib", "__future__"} | set(sys.stdlib_module_names)
 # Only the figure and widget helpers may draw, make widgets or speak the display protocol.
-ALLOWED_IN_HELPERS = {"matplotlib", "ipywidgets", "IPython"}
+ALLOWED_IN_HELPERS = {"matplotlib", "contourpy", "ipywidgets", "IPython"}
 NEVER = {"sklearn", "scipy", "pgmpy"}
 # The one exception to "numpy only" (issue #15): lecture 15's Dask executor. Only
 # mllib/parallel.py may import Dask, and only inside a function (lazily), so that

@@ -23,8 +23,7 @@ from matplotlib.text import Annotation, Text
 from mllib import bayes
 from mllib.bayesnet import BayesNet, alarm_network, bayes_net
 from mllib.demos import explore
-from mllib.demos.live import animate, set_view
-from mllib.demos.live_legend import animate_legend
+from mllib.demos.live import animate, animate_legend, set_view
 from mllib.plotting import PALETTE, describe, figure, markdown_table
 from mllib.validation import positive_int
 

@@ -22,8 +22,7 @@ from mllib import neural
 from mllib import perceptron as P
 from mllib.data import xor_table
 from mllib.demos import explore, with_first_frame
-from mllib.demos.live import animate, set_view
-from mllib.demos.live_legend import animate_legend
+from mllib.demos.live import animate, animate_legend, set_view
 from mllib.plotting import NEGATIVE, PALETTE, POSITIVE, describe, figure, markdown_table
 
 # mlp(xor, hidden=2, eta=XOR_ETA, epochs=XOR_EPOCHS, seed=...) solves XOR from XOR_SOLVED and

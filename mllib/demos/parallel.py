@@ -23,8 +23,7 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 from mllib import parallel
 from mllib import perceptron as P
 from mllib.data import noisy, separable
-from mllib.demos.live import animate
-from mllib.demos.live_legend import animate_legend
+from mllib.demos.live import animate, animate_legend
 from mllib.plotting import MARKERS, PALETTE, describe, figure, markdown_table
 
 MAX_PARTS = 8
