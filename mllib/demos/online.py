@@ -286,6 +286,7 @@ class ExpertsFrame:
     eliminated_at: int | None
 
 
+@lru_cache(maxsize=64)  # a slider moved back and forth redraws without rerunning the learners
 def experts_frame(beta: float, noise: float) -> ExpertsFrame:
     """The curves and bounds of the experts widget: the best expert; halving (β = 0) or
     deterministic weighted majority with its bound; for β > 0 randomised weighted majority's
