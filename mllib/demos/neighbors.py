@@ -227,7 +227,7 @@ def show_two_nn() -> Figure:
                    label=name, zorder=3)
     ax.set_xlabel("height (inches)")
     ax.set_ylabel("weight (pounds)")
-    counted = two_nn_regions()[2]  # the grid the tests' brute force checks
+    counted = two_nn_regions()[2]  # the default grid, whose share the walk-through prints
     share = np.mean(counted < 0)
     ax.set_title(f"2-NN, a label only where both nearest dogs agree:\n"
                  f"white = unclassified ({share:.0%} of the window)", fontsize=9)
