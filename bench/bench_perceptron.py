@@ -31,6 +31,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Perceptron
+from threadpoolctl import threadpool_info
 
 from mllib.data import separable
 from mllib.perceptron import perceptron
@@ -55,6 +56,17 @@ def best_of(repeats, run, clock=time.perf_counter):
         result = run()
         best = min(best, clock() - start)
     return best, result
+
+
+def machine() -> str:
+    """The CPU model, its core count, the 1/5/15-minute load average and the BLAS/OpenMP
+    thread pools as this process has them: ratios depend on all four (shared/notes)."""
+    model = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
+                  if line.startswith("model name")), "unknown CPU")
+    pools = ", ".join(f"{pool['internal_api']} {pool['num_threads']}"
+                      for pool in threadpool_info())
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    return f"{model}, {os.cpu_count()} CPUs, load average {load}; thread pools: {pools}"
 
 
 def timed(run):
