@@ -41,8 +41,8 @@ EX_12_12_RULES = {
 }
 # The distance matrix is computed a tile at a time: a block of queries against TILE_COLUMNS
 # training points, BLOCK_ENTRIES entries (4 MB of float64) at most, so that a tile is still in
-# the cache when it is searched. Measured on 50k × 20 training points: 256 × 2048 tiles make the
-# matrix product 2× faster than rows of the whole width, whose blocks spill out of the cache.
+# the cache when it is searched. Measured on 50k × 20 training points and 5,000 queries: the
+# products of 256 × 2048 tiles took half the time of blocks of 20 queries of the whole width.
 BLOCK_ENTRIES = 2**19
 TILE_COLUMNS = 2048
 # The minimum of each of the first tile's groups of GROUP columns is a distinct entry, so the
