@@ -413,8 +413,10 @@ class _Schedule:
 
 
 # Schedules depend on the graph alone (names, parents, domain sizes), never on CPT values, so
-# they are kept per network (dropped with it) and per (target, observed names).
+# they are kept per network (dropped with it) and per (target, observed names), the oldest
+# dropped first beyond SCHEDULES_PER_NETWORK (a loop over every evidence set stays bounded).
 _SCHEDULES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+SCHEDULES_PER_NETWORK = 1024
 
 
 def _schedule(net: BayesNet, target: str, observed: dict[str, int]) -> _Schedule:
@@ -422,6 +424,8 @@ def _schedule(net: BayesNet, target: str, observed: dict[str, int]) -> _Schedule
     cache = _SCHEDULES.setdefault(net, {})
     key = (target, frozenset(observed))
     if key not in cache:
+        if len(cache) >= SCHEDULES_PER_NETWORK:
+            del cache[next(iter(cache))]  # dicts keep insertion order: the oldest
         cache[key] = _compile(net, target, observed)
     return cache[key]
 

@@ -231,3 +231,19 @@ def test_a_compiled_schedule_answers_every_evidence_value_and_stays_with_its_net
                 continue
             np.testing.assert_allclose(net.query(target, evidence), expected,
                                        rtol=1e-9, atol=1e-12)  # both exact: rounding only
+
+
+def test_schedules_kept_per_network_stay_bounded_and_answer_after_eviction(monkeypatch):
+    # Oracle: enumeration. With room for two schedules, a third query drops the oldest; asking
+    # the first again compiles it anew and still answers right.
+    from mllib import bayesnet
+
+    monkeypatch.setattr(bayesnet, "SCHEDULES_PER_NETWORK", 2)
+    net = alarm_network()
+    queries = [("B", {"J": 1}), ("E", {"M": 0}), ("A", {"R": 1}), ("B", {"J": 0})]
+    for target, evidence in queries:
+        np.testing.assert_allclose(net.query(target, evidence),
+                                   net.query(target, evidence, method="enumeration"),
+                                   rtol=1e-9, atol=1e-12)  # both exact: rounding only
+        assert len(bayesnet._SCHEDULES[net]) <= 2
+    assert set(bayesnet._SCHEDULES[net]) == {("A", frozenset({"R"})), ("B", frozenset({"J"}))}
