@@ -359,13 +359,22 @@ class EliminationPlan:
 
 def _plan(net: BayesNet, target: str, observed: dict[str, int]) -> EliminationPlan:
     """The relevant variables and the greedy elimination order, from the graph alone."""
+    relevant, _, steps = _greedy(net, target, observed)
+    return EliminationPlan(relevant, tuple(EliminationStep(*step) for step in steps))
+
+
+def _greedy(net: BayesNet, target: str, observed: dict[str, int],
+            ) -> tuple[tuple[str, ...], list[tuple[str, ...]], list[tuple[str, tuple, int]]]:
+    """:func:`_plan`'s work as plain tuples: the relevant variables, their CPTs' scopes
+    (:func:`_scopes`) and the steps as (variable, scope, entries)."""
     ancestors = _ancestors(net, [target, *observed])  # the others sum to 1 and drop out
     relevant = tuple(v for v in net.names if v in ancestors)
     size = {v: len(net.domains[v]) for v in relevant}
     hidden = ancestors - observed.keys() - {target}
     # Two variables are neighbours when a factor mentions both (evidence leaves every scope).
     neighbours: dict[str, set[str]] = {v: set() for v in hidden | {target}}
-    for scope in _scopes(net, relevant, observed):
+    scopes = _scopes(net, relevant, observed)
+    for scope in scopes:
         for v in scope:
             neighbours[v].update(scope)
     for v, others in neighbours.items():
@@ -385,9 +394,9 @@ def _plan(net: BayesNet, target: str, observed: dict[str, int]) -> EliminationPl
             joined.discard(u)
             if w in cost:
                 cost[w] = (math.prod(map(size.__getitem__, joined)), w)
-        steps.append(EliminationStep(u, tuple(sorted(scope, key=order.__getitem__)),
-                                     size[u] * math.prod(map(size.__getitem__, scope))))
-    return EliminationPlan(relevant, tuple(steps))
+        steps.append((u, tuple(sorted(scope, key=order.__getitem__)),
+                      size[u] * math.prod(map(size.__getitem__, scope))))
+    return relevant, scopes, steps
 
 
 def _scopes(net: BayesNet, relevant: tuple[str, ...], observed: dict[str, int],
@@ -432,22 +441,29 @@ def _schedule(net: BayesNet, target: str, observed: dict[str, int]) -> _Schedule
 
 def _compile(net: BayesNet, target: str, observed: dict[str, int]) -> _Schedule:
     """Replay :func:`_plan`'s steps on slot numbers instead of tables: the same factors, in the
-    same order, as eliminating on the tables themselves."""
-    plan = _plan(net, target, observed)
-    scopes = _scopes(net, plan.relevant, observed)
+    same order, as eliminating on the tables themselves. That order is the order of creation
+    (a step removes factors and appends its own), so each variable's holders, listed as they
+    are created, give a step's factors in order."""
+    relevant, scopes, plan_steps = _greedy(net, target, observed)
     factors = tuple((v, axes, not observed.keys().isdisjoint(axes))
-                    for v in plan.relevant for axes in [(*net.parents[v], v)])
-    slots = list(range(len(scopes)))
-    scope_of = list(scopes)
+                    for v in relevant for axes in [(*net.parents[v], v)])
+    holders: dict[str, list[int]] = {}
+    for slot, scope in enumerate(scopes):
+        for v in scope:
+            holders.setdefault(v, []).append(slot)
+    alive = [True] * len(scopes)
     steps = []
-    for step in plan.steps:
-        involved, kept = [], []
-        for i in slots:
-            (involved if step.variable in scope_of[i] else kept).append(i)
-        slots = [*kept, len(scope_of)]
-        scope_of.append(step.scope)
-        steps.append((tuple(involved), step.scope))
-    return _Schedule(factors, tuple(scope_of), tuple(steps), tuple(slots))
+    for variable, scope, _ in plan_steps:
+        involved = tuple(i for i in holders.pop(variable) if alive[i])
+        for i in involved:
+            alive[i] = False
+        for v in scope:
+            holders[v].append(len(alive))
+        alive.append(True)
+        scopes.append(scope)
+        steps.append((involved, scope))
+    last = tuple(i for i, live in enumerate(alive) if live)
+    return _Schedule(factors, tuple(scopes), tuple(steps), last)
 
 
 def _eliminate(net: BayesNet, target: str, observed: dict[str, int]) -> np.ndarray:
