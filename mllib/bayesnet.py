@@ -105,8 +105,9 @@ class BayesNet:
         (R&N §14.4.1; exponential in their number). ``method="elimination"`` is exact variable
         elimination (R&N §14.4.2): drop the variables that are neither the target, evidence nor
         their ancestors, then sum the hidden ones out one at a time, each time choosing the
-        variable whose new factor is smallest. Both raise ``ValueError`` when the evidence has
-        probability 0.
+        variable whose new factor is smallest; that order depends on the graph and the observed
+        names only, so it is computed once per (target, observed names) and kept with the
+        network. Both raise ``ValueError`` when the evidence has probability 0.
         """
         observed = self._query_indices(target, evidence)
         if method == "enumeration":
@@ -410,9 +411,11 @@ class _Schedule:
     """A query's elimination compiled from the graph, for any evidence values.
 
     ``factors`` are the relevant CPTs as (name, axes, observed): the CPT's axes (parents, then
-    the variable) and whether evidence slices it. ``steps`` are (involved, scope): the slots of
-    the factor list that each step multiplies (a step appends its result as a new slot), in the
-    order the factor list holds them. ``last`` are the slots left over the target.
+    the variable) and whether evidence slices it. ``scopes`` are the variables of every slot:
+    the CPTs' first (evidence removed), then each step's result. ``steps`` are (involved,
+    scope): the slots of the factor list that each step multiplies (a step appends its result
+    as a new slot), in the order the factor list holds them. ``last`` are the slots left over
+    the target.
     """
 
     factors: tuple[tuple[str, tuple[str, ...], bool], ...]
