@@ -348,7 +348,24 @@ def knn_predict(X_train, y_train, X_query, *, k: int, weights: str = "uniform",
     labels = y_train[indices]
     if task == "regress":
         return (w * labels).sum(axis=1) / w.sum(axis=1)
-    classes = np.unique(y_train)  # sorted, so argmax's first maximum is the smallest label
+    return vote(labels, w, np.unique(y_train))
+
+
+def vote(labels: np.ndarray, w: np.ndarray, classes: np.ndarray) -> np.ndarray:
+    """The weighted vote argmax_c Σᵢ wᵢ [labelsᵢ = c] of each row, ties going to the smallest
+    label.
+
+    Parameters
+    ----------
+    labels, w : arrays of shape (q, k)
+        The neighbours' labels and weights, one row per query.
+    classes : array of shape (c,)
+        The possible labels, sorted (``np.unique``), so argmax's first maximum is the smallest.
+
+    Returns
+    -------
+    ndarray of shape (q,)
+    """
     votes = np.stack([(w * (labels == c)).sum(axis=1) for c in classes], axis=1)
     return classes[np.argmax(votes, axis=1)]
 

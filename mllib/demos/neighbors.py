@@ -301,11 +301,8 @@ def _vote(neighbours: tuple[np.ndarray, np.ndarray], y: np.ndarray, k: int,
     """:func:`mllib.neighbors.knn_predict`'s vote among the first k of the sorted
     ``neighbours``: the label with the largest total weight, ties going to the smaller label."""
     distances, indices = neighbours
-    w = N.neighbour_weights(distances[:, :k], weights)
-    labels = y[indices[:, :k]]
-    classes = np.unique(y)
-    votes = np.stack([(w * (labels == c)).sum(axis=1) for c in classes], axis=1)
-    return classes[np.argmax(votes, axis=1)]
+    return N.vote(y[indices[:, :k]], N.neighbour_weights(distances[:, :k], weights),
+                  np.unique(y))
 
 
 @lru_cache(maxsize=64)  # a slider moved back and forth redraws without recomputing
