@@ -6,7 +6,7 @@ construction, the multiclass perceptron and the conservative update) and MMDS §
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -510,10 +510,9 @@ def ecoc_controls(code_name: str = "six learnable bits"):
     return code, flip
 
 
-@dataclass
+@dataclass(frozen=True)
 class _EcocView:
-    """The ECOC widget's figure, the artists each frame updates in place, and the code the
-    matrix panel shows (that panel changes only with the code)."""
+    """The ECOC widget's figure and the artists each frame updates in place."""
 
     fig: Figure
     left: Axes
@@ -521,11 +520,15 @@ class _EcocView:
     regions: AxesImage
     matrix: AxesImage
     bits: list[Text]
+    columns: list[Text]
     accuracies: list[Text]
-    code_name: str | None = field(default=None)
 
 
 MAX_BITS = max(code.shape[1] for code in CODES.values())
+# The code matrix spans the same width whatever its number of columns, so that changing the
+# code changes no axis: rows 0..3 from y = 0 down to 3, then a row of column numbers and one of
+# the columns' training accuracies under the matrix.
+_COLUMN_ROW, _ACCURACY_ROW = 3.95, 4.35
 
 
 @lru_cache(maxsize=1)
@@ -536,45 +539,51 @@ def _ecoc_view() -> _EcocView:
     fig, (left, right) = figure(2, width=4.4, height=3.8)
     regions, scatters = draw_regions(left, X, y, 4, lambda P: np.zeros(len(P), dtype=int))
     legend = left.legend(fontsize=7, loc="lower left")
-    matrix = right.imshow(np.zeros((4, 1)), cmap="RdBu", vmin=-1, vmax=1)
-    right.set_autoscale_on(False)
+    matrix = right.imshow(np.zeros((4, 1)), cmap="RdBu", vmin=-1, vmax=1,
+                          extent=(-0.5, MAX_BITS - 0.5, 3.5, -0.5), aspect="auto")
+    right.set_xlim(-0.5, MAX_BITS - 0.5)
+    right.set_ylim(_ACCURACY_ROW + 0.3, -1.9)  # a band above the rows for the ±1 key
+    right.set_xticks([])
     bits = [right.text(0, 0, "", ha="center", va="center", fontsize=7, color="white")
             for _ in range(4 * MAX_BITS)]
-    accuracies = [right.text(0, 4.05, "", ha="center", va="center", fontsize=7)
+    columns = [right.text(0, _COLUMN_ROW, "", ha="center", va="center", fontsize=7)
+               for _ in range(MAX_BITS)]
+    accuracies = [right.text(0, _ACCURACY_ROW, "", ha="center", va="center", fontsize=7)
                   for _ in range(MAX_BITS)]
     right.legend(handles=[Patch(color=matrix.cmap(matrix.norm(bit)), label=f"bit {bit:+d}")
                           for bit in (1, -1)], loc="upper center", ncol=2, fontsize=7)
     right.set_yticks(range(4), [f"class {c}" for c in range(4)])
-    right.set_xlabel("column (below it: its classifier's training accuracy)", fontsize=8)
+    right.set_xlabel("column, and its classifier's training accuracy", fontsize=8)
     for ax in (left, right):
         ax.title.set_fontsize(9)
-    animate(regions, *scatters, *_legend_parts(legend), left.title, *accuracies)
-    return _EcocView(fig, left, right, regions, matrix, bits, accuracies)
+    animate(regions, *scatters, *_legend_parts(legend), left.title, matrix, *bits, *columns,
+            *accuracies, right.title)
+    return _EcocView(fig, left, right, regions, matrix, bits, columns, accuracies)
 
 
-def _show_code(view: _EcocView, code_name: str) -> None:
-    """Put ``code_name``'s matrix, its ±1 entries and its distance in the right panel (only
-    when the code changes: the panel is part of the figure's static background)."""
-    if view.code_name == code_name:
-        return
+def _show_code(view: _EcocView, code_name: str, column_accuracy: np.ndarray) -> None:
+    """Put ``code_name``'s matrix, its ±1 entries, its columns' numbers and accuracies and its
+    distance in the right panel; a code of L columns spreads them over the panel's width."""
     code = CODES[code_name]
-    columns = code.shape[1]
+    count = code.shape[1]
     view.matrix.set_data(code)
-    view.matrix.set_extent((-0.5, columns - 0.5, 3.5, -0.5))
-    view.right.set_xlim(-0.5, columns - 0.5)
-    view.right.set_ylim(4.35, -1.9)  # bands above the rows (the key) and below (accuracies)
-    view.right.set_xticks(range(columns), [str(c) for c in range(columns)], fontsize=7)
+    width = MAX_BITS / count
+    centres = -0.5 + width * (np.arange(MAX_BITS) + 0.5)
     for k, text in enumerate(view.bits):
         row, col = divmod(k, MAX_BITS)
-        text.set_visible(col < columns)
-        text.set_position((col, row))
-        text.set_text(("+1" if code[row, col] > 0 else "−1") if col < columns else "")
+        text.set_visible(col < count)
+        text.set_position((centres[col], row))
+        text.set_text(("+1" if code[row, col] > 0 else "−1") if col < count else "")
+    for col, (number, accuracy) in enumerate(zip(view.columns, view.accuracies, strict=True)):
+        for text, words in ((number, f"{col}"), (accuracy, f"{column_accuracy[col]:.0%}"
+                                                 if col < count else "")):
+            text.set_visible(col < count)
+            text.set_x(centres[col])
+            text.set_text(words if col < count else "")
     distance = code_distance(code)
     corrects = (distance - 1) // 2
-    view.right.set_title(f"code matrix: rows at least {distance} apart,\n"
-                         f"corrects {corrects} wrong bit{'' if corrects == 1 else 's'}",
-                         fontsize=9)
-    view.code_name = code_name
+    view.right.title.set_text(f"code matrix: rows at least {distance} apart,\n"
+                              f"corrects {corrects} wrong bit{'' if corrects == 1 else 's'}")
 
 
 @lru_cache(maxsize=64)
@@ -599,18 +608,13 @@ def show_ecoc(code_name: str = "six learnable bits", flipped: int = -1) -> Figur
     frame = ecoc_frame(code_name, flipped)
     _, y = ecoc_data()
     view = _ecoc_view()
-    _show_code(view, code_name)
+    _show_code(view, code_name, frame.column_accuracy)
     view.regions.set_data(_ecoc_regions(code_name, flipped))
     broken = f", column {flipped} flipped" if flipped >= 0 else ""
     ties = int(frame.ties.sum())
     tie_words = f"{ties} tie{'' if ties == 1 else 's'}"
     view.left.title.set_text(f"Hamming decoding{broken}: {frame.accuracy:.0%} right\n"
                              f"({tie_words}, sent to the lowest label)")
-    for col, text in enumerate(view.accuracies):
-        shown = col < len(frame.column_accuracy)
-        text.set_visible(shown)
-        text.set_position((col, 4.05))
-        text.set_text(f"{frame.column_accuracy[col]:.0%}" if shown else "")
     distance = frame.distance
     corrects = (distance - 1) // 2
     columns = ", ".join(f"{a:.0%}" for a in frame.column_accuracy)
