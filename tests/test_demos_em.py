@@ -498,3 +498,12 @@ def test_restarts_alt_text_counts_the_ends():
     text = alt_text(demo.show_restarts(heads, m, landscape))
     assert text.startswith(f"EM from 8 random starts ends at {len(ends)} distinct points.")
     assert f"LL = {max(e[3] for e in ends):.1f}" in text
+
+
+def test_stepper_box_carries_its_frame_and_alt_text_for_a_page_without_widgets(monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    heads, m = demo.three_groups()
+    box = demo.em_stepper(heads, m)
+    data, metadata = box._repr_mimebundle_()
+    assert data["image/png"][:8] == b"\x89PNG\r\n\x1a\n"
+    assert metadata["image/png"]["alt"].startswith("EM on 120 sequences of 20 tosses from α = 0.50")

@@ -607,7 +607,9 @@ def test_static_figures_alt_texts_give_their_accuracies():
 
 def test_classes_differ_by_marker_and_palette_colour():
     fig = demo.show_ova_vs_ava()
-    scatters = fig.axes[0].collections
+    from matplotlib.collections import PathCollection
+
+    scatters = [c for c in fig.axes[0].collections if isinstance(c, PathCollection)]
     shapes = {tuple(np.round(s.get_paths()[0].vertices, 3).ravel()) for s in scatters}
     assert len(shapes) == 3  # three classes, three marker shapes
     from matplotlib.markers import MarkerStyle
@@ -615,3 +617,5 @@ def test_classes_differ_by_marker_and_palette_colour():
     assert shapes == {tuple(np.round(MarkerStyle(m).get_path().transformed(
         MarkerStyle(m).get_transform()).vertices, 3).ravel()) for m in MARKERS[:3]}
     assert [to_hex(s.get_facecolor()[0]) for s in scatters] == [c.lower() for c in PALETTE[:3]]
+    # the regions are outlined, not told apart by their pale shades alone
+    assert len(fig.axes[0].collections[0].get_segments()) >= 2

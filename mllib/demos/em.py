@@ -19,7 +19,7 @@ from matplotlib.lines import Line2D
 from matplotlib.text import Annotation
 
 from mllib import em
-from mllib.demos import explore, grading
+from mllib.demos import explore, grading, with_first_frame
 from mllib.demos.live import animate, set_view
 from mllib.plotting import PALETTE, describe, figure, markdown_table
 
@@ -134,6 +134,8 @@ def _slice_image(ax: Axes, drop: np.ndarray, levels: np.ndarray) -> AxesImage:
     bar.set_label("LL − its largest value on this slice (nats)")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
+    ax.set_xticks([0, 0.25, 0.5, 0.75, 1])  # fewer labels to draw than the default six
+    ax.set_yticks([0, 0.25, 0.5, 0.75, 1])
     ax.set_aspect("equal")
     ax.set_xlabel("p (coin 1)")
     ax.set_ylabel("q (coin 2)")
@@ -306,7 +308,15 @@ def em_stepper(heads, tosses: int, *, alpha: float = 0.5, p: float = 0.6, q: flo
         steps.value = min(steps.value + 1, steps.max)
 
     button.on_click(step_once)
-    return ipywidgets.VBox([button, view])
+
+    class Stepper(ipywidgets.VBox):
+        """The button over the sliders and frame; shown headless (nbconvert, the site) as the
+        first frame with its alt text, as :func:`mllib.demos.explore`'s box is."""
+
+        def _repr_mimebundle_(self, **kwargs) -> tuple[dict, dict]:
+            return with_first_frame(super()._repr_mimebundle_(**kwargs), view.result)
+
+    return Stepper([button, view])
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+import contourpy
 import numpy as np
 from matplotlib.axes import Axes
-from matplotlib.collections import PathCollection
+from matplotlib.collections import LineCollection, PathCollection
 from matplotlib.colors import ListedColormap, to_rgb
 from matplotlib.figure import Figure
 from matplotlib.image import AxesImage
@@ -81,16 +82,42 @@ def _cells(g1: np.ndarray, g2: np.ndarray) -> tuple[float, float, float, float]:
     return g1[0, 0] - half[0], g1[0, -1] + half[0], g2[0, 0] - half[1], g2[-1, 0] + half[1]
 
 
-def draw_regions(ax: Axes, X: np.ndarray, y: np.ndarray, k: int,
-                 predict) -> tuple[AxesImage, list[PathCollection]]:
-    """Shade the plane by ``predict(points) -> labels``, then scatter the data; returns the
-    regions image (which a widget updates with ``set_data``) and the scatters."""
+def region_edges(X: np.ndarray, labels: np.ndarray) -> list[np.ndarray]:
+    """The borders between the regions of ``labels`` on :func:`_grid`'s grid for X, as (m, 2)
+    vertex arrays (contourpy, which matplotlib's contour uses): the pale shades alone are too
+    close in contrast to tell the regions apart."""
+    g1, g2, _ = _grid(X)
+    return [line for c in np.unique(labels)
+            for line in contourpy.contour_generator(g1, g2, (labels == c).astype(float))
+            .lines(0.5)]
+
+
+@dataclass(frozen=True)
+class Regions:
+    """What :func:`draw_regions` drew: the shaded regions image and their borders (which a
+    widget updates with ``set_data`` and ``set_segments``), and the scatter of each class."""
+
+    image: AxesImage
+    edges: LineCollection
+    scatters: list[PathCollection]
+
+    def show(self, X: np.ndarray, labels: np.ndarray) -> None:
+        """Shade and outline the regions of ``labels`` on the grid for X."""
+        self.image.set_data(labels)
+        self.edges.set_segments(region_edges(X, labels))
+
+
+def draw_regions(ax: Axes, X: np.ndarray, y: np.ndarray, k: int, predict) -> Regions:
+    """Shade the plane by ``predict(points) -> labels``, outline the regions, then scatter the
+    data."""
     g1, g2, points = _grid(X)
     labels = predict(points).reshape(g1.shape)
     image = ax.imshow(labels, cmap=ListedColormap(_LIGHT[:k]), vmin=-0.5, vmax=k - 0.5,
                       origin="lower", extent=_cells(g1, g2), interpolation="nearest",
                       aspect="auto")
-    return image, scatter_classes(ax, X, y, k)
+    edges = ax.add_collection(LineCollection(region_edges(X, labels), colors="dimgrey",
+                                             linewidths=0.8), autolim=False)
+    return Regions(image, edges, scatter_classes(ax, X, y, k))
 
 
 # --- One-vs-all against all-vs-all -----------------------------------------------------------
@@ -266,7 +293,7 @@ class _UpdateView:
 
     fig: Figure
     ax: Axes
-    regions: AxesImage
+    regions: Regions
     circle: PathCollection
 
 
@@ -276,12 +303,13 @@ def _update_view() -> _UpdateView:
     points and their legend, drawn over the regions, and the ring on the updating example."""
     X, y, _ = perceptron_run(True)  # both rules run on the same data
     fig, (ax,) = figure(1, width=5.0, height=4.3)
-    regions, scatters = draw_regions(ax, X, y, 4, lambda P: np.zeros(len(P), dtype=int))
+    regions = draw_regions(ax, X, y, 4, lambda P: np.zeros(len(P), dtype=int))
     circle = ax.scatter(np.empty(0), np.empty(0), s=220, facecolors="none", edgecolors="black",
                         linewidths=2)
     legend = ax.legend(fontsize=7, loc="lower left")
     ax.title.set_fontsize(9)
-    animate(regions, *scatters, circle, *_legend_parts(legend), ax.title)
+    animate(regions.image, regions.edges, *regions.scatters, circle, *_legend_parts(legend),
+            ax.title)
     return _UpdateView(fig, ax, regions, circle)
 
 
@@ -304,7 +332,7 @@ def show_update(step: int, conservative: bool = True) -> Figure:
     step = int(np.clip(step, 0, run.mistakes))
     W = run.history[step - 1].W if step else np.zeros((4, 3))
     view = _update_view()
-    view.regions.set_data(_update_regions(step, bool(conservative)))
+    view.regions.show(X, _update_regions(step, bool(conservative)))
     if step:
         update = run.history[step - 1]
         view.circle.set_offsets(X[update.index].reshape(1, 2))
@@ -517,7 +545,7 @@ class _EcocView:
     fig: Figure
     left: Axes
     right: Axes
-    regions: AxesImage
+    regions: Regions
     matrix: AxesImage
     bits: list[Text]
     columns: list[Text]
@@ -537,7 +565,7 @@ def _ecoc_view() -> _EcocView:
     key, a text per bit and a row of column accuracies under it (right)."""
     X, y = ecoc_data()
     fig, (left, right) = figure(2, width=4.4, height=3.8)
-    regions, scatters = draw_regions(left, X, y, 4, lambda P: np.zeros(len(P), dtype=int))
+    regions = draw_regions(left, X, y, 4, lambda P: np.zeros(len(P), dtype=int))
     legend = left.legend(fontsize=7, loc="lower left")
     matrix = right.imshow(np.zeros((4, 1)), cmap="RdBu", vmin=-1, vmax=1,
                           extent=(-0.5, MAX_BITS - 0.5, 3.5, -0.5), aspect="auto")
@@ -556,8 +584,8 @@ def _ecoc_view() -> _EcocView:
     right.set_xlabel("column, and its classifier's training accuracy", fontsize=8)
     for ax in (left, right):
         ax.title.set_fontsize(9)
-    animate(regions, *scatters, *_legend_parts(legend), left.title, matrix, *bits, *columns,
-            *accuracies, right.title)
+    animate(regions.image, regions.edges, *regions.scatters, *_legend_parts(legend), left.title,
+            matrix, *bits, *columns, *accuracies, right.title)
     return _EcocView(fig, left, right, regions, matrix, bits, columns, accuracies)
 
 
@@ -606,10 +634,10 @@ def show_ecoc(code_name: str = "six learnable bits", flipped: int = -1) -> Figur
     low, high = flip_range(code_name)
     flipped = min(max(int(flipped), low), high)  # a widget never raises: clamp to the code
     frame = ecoc_frame(code_name, flipped)
-    _, y = ecoc_data()
+    X, y = ecoc_data()
     view = _ecoc_view()
     _show_code(view, code_name, frame.column_accuracy)
-    view.regions.set_data(_ecoc_regions(code_name, flipped))
+    view.regions.show(X, _ecoc_regions(code_name, flipped))
     broken = f", column {flipped} flipped" if flipped >= 0 else ""
     ties = int(frame.ties.sum())
     tie_words = f"{ties} tie{'' if ties == 1 else 's'}"
