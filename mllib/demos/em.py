@@ -215,6 +215,7 @@ def _stepper_view(heads: tuple[int, ...], m: int) -> _StepperView:
                           fontsize=8, ha="center", arrowprops={"arrowstyle": "->",
                                                                "color": "grey"})
     left.ticklabel_format(axis="y", useOffset=False)
+    left.set_autoscaley_on(False)
     left.set_xlabel("EM update")
     left.set_ylabel("log-likelihood LL")
     drop = _slice_drop(np.array(heads), m, 0.5)
@@ -223,8 +224,38 @@ def _stepper_view(heads: tuple[int, ...], m: int) -> _StepperView:
     path, = right.plot([], [], "o-", ms=3, color=PALETTE[1], label="EM path")
     start, = right.plot([], [], "s", color=PALETTE[1], ms=7, label="start")
     right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize=8, ncols=2)
-    animate(trace, below, left.title, surface, diagonal, path, start, right.title)
+    # The LL axis is drawn with the trace on every frame (see :func:`_set_ll_range`).
+    _drawn_every_frame(left.yaxis)
+    animate(trace, below, left.yaxis, left.title, surface, diagonal, path, start, right.title)
     return _StepperView(fig, left, right, trace, below, surface, path, start)
+
+
+def _drawn_every_frame(axis, ticks: int = 16) -> None:
+    """Keep an animated ``axis`` from marking its figure stale when it is drawn.
+
+    Drawing an axis places its ticks, tick labels and label, and each of them reports the change
+    to the axes directly (not through the axis), which would have the next frame draw the whole
+    background again for nothing: the axis is drawn over the background on every frame anyway.
+    The pool of ``ticks`` ticks is made now, more than any view here needs, so that no tick is
+    made (and reports) later.
+    """
+    for tick in axis.get_major_ticks(ticks):
+        for artist in (tick, tick.tick1line, tick.tick2line, tick.gridline, tick.label1,
+                       tick.label2):
+            artist.stale_callback = None
+    axis.label.stale_callback = None
+    axis.offsetText.stale_callback = None
+
+
+def _set_ll_range(ax: Axes, low: float, top: float) -> None:
+    """Set the LL panel's y limits without marking the figure stale.
+
+    A new start changes the LL range, and ``set_ylim`` would have the whole figure, colour bar
+    and all, drawn again for it. Only the y axis and the animated artists of the panel depend
+    on these limits, and the y axis is animated (:func:`_stepper_view`): all are drawn on every
+    frame, so setting the view box itself is enough.
+    """
+    ax.viewLim.intervaly = (low, top)
 
 
 @lru_cache(maxsize=256)
@@ -263,7 +294,8 @@ def show_em_run(heads, tosses: int, alpha: float, p: float, q: float, steps: int
     trace = whole[: len(shown)]
     view.trace.set_data(np.arange(len(trace)), trace)
     low, top = _visible_range(whole)
-    set_view(view.left, (-0.5, max(block, 5) + 0.5), (low, top))
+    set_view(view.left, (-0.5, max(block, 5) + 0.5), view.left.get_ylim())
+    _set_ll_range(view.left, low, top)
     off_scale = low > trace[0]  # the first jump would flatten the rest: the start is below
     view.below.set_visible(off_scale)
     view.below.set_text(f"start: LL = {trace[0]:.1f} (below)" if off_scale else "")
