@@ -101,10 +101,11 @@ class Regions:
     edges: LineCollection
     scatters: list[PathCollection]
 
-    def show(self, X: np.ndarray, labels: np.ndarray) -> None:
-        """Shade and outline the regions of ``labels`` on the grid for X."""
+    def show(self, labels: np.ndarray, edges: list[np.ndarray]) -> None:
+        """Shade the regions of ``labels`` and draw their borders ``edges``
+        (:func:`region_edges`)."""
         self.image.set_data(labels)
-        self.edges.set_segments(region_edges(X, labels))
+        self.edges.set_segments(edges)
 
 
 def draw_regions(ax: Axes, X: np.ndarray, y: np.ndarray, k: int, predict) -> Regions:
@@ -314,12 +315,14 @@ def _update_view() -> _UpdateView:
 
 
 @lru_cache(maxsize=512)
-def _update_regions(step: int, conservative: bool) -> np.ndarray:
-    """The labels argmax_i w_i·x on the regions grid after ``step`` updates (cached)."""
+def _update_regions(step: int, conservative: bool) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The labels argmax_i w_i·x on the regions grid after ``step`` updates, and their
+    borders (cached)."""
     X, _, run = perceptron_run(conservative)
     W = run.history[step - 1].W if step else np.zeros((4, 3))
     g1, _, points = _grid(X)
-    return multiclass.predict_linear(W, with_bias(points)).reshape(g1.shape)
+    labels = multiclass.predict_linear(W, with_bias(points)).reshape(g1.shape)
+    return labels, region_edges(X, labels)
 
 
 def show_update(step: int, conservative: bool = True) -> Figure:
@@ -332,7 +335,7 @@ def show_update(step: int, conservative: bool = True) -> Figure:
     step = int(np.clip(step, 0, run.mistakes))
     W = run.history[step - 1].W if step else np.zeros((4, 3))
     view = _update_view()
-    view.regions.show(X, _update_regions(step, bool(conservative)))
+    view.regions.show(*_update_regions(step, bool(conservative)))
     if step:
         update = run.history[step - 1]
         view.circle.set_offsets(X[update.index].reshape(1, 2))
@@ -615,12 +618,14 @@ def _show_code(view: _EcocView, code_name: str, column_accuracy: np.ndarray) -> 
 
 
 @lru_cache(maxsize=64)
-def _ecoc_regions(code_name: str, flipped: int) -> np.ndarray:
-    """Hamming decoding's labels on the regions grid (cached by the controls)."""
+def _ecoc_regions(code_name: str, flipped: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Hamming decoding's labels on the regions grid, and their borders (cached by the
+    controls)."""
     X, _ = ecoc_data()
     g1, _, points = _grid(X)
     model = _ecoc_model(code_name, flipped)
-    return multiclass.predict_ecoc(model, with_bias(points)).reshape(g1.shape)
+    labels = multiclass.predict_ecoc(model, with_bias(points)).reshape(g1.shape)
+    return labels, region_edges(X, labels)
 
 
 def show_ecoc(code_name: str = "six learnable bits", flipped: int = -1) -> Figure:
@@ -634,10 +639,10 @@ def show_ecoc(code_name: str = "six learnable bits", flipped: int = -1) -> Figur
     low, high = flip_range(code_name)
     flipped = min(max(int(flipped), low), high)  # a widget never raises: clamp to the code
     frame = ecoc_frame(code_name, flipped)
-    X, y = ecoc_data()
+    _, y = ecoc_data()
     view = _ecoc_view()
     _show_code(view, code_name, frame.column_accuracy)
-    view.regions.show(X, _ecoc_regions(code_name, flipped))
+    view.regions.show(*_ecoc_regions(code_name, flipped))
     broken = f", column {flipped} flipped" if flipped >= 0 else ""
     ties = int(frame.ties.sum())
     tie_words = f"{ties} tie{'' if ties == 1 else 's'}"
