@@ -267,6 +267,7 @@ def _em_block(heads: tuple[int, ...], m: int, alpha: float, p: float, q: float,
 
 @lru_cache(maxsize=256)
 def _cached_drop(heads: tuple[int, ...], m: int, alpha: float) -> np.ndarray:
+    """:func:`_slice_drop` cached by α (each EM update moves α, so each frame needs one)."""
     return _slice_drop(np.array(heads), m, alpha)
 
 
@@ -275,8 +276,8 @@ def show_em_run(heads, tosses: int, alpha: float, p: float, q: float, steps: int
 
     Left: LL after each update, which never goes down, scaled to the run up to the first of
     :data:`BLOCKS` that holds ``steps`` updates, so that a step within it moves only the curve
-    (when the first update's jump would flatten the rest, the axis starts at update
-    1 and an arrow points to the start). Right: the path of (p, q) over LL at the current α,
+    (when the first update's jump would flatten the rest, the axis starts at update 1 and an
+    arrow points to the start). Right: the path of (p, q) over LL at the current α,
     in bands with a colour bar; the dotted diagonal p = q is the symmetric trap. The legend
     sits under the right panel, so it never hides the start.
 
