@@ -619,3 +619,20 @@ def test_classes_differ_by_marker_and_palette_colour():
     assert [to_hex(s.get_facecolor()[0]) for s in scatters] == [c.lower() for c in PALETTE[:3]]
     # the regions are outlined, not told apart by their pale shades alone
     assert len(fig.axes[0].collections[0].get_segments()) >= 2
+
+
+@pytest.mark.parametrize("code_name", list(demo.CODES))
+def test_every_code_entry_is_written_on_its_cell_not_only_coloured(code_name):
+    fig = demo.show_ecoc(code_name)
+    right = fig.axes[1]
+    plus, minus = (c for c in right.collections if c.get_offsets().size)
+    code = demo.CODES[code_name]
+    image = right.get_images()[0]
+    left, width = image.get_extent()[0], image.get_extent()[1] - image.get_extent()[0]
+    for marks, sign in ((plus, 1), (minus, -1)):
+        # each mark's cell: column from x across the image's width, row from y
+        cells = {(int(round(y)), int((x - left) // (width / code.shape[1])))
+                 for x, y in marks.get_offsets()}
+        assert cells == {tuple(cell) for cell in np.argwhere(code == sign)}
+    assert [t.get_text() for t in right.texts if t.get_text()] == [
+        f"{c}\n{a:.0%}" for c, a in enumerate(demo.ecoc_frame(code_name).column_accuracy)]
