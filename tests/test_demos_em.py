@@ -476,6 +476,9 @@ def test_stepper_alt_text_states_the_climb_and_follows_the_steps():
         assert f"ends at α = {run.alpha:.3f}, p = {run.p:.3f}, q = {run.q:.3f}" in text
         texts.append(text)
     assert texts[0] != texts[1]
+    start = em.log_likelihood(heads, 20, 0.5, 0.6, 0.4)
+    assert (f"Left: the start's LL = {start:.1f}, before any update."
+            in alt_text(demo.show_em_run(heads, 20, 0.5, 0.6, 0.4, 0)))
     trapped = alt_text(demo.show_em_run(heads, 20, 0.3, 0.5, 0.5, 5))
     assert "on the diagonal p = q, the symmetric trap" in trapped
 

@@ -307,10 +307,12 @@ def show_em_run(heads, tosses: int, alpha: float, p: float, q: float, steps: int
     view.start.set_data([shown[0].p], [shown[0].q])
     view.right.title.set_text(f"α = {now.alpha:.3f}, p = {now.p:.3f}, q = {now.q:.3f}")
     trap = " on the diagonal p = q, the symmetric trap" if now.p == now.q else ""
+    climb = (f"LL rises from {trace[0]:.1f} to {now.loglik:.1f} over {steps} update(s) and "
+             "never goes down" if steps else f"the start's LL = {trace[0]:.1f}, before any "
+             "update")
     return describe(view.fig, (
         f"EM on {len(heads)} sequences of {m} tosses from α = {alpha:.2f}, p = {p:.2f}, "
-        f"q = {q:.2f}. Left: LL rises from {trace[0]:.1f} to {now.loglik:.1f} over {steps} "
-        f"update(s) and never goes down. Right: the path of (p, q) ends at α = {now.alpha:.3f}, "
+        f"q = {q:.2f}. Left: {climb}. Right: the path of (p, q) ends at α = {now.alpha:.3f}, "
         f"p = {now.p:.3f}, q = {now.q:.3f}{trap}, drawn over LL at that α."))
 
 
