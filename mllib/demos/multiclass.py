@@ -20,7 +20,7 @@ from matplotlib.patches import Patch
 from matplotlib.text import Text
 
 from mllib import data, multiclass, perceptron
-from mllib.demos.live import animate
+from mllib.demos.live import animate, animate_legend
 from mllib.plotting import MARKERS, PALETTE, describe, figure, markdown_table
 
 COLOURS = PALETTE[:5]  # class c is drawn in COLOURS[c] with marker MARKERS[c]
@@ -280,14 +280,6 @@ def update_controls():
     return step, rule
 
 
-def _legend_parts(legend) -> list:
-    """A legend and every artist inside it, to be animated together: the legend goes over the
-    regions, so it is redrawn with them, and each draw of a legend moves its parts (frame,
-    boxes), which would mark the figure stale, and so redraw the background, on every frame
-    if the parts were not animated too."""
-    return legend.findobj()
-
-
 @dataclass(frozen=True)
 class _UpdateView:
     """The update scrubber's figure and the artists each frame updates in place."""
@@ -309,8 +301,8 @@ def _update_view() -> _UpdateView:
                         linewidths=2)
     legend = ax.legend(fontsize=7, loc="lower left")
     ax.title.set_fontsize(9)
-    animate(regions.image, regions.edges, *regions.scatters, circle, *_legend_parts(legend),
-            ax.title)
+    animate(regions.image, regions.edges, *regions.scatters, circle, ax.title)
+    animate_legend(legend)  # over the regions, so redrawn with them
     return _UpdateView(fig, ax, regions, circle)
 
 
@@ -586,8 +578,9 @@ def _ecoc_view() -> _EcocView:
     right.set_xlabel("column, and its classifier's training accuracy", fontsize=8)
     for ax in (left, right):
         ax.title.set_fontsize(9)
-    animate(regions.image, regions.edges, *regions.scatters, *_legend_parts(legend), left.title,
-            matrix, *bits, *columns, right.title)
+    animate(regions.image, regions.edges, *regions.scatters, left.title, matrix, *bits, *columns,
+            right.title)
+    animate_legend(legend)  # over the regions, so redrawn with them
     return _EcocView(fig, left, right, regions, matrix, bits, columns)
 
 
