@@ -472,9 +472,17 @@ def tab_to(nb: Notebook, cell, target, name: str) -> int:
         nb.page.evaluate("() => document.querySelector('[data-browser-test=tab-start]')?.remove()")
 
 
-def settled_summary(nb: Notebook, explorer, before: str, name: str, errors_before: int) -> str:
-    """The widget's status line once it differs from ``before``, the kernel is idle, no Run
-    is playing, and the line has not changed for SETTLE_SECONDS."""
+# The Run toggle while it plays (a ToggleButton; ToggleButtons' options are choices, not Run).
+PLAYING = ".widget-toggle-button.mod-active:not(.widget-toggle-buttons *)"
+# Enough of a frame's data: URI to tell frames apart without copying it out of the page.
+FRAME_JS = """box => ((src) => src && src.length + ":" + src.slice(-200))(
+    box.querySelector(".widget-output img")?.src) || null"""
+
+
+def settled_summary(nb: Notebook, explorer, frame_before: str, name: str,
+                    errors_before: int) -> str:
+    """The widget's status line once its figure differs from ``frame_before``, the kernel is
+    idle, no Run is playing, and the status line has not changed for SETTLE_SECONDS."""
     summary = explorer.locator(SUMMARY)
     cell = explorer.locator("xpath=ancestor::div[contains(@class, 'jp-CodeCell')][1]")
     deadline = time.monotonic() + REDRAW_TIMEOUT
@@ -483,17 +491,17 @@ def settled_summary(nb: Notebook, explorer, before: str, name: str, errors_befor
         if len(nb.kernel.errors) > errors_before:
             nb.fail(name, "the kernel raised while redrawing:\n"
                     + "\n".join(nb.kernel.errors[errors_before:]))
-        text = summary.text_content() if summary.count() else None
+        state = (explorer.evaluate(FRAME_JS), summary.text_content() if summary.count() else None)
         now = time.monotonic()
-        if text != last:
-            last, since = text, now
-        playing = cell.locator(".widget-toggle-button.mod-active").count()
-        if (text not in (None, before) and now - since >= SETTLE_SECONDS and not playing
+        if state != last:
+            last, since = state, now
+        if (state[0] not in (None, frame_before) and state[1] is not None
+                and now - since >= SETTLE_SECONDS and not cell.locator(PLAYING).count()
                 and nb.state()["idle"]):
-            return text
+            return state[1]
         if now > deadline:
-            nb.fail(name, f"the status line under the figure did not change from {before!r} "
-                          f"and settle within {REDRAW_TIMEOUT} s (now {text!r})")
+            nb.fail(name, f"the figure was not redrawn, or did not settle, within "
+                          f"{REDRAW_TIMEOUT} s (the status line says {state[1]!r})")
         nb.page.wait_for_timeout(100)
 
 
@@ -511,8 +519,13 @@ def visible_label_problems(explorer) -> list[str]:
 
 def keyboard_actions(cell, explorer) -> list[tuple[str, object, str]]:
     """What to press on this widget: (what, element, key). Its first movable slider (an arrow
-    key) or, with no slider, its first drop-down (ArrowDown), then every button of its cell
-    (Enter for Step; Space for Run, pressed again to pause)."""
+    key) or, with no slider, its first drop-down, then every button of its cell (Enter for
+    Step; Space for Run, pressed again to pause).
+
+    A drop-down takes End or Home (its last or first option): JupyterLab's command mode takes
+    the arrow keys (and letters) from a closed <select> in a widget, to move between cells
+    (jupyter-widgets/ipywidgets#3912).
+    """
     handles = explorer.locator(".widget-slider:not(.mod-disabled) .noUi-handle")
     movable = [i for i in range(handles.count()) if handles.nth(i).get_attribute("aria-valuemin")
                != handles.nth(i).get_attribute("aria-valuemax")]
@@ -522,9 +535,11 @@ def keyboard_actions(cell, explorer) -> list[tuple[str, object, str]]:
         at_max = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
         actions.append(("slider", handle, "ArrowLeft" if at_max else "ArrowRight"))
     elif explorer.locator("select:not([disabled])").count():
-        actions.append(("drop-down", explorer.locator("select:not([disabled])").first,
-                        "ArrowDown"))
-    buttons = cell.locator(".jp-OutputArea-output button.jupyter-button:visible")
+        select = explorer.locator("select:not([disabled])").first
+        at_end = select.evaluate("s => s.selectedIndex === s.options.length - 1")
+        actions.append(("drop-down", select, "Home" if at_end else "End"))
+    buttons = cell.locator(".jp-OutputArea-output button.jupyter-button:visible"
+                           ":not(.widget-toggle-buttons *)")
     for i in range(buttons.count()):
         button = buttons.nth(i)
         toggle = "widget-toggle-button" in (button.get_attribute("class") or "")
@@ -545,7 +560,7 @@ def test_every_widget_is_driven_by_keyboard_and_says_its_new_frame(executed):
         pytest.skip(f"{nb.path} has no explore() widget")
     in_kernel = kernel_alt(nb, count)["count"]
     assert in_kernel == count, f"{count} widgets on the page, {in_kernel} in the kernel"
-    driven = []
+    driven, silent = [], []
     for index in range(count):
         explorer = explorers.nth(index)
         explorer.scroll_into_view_if_needed()
@@ -556,27 +571,31 @@ def test_every_widget_is_driven_by_keyboard_and_says_its_new_frame(executed):
         assert before == kernel_alt(nb, index)["alt"], f"widget {index + 1}'s first frame"
         for what, element, key in keyboard_actions(cell, explorer):
             name = f"keyboard-{index + 1}-{what.replace(' ', '-')}"
-            errors_before = len(nb.kernel.errors)
+            errors_before, frame_before = len(nb.kernel.errors), explorer.evaluate(FRAME_JS)
             tab_to(nb, cell, element, name)
             page.keyboard.press(key)
-            if key == "Space":  # Run: let it play until a frame changes, then pause it
-                page.wait_for_function(f"([box, old]) => box.querySelector('{SUMMARY}')"
-                                       "?.textContent !== old",
-                                       arg=[explorer.element_handle(), before],
+            if key == "Space":  # Run: let it play until the figure changes, then pause it
+                page.wait_for_function(f"([box, old]) => ({FRAME_JS})(box) !== old",
+                                       arg=[explorer.element_handle(), frame_before],
                                        timeout=REDRAW_TIMEOUT * 1000)
                 page.keyboard.press(key)
-            after = settled_summary(nb, explorer, before, name, errors_before)
+            after = settled_summary(nb, explorer, frame_before, name, errors_before)
             now = kernel_alt(nb, index)
             image_alts = explorer.locator(".widget-output img").evaluate_all(
                 "imgs => imgs.map(i => i.alt)")
+            where = f"widget {index + 1}, {what} ({key}), now at {now['values']}"
             assert after == now["alt"], (
-                f"widget {index + 1}, {what} ({key}): the status line says {after!r}, Python's "
-                f"alt text for {now['values']} is {now['alt']!r}")
-            assert image_alts == [now["alt"]], f"widget {index + 1}: the figure's alt text"
+                f"{where}: the status line says {after!r}, Python's alt text is {now['alt']!r}")
+            assert image_alts == [now["alt"]], f"{where}: the figure's alt text is {image_alts}"
+            if after == before:  # the next widgets are still driven: report them all
+                silent.append(f"{where}: {after!r}")
             driven.append(f"{index + 1}: {what} {key} -> {now['values']}")
             before = after
     nb.shot("keyboard")
     print("\n".join(driven))
+    assert not silent, ("the figure changed but its alt text did not, so a screen reader hears "
+                        "nothing new; describe each frame with what the control changes "
+                        "(mllib.plotting.describe):\n  " + "\n  ".join(silent))
 
 
 # --- The formgrader ---------------------------------------------------------------------------
