@@ -389,7 +389,7 @@ def test_slider_redraws_the_plot(executed):
 EXPLORER = ".mllib-explorer"  # an explore() widget (mllib/demos/__init__.py)
 SUMMARY = ".mllib-frame-summary"  # its status line under the figure
 MAX_TABS = 40  # Tab presses from just before a cell's widgets to the control wanted
-KERNEL_TIMEOUT = 120  # s: the kernel redraws every widget's frame once to answer
+KERNEL_TIMEOUT = 120  # s: the kernel draws one frame to answer, after any redraws queued
 
 # In the notebook's kernel: how many explore() widgets there are, and for the one at {index} in
 # the order they were built (Run All builds them top to bottom: the page's order), the alt text
