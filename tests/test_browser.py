@@ -4,9 +4,12 @@ One JupyterLab server (from this venv, on a free loopback port, serving a tempor
 course with the repository's nbgrader config) and one browser are shared by the module. The
 tests check, for each walk-through in WIDGETS, that the nbgrader lab extension is loaded, that
 Run All Cells finishes without an error, that figures returned by cells are drawn, and that
-moving one of its sliders redraws that widget's plot. For the instructor, they check that the
-formgrader's Manage Assignments page has no warning (the course-local exchange) and that its
-grading page renders LaTeX with the MathJax this server serves (no CDN). Screenshots go to
+moving one of its sliders redraws that widget's plot, and that every explore() widget can be
+driven by keyboard alone (Tab, arrow keys, Home/End, Enter, Space) and then says, in the status
+line under its figure and the figure's alt text, the alt text the kernel computes for the new
+values. For the instructor, they check that the formgrader's Manage Assignments page has no
+warning (the course-local exchange) and that its grading page renders LaTeX with the MathJax
+this server serves (no CDN). Screenshots go to
 tests/artifacts/browser_<walk-through>_*.png and browser_formgrader_*.png.
 
 Run with ``.venv/bin/pytest tests/test_browser.py`` (about 20 s); ``-m "not browser"`` skips it.
