@@ -1,5 +1,7 @@
 """The perceptron walk-through's widget logic, driven without a browser."""
 
+from html.parser import HTMLParser
+
 import ipywidgets
 import numpy as np
 import pytest
@@ -9,6 +11,7 @@ from mllib import data
 from mllib import perceptron as P
 from mllib.demos import explore
 from mllib.demos import perceptron as demo
+from mllib.plotting import alt_text, describe, figure
 
 
 def test_update_table_prints_mmds_example_12_4():
@@ -202,3 +205,57 @@ def test_the_live_widget_shows_the_frame_as_its_png(monkeypatch):
     fig = demo.show_update(P.perceptron(*data.mmds_spam()[:2]), data.mmds_spam()[0][:, :2],
                            data.mmds_spam()[1], 0)
     assert len(image) == len(png(fig))  # the same frame, drawn the same way
+
+
+class Tags(HTMLParser):
+    """Each start tag's attributes and the text of the page, as a browser's parser reads them."""
+
+    def __init__(self, markup: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags, self.text = [], []
+        self.feed(markup)
+
+    def handle_starttag(self, tag, attrs) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data) -> None:
+        self.text.append(data)
+
+
+def counted_points(n: int) -> Figure:
+    """A figure whose alt text names its data, with markup characters a page must escape."""
+    fig, (ax,) = figure()
+    ax.plot(range(n), "o")
+    return describe(fig, f'{n} points <b>"&amp;"</b>')
+
+
+def test_each_redraw_says_the_frames_alt_text_in_a_status_line_under_the_figure(monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    box = explore(counted_points, n=ipywidgets.IntSlider(value=3, min=1, max=9, description="n"))
+    slider, output, summary = box.children
+    assert "mllib-explorer" in box._dom_classes
+    for n in (3, 7):  # the first frame, then a move of the slider
+        slider.value = n
+        line = Tags(summary.value)
+        assert line.tags == [("p", {"class": "mllib-frame-summary", "role": "status",
+                                    "aria-live": "polite", "aria-atomic": "true"})]
+        assert "".join(line.text) == f'{n} points <b>"&amp;"</b>' == alt_text(counted_points(n))
+        (shown,) = output.outputs  # the image's own name: JupyterLab shows the text/html <img>
+        (tag, attributes), = Tags(shown["data"]["text/html"]).tags
+        assert tag == "img" and attributes["alt"] == alt_text(counted_points(n))
+        assert attributes["src"] == "data:image/png;base64," + shown["data"]["image/png"]
+
+
+def test_a_redraw_that_fails_says_so_in_the_status_line(monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+
+    def frame(n):
+        if n > 5:
+            raise ValueError(f"no frame for n = {n}")
+        return counted_points(n)
+
+    box = explore(frame, n=ipywidgets.IntSlider(value=3, min=1, max=9))
+    box.children[0].value = 8
+    said = "".join(Tags(box.children[-1].value).text)
+    assert "not redrawn" in said.lower() and "ValueError: no frame for n = 8" in said
+    assert box.children[1].outputs[0]["name"] == "stderr"

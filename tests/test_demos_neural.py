@@ -37,7 +37,7 @@ def test_trainer_step_button_and_sliders_redraw(monkeypatch):
     seen = []
     monkeypatch.setattr(demo, "show_training", lambda **kw: seen.append(kw) or Figure())
     buttons, view = demo.trainer().children
-    step, play = buttons.children
+    step, run, play = buttons.children
     sliders = {w.description: w for w in view.children if hasattr(w, "description")}
     assert {"learning rate η", "hidden units", "seed", "epoch"} <= set(sliders)
     sliders["hidden units"].value = 5
@@ -49,6 +49,22 @@ def test_trainer_step_button_and_sliders_redraw(monkeypatch):
     step.click()  # stays at the last epoch
     assert sliders["epoch"].value == demo.WIDGET_EPOCHS
     assert play.max == sliders["epoch"].max == demo.WIDGET_EPOCHS
+
+
+def test_trainer_runs_from_a_labelled_toggle_linked_to_a_hidden_play_control(monkeypatch):
+    """Play's own buttons are icons without an accessible name: Run is a named button that
+    the browser links to Play's ``playing``, and Play itself is not shown."""
+    import ipywidgets
+    from ipywidgets.widgets.widget_link import Link
+
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    monkeypatch.setattr(demo, "show_training", lambda **kw: Figure())
+    step, run, play = demo.trainer().children[0].children
+    assert isinstance(run, ipywidgets.ToggleButton) and run.description == "Run"
+    assert isinstance(play, ipywidgets.Play) and play.layout.display == "none"
+    links = {(link.source[0].model_id, link.source[1], link.target[0].model_id, link.target[1])
+             for link in ipywidgets.widgets.widget._instances.values() if isinstance(link, Link)}
+    assert (run.model_id, "value", play.model_id, "playing") in links
 
 
 def test_trainer_is_a_static_frame_under_nbgrader(monkeypatch):

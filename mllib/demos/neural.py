@@ -365,13 +365,18 @@ def show_training(eta: float, width: int, seed: int, epoch: int) -> Figure:
 
 def trainer():
     """Sliders for η, the hidden width and the seed, and an epoch slider with a Step button
-    (``STEP_EPOCHS`` more epochs) and a Play button (Run) that advance training."""
+    (``STEP_EPOCHS`` more epochs) and a Run toggle (a hidden ``Play`` control) that advance
+    training."""
     import ipywidgets
 
     epoch = ipywidgets.IntSlider(value=0, min=0, max=WIDGET_EPOCHS, description="epoch",
                                  continuous_update=False)
+    # The Play control keeps time in the browser, but its buttons are icons without a name: it
+    # stays hidden, driven by a Run toggle (a labelled <button>, Enter or Space) linked to it.
     play = ipywidgets.Play(value=0, min=0, max=WIDGET_EPOCHS, step=STEP_EPOCHS, interval=150,
-                           description="Run")
+                           description="Run", layout=ipywidgets.Layout(display="none"))
+    run = ipywidgets.ToggleButton(description="Run", tooltip="play the epochs to the end; "
+                                  "press again to pause")
     view = explore(show_training,
                    eta=ipywidgets.FloatSlider(value=2.0, min=0.1, max=8.0, step=0.1,
                                               description="learning rate η",
@@ -386,6 +391,7 @@ def trainer():
     if isinstance(view, Figure):  # nbgrader is executing the notebook: one static frame
         return view
     ipywidgets.jslink((play, "value"), (epoch, "value"))
+    ipywidgets.jslink((run, "value"), (play, "playing"))
     step = ipywidgets.Button(description="Step", tooltip=f"{STEP_EPOCHS} more epochs")
 
     def step_once(_button) -> None:
@@ -399,7 +405,7 @@ def trainer():
         def _repr_mimebundle_(self, **kwargs) -> tuple[dict, dict]:
             return with_first_frame(super()._repr_mimebundle_(**kwargs), view.result)
 
-    return Trainer([ipywidgets.HBox([step, play]), view])
+    return Trainer([ipywidgets.HBox([step, run, play]), view])
 
 
 def gradient_check_table(check: neural.GradientCheck, net: neural.Network) -> str:

@@ -118,10 +118,12 @@ def draw_grid(frame: Callable, controls: dict) -> Grid:
 
 
 class FramePNG:
-    """The first frame, as ``mllib.demos.explore``'s widget keeps it (``view.result.data``)."""
+    """The first frame, as ``mllib.demos.explore``'s widget keeps it (``view.result.data`` and
+    its alt text, ``view.result.alt``: a walk-through's box around the widget shows them)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, alt: str) -> None:
         self.data = path.read_bytes()
+        self.alt = alt
 
 
 def site_explore(frame: Callable, **controls):
@@ -148,5 +150,5 @@ def site_explore(frame: Callable, **controls):
     shown = [w for w in controls.values() if not isinstance(w, ipywidgets.fixed)]
     view = SiteWidget(shown)
     view.grid, view.number, view.prefix = grid, number, SETTINGS.url_prefix
-    view.result = FramePNG(SETTINGS.folder / first)
+    view.result = FramePNG(SETTINGS.folder / first, grid.alts[start_key(grid.controls)])
     return view
