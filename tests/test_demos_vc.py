@@ -3,6 +3,7 @@
 import ipywidgets
 import numpy as np
 import pytest
+from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 from matplotlib.patches import Polygon
 from matplotlib.patches import Rectangle as Box
@@ -10,6 +11,7 @@ from matplotlib.patches import Rectangle as Box
 from mllib import vc
 from mllib.demos import explore
 from mllib.demos import vc as demo
+from mllib.plotting import alt_text
 
 # Realizable labellings of each preset, counted by hand from the slides' arguments. The diamond
 # and its centre: the empty set, 5 singletons, each diamond point with the centre (4), the
@@ -40,14 +42,17 @@ def test_each_preset_realizes_the_hand_counted_labellings_with_witnesses(name):
             assert witness.classify(grid.points).tolist() == labels.tolist()
 
 
-def test_frame_marks_each_unrealizable_labelling_in_red():
+def test_frame_marks_each_unrealizable_labelling_by_more_than_colour():
     fig = demo.show_configuration("half-planes: XOR (square corners)")
     assert [p.title for p in fig.panels if not p.realizable] == ["−−++ ✗", "++−− ✗"]
-    red_titles = [t.get_text() for t in fig.axes[0].texts if t.get_color() == "red"]
-    assert red_titles == ["−−++ ✗", "++−− ✗"]
-    red_frames = [patch for patch in fig.axes[0].patches
-                  if patch.get_edgecolor()[:3] == (1, 0, 0) and not patch.get_fill()]
-    assert len(red_frames) == 2
+    crossed = [t.get_text() for t in fig.axes[0].texts if "✗" in t.get_text()]
+    assert crossed == ["−−++ ✗", "++−− ✗"]
+    # Titles stay black (text needs 4.5:1); the frame is coloured and thicker.
+    assert {t.get_color() for t in fig.axes[0].texts} <= {"black"}
+    marked = [patch for patch in fig.axes[0].patches
+              if to_rgb(patch.get_edgecolor()) == to_rgb(demo.UNREALIZABLE)
+              and not patch.get_fill()]
+    assert len(marked) == 2 and all(patch.get_linewidth() == 2 for patch in marked)
     assert fig._suptitle.get_text() == ("half-planes: 14 of 16 labellings realizable, "
                                         "not shattered · ★ at (1.0, 0.0)")
 
@@ -369,3 +374,35 @@ def test_the_exercise_statements_match_the_hidden_cases():
     assert intervals.reference(*both.args) is False
     assert all(len(c.args[0]) >= 1 for c in intervals.cases)
     assert all(len(c.args[1]) >= 1 for c in grading.shattering().cases)
+
+
+# --- Alt texts -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(demo.CONFIGURATIONS))
+def test_configuration_alt_text_states_the_hand_count_and_the_points(name):
+    points = demo.CONFIGURATIONS[name][1]
+    count = 2 ** len(points)
+    text = alt_text(demo.show_configuration(name))
+    places = ", ".join("(" + ", ".join(f"{v:g}" for v in point) + ")" for point in points)
+    assert f"on {len(points)} points, numbered 1 to {len(points)} at {places}: " in text
+    assert f"{HAND_COUNTS[name]} of {count} labellings realizable" in text
+    assert ("not shattered" in text) == (HAND_COUNTS[name] < count)
+    assert text.count("✗") == (1 if HAND_COUNTS[name] < count else 0)
+
+
+def test_configuration_alt_text_follows_the_star():
+    off = alt_text(demo.show_configuration("half-planes: 3 collinear points", 0.0, 0.5))
+    on = alt_text(demo.show_configuration("half-planes: 3 collinear points"))
+    assert "8 of 8 labellings realizable, shattered" in off and "(2, 2.5): " in off
+    # On the line, the middle point cannot be split from the two ends (−+− and +−+).
+    assert "6 of 8" in on and "no hypothesis realizes −+−, +−+" in on
+
+
+def test_growth_alt_text_reads_the_known_formulas_at_m_8():
+    text = alt_text(demo.show_growth(demo.growth_curves(8)))
+    m = 8
+    assert f"half-lines (VC = 1): Π(8) = {m + 1} of {2**m}" in text
+    assert f"intervals (VC = 2): Π(8) = {m * (m + 1) // 2 + 1} of {2**m}" in text
+    assert f"half-planes (VC = 3): Π(8) = {m * m - m + 2} of {2**m}" in text  # Cover
+    assert alt_text(demo.show_growth(demo.growth_curves(6))) != text

@@ -15,7 +15,11 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle as Box
 
 from mllib import vc
-from mllib.plotting import NEGATIVE, POSITIVE, figure, markdown_table
+from mllib.plotting import NEGATIVE, PALETTE, POSITIVE, describe, figure, markdown_table
+
+# The frame of a labelling no hypothesis realizes: a palette colour no class uses, and a thicker
+# line and a ✗ in the panel's title, so that colour is not the only cue.
+UNREALIZABLE = PALETTE[3]
 
 # Preset point sets: (class, points). The widget moves the last point, drawn with a star.
 CONFIGURATIONS = {
@@ -231,10 +235,9 @@ def show_labelings(grid: LabelingGrid, *, title: str | None = None) -> Figure:
         signs = "".join("+" if v > 0 else "−" for v in labels)
         name = f"{signs} {'✓' if witness is not None else '✗'}"
         ax.text(shift[0] + limits[0] + side / 2, shift[1] + limits[3] + 0.05 * side, name,
-                ha="center", va="bottom", fontsize=8,
-                color="black" if witness is not None else "red")
+                ha="center", va="bottom", fontsize=8, color="black")
         frames.append(Box((shift[0] + limits[0], shift[1] + limits[2]), side, side,
-                          fill=False, edgecolor="red" if witness is None else "0.6",
+                          fill=False, edgecolor=UNREALIZABLE if witness is None else "0.6",
                           linewidth=2 if witness is None else 0.8))
         panels.append(Panel(labels, name, witness is not None, shift, shown, artists))
     for frame in frames:
@@ -258,7 +261,22 @@ def show_labelings(grid: LabelingGrid, *, title: str | None = None) -> Figure:
     fig.suptitle(title or f"{grid.hclass.name}: {realized} of {count} labellings realizable, "
                  f"{verdict}", fontsize=10)
     fig.panels = tuple(panels)
-    return fig
+    return describe(fig, labelings_text(grid, panels))
+
+
+def labelings_text(grid: LabelingGrid, panels) -> str:
+    """The alt text of :func:`show_labelings`: the points, the count, and which labellings no
+    hypothesis realizes."""
+    drawn = grid.points * grid.unit
+    places = ", ".join("(" + ", ".join(f"{v:g}" for v in point) + ")" for point in drawn)
+    failing = [panel.title.split()[0] for panel in panels if not panel.realizable]
+    verdict = "shattered" if grid.shattered else "not shattered"
+    missing = (f"no hypothesis realizes {', '.join(failing)} (framed, marked ✗)" if failing
+               else "every labelling has one")
+    return (f"{grid.hclass.name} on {len(drawn)} points, numbered 1 to {len(drawn)} at {places}: "
+            f"{int(grid.realizable.sum())} of {len(panels)} labellings realizable, {verdict}. "
+            f"One panel per labelling (circles +, squares −, signs in point order) with a "
+            f"realizing hypothesis shaded; {missing}.")
 
 
 def show_configuration(configuration: str, dx: float = 0.0, dy: float = 0.0) -> Figure:
@@ -270,7 +288,8 @@ def show_configuration(configuration: str, dx: float = 0.0, dy: float = 0.0) -> 
     star = ", ".join(f"{v:.1f}" for v in grid.points[-1] * grid.unit)
     ignored = "; move y does nothing on the line" if grid.hclass.dim == 1 else ""
     fig.suptitle(f"{fig.get_suptitle()} · ★ at ({star}){ignored}", fontsize=10)
-    return fig
+    return describe(fig, f"{labelings_text(grid, fig.panels)} The moved point, starred, is "
+                         f"point {len(grid.points)}, at ({star}){ignored}.")
 
 
 # --- Growth function and Sauer's lemma ----------------------------------------------------------
@@ -326,7 +345,7 @@ def show_growth(curves: list[GrowthCurve]) -> Figure:
     fig, axes = figure(len(curves), width=3.3, height=3.2)
     for ax, curve in zip(axes, curves, strict=True):
         ax.plot(curve.m, 2.0**curve.m, color="grey", linestyle=":", label="2^m")
-        ax.plot(curve.m, curve.sauer, color="tab:red", linewidth=6, alpha=0.35,
+        ax.plot(curve.m, curve.sauer, color=PALETTE[1], linewidth=6, alpha=0.4,
                 solid_capstyle="round", label="Sauer bound")
         ax.plot(curve.m, curve.growth, "o-", ms=4, color=POSITIVE, label="growth Π(m)")
         ax.axvline(curve.vc, color="black", linewidth=0.6, label=f"m = VC = {curve.vc}")
@@ -335,7 +354,21 @@ def show_growth(curves: list[GrowthCurve]) -> Figure:
         ax.set_title(f"{curve.name} (VC = {curve.vc})", fontsize=10)
         ax.legend(fontsize=7, loc="upper left")
     axes[0].set_ylabel("labellings")
-    return fig
+    return describe(fig, "The growth function Π(m), the most labellings a class realizes on m "
+                         "points, against Sauer's bound and 2^m, log scale. " + "; ".join(
+                             _growth_text(curve) for curve in curves) + ".")
+
+
+def _growth_text(curve: GrowthCurve) -> str:
+    """One class's growth curve in words: where it leaves 2^m and whether it meets Sauer's
+    bound."""
+    below = curve.m[curve.growth < 2.0**curve.m]
+    leaves = f"below 2^m from m = {below[0]}" if len(below) else "2^m throughout"
+    tight = np.flatnonzero(curve.growth < curve.sauer)
+    sauer = ("equal to Sauer's bound at every m" if len(tight) == 0 else
+             f"below Sauer's bound from m = {curve.m[tight[0]]}")
+    return (f"{curve.name} (VC = {curve.vc}): Π({curve.m[-1]}) = {curve.growth[-1]} of "
+            f"{2 ** int(curve.m[-1])}, {leaves}, {sauer}")
 
 
 def vc_table(searches: dict[str, vc.VCSearch]) -> str:
