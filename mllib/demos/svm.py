@@ -491,10 +491,13 @@ class _DescentView:
 
 @functools.lru_cache(maxsize=1)
 def _descent_view() -> _DescentView:
-    """Build the descent widget's figure once: the six points and the axes' labels stay; the
-    separator, margin lines, crosses, legend and titles move with k, the gap curve with η."""
+    """Build the descent widget's figure once: the six points, the axes' labels and the legend
+    stay; the separator, margin lines, crosses and titles move with k, the gap curve with η.
+    The legend sits below the axes: an animated one would be drawn again with every frame, and
+    drawing it marks the whole figure for a redraw."""
     X, y = svm.mmds_fig_12_18()
-    fig, (left, right) = figure(2, width=4.8)
+    height = 4.6
+    fig, (left, right) = figure(2, width=4.8, height=height)
     scatter_labelled(left, X, y, size=30)
     separator, = left.plot([], [], color="black", label="w·x + b = 0")
     margin_lines = tuple(left.plot([], [], color="grey", linestyle="--", linewidth=1,
@@ -502,14 +505,13 @@ def _descent_view() -> _DescentView:
                          for offset in (-1, 1))
     crosses = left.scatter(*X[:1].T, s=150, marker="x", color=SLACK_COLOUR, linewidths=1,
                            label="bad point")
-    legend = left.legend(loc="best", fontsize=7)
+    legend_below(fig, left, height)
     gap, = right.plot([0], [1], "o-", ms=3, color="black")
     marker = right.axvline(0, color=PALETTE[1], linewidth=1)
     log_axis(right, "y")
     right.set_xlabel("iteration")
     right.set_ylabel("f(w, b) − f* (log scale)")
-    # The legend goes where "best" finds room for the frame's separator, so it moves too.
-    animate(separator, *margin_lines, crosses, legend, marker, left.title, right.title)
+    animate(separator, *margin_lines, crosses, marker, left.title, right.title)
     return _DescentView(fig, left, right, separator, margin_lines, crosses, gap, marker)
 
 
