@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.legend import Legend
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
@@ -402,7 +403,7 @@ def _simulation_view() -> _SimulationView:
     left.set_xlim(0, MAX_ERROR)
     eps_line = left.axvline(0, color="black", linestyle="--", label="ε")
     left.set_xlabel("true error of the learned conjunction")
-    left.legend(fontsize=8)
+    left_legend = left.legend(fontsize=8)
     curves = (right.plot([], [], color=POSITIVE, label="trials")[0],
               right.plot([], [], color="black", linestyle=":", label="exact")[0],
               right.plot([], [], color=PALETTE[1], linestyle="-.",
@@ -414,14 +415,31 @@ def _simulation_view() -> _SimulationView:
     right.set_ylim(-0.03, 1.08)
     right.set_xlabel("examples m")
     right.set_ylabel("probability")
-    right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), fontsize=7, ncol=2)
+    right_legend = right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), fontsize=7,
+                                ncol=2)
     animate(*bars, eps_line, *curves, delta_line, occam_line, dot, left.title, right.title)
+    # Their entries' numbers change with ε: redrawn with every frame, not with the background.
+    animate_legend(left_legend)
+    animate_legend(right_legend)
     return _SimulationView(fig, left, right, bars, eps_line, curves, delta_line, occam_line,
                            dot)
 
 
+def animate_legend(legend: Legend) -> None:
+    """Mark ``legend`` as redrawn with every frame, like :func:`mllib.demos.live.animate`.
+
+    A legend lays out its parts each time it is drawn, and each part then tells the axes that
+    the figure needs a new background; for an animated legend that is never true (it is drawn
+    over the background), so its parts are told to stay quiet.
+    """
+    animate(legend)
+    for part in legend.findobj():
+        if part is not legend:
+            part.stale_callback = None
+
+
 def _set_legend_texts(ax: Axes, texts: list[str]) -> None:
-    """Rename ``ax``'s legend entries (a text that does not change leaves the figure as is)."""
+    """Rename ``ax``'s legend entries."""
     for entry, text in zip(ax.get_legend().get_texts(), texts, strict=True):
         entry.set_text(text)
 
@@ -442,7 +460,10 @@ def show_simulation(m: int, eps: float, distribution: str, delta: float = 0.05) 
     counts, _ = np.histogram(sim.exact_errors[row], bins=ERROR_BINS)
     for bar, count in zip(view.bars, counts, strict=True):
         bar.set_height(count)
-    set_view(view.left, (0, MAX_ERROR), (0, nice_ceiling(1.05 * counts.max())))
+    # One height for every distribution at this m: switching them keeps the background.
+    tallest = max(np.histogram(learning_curve(eps, delta, name, m=m).exact_errors[row],
+                               bins=ERROR_BINS)[0].max() for name in DISTRIBUTIONS)
+    set_view(view.left, (0, MAX_ERROR), (0, nice_ceiling(1.05 * tallest)))
     view.eps_line.set_xdata([eps, eps])
     if view.left.get_ylabel() != f"trials (of {sim.trials})":  # set_ylabel redraws all
         view.left.set_ylabel(f"trials (of {sim.trials})")
