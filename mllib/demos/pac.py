@@ -476,7 +476,10 @@ def show_simulation(m: int, eps: float, distribution: str, delta: float = 0.05) 
                                           np.minimum(sim.failure_bound[shown], 1.05)),
                             strict=True):
         line.set_data(sizes, values)
-    set_view(view.right, _padded_log(sizes.min(), sizes.max()), (-0.03, 1.08))
+    # Every ε of the slider shares one m axis, up to the longest simulation: moving ε moves
+    # the curves along a fixed scale (and keeps the background).
+    longest = learning_curve(EPS_MIN, 0.05, distribution).sample_sizes.max()
+    set_view(view.right, _padded_log(1, max(longest, sizes.max())), (-0.03, 1.08))
     view.delta_line.set_ydata([delta, delta])
     view.occam_line.set_xdata([sim.occam_m, sim.occam_m])
     view.dot.set_data([m], [rate])
