@@ -366,17 +366,20 @@ class _ConfigurationView:
     pools: tuple  # per panel: (region, boundary, box, band, band)
 
 
-def _witness_pool(ax: Axes) -> tuple:
-    """One panel's shading artists, hidden until a witness needs them: a half-plane's region and
-    boundary, a rectangle, and two bands on the line."""
-    region, = ax.fill([0, 1, 1], [0, 0, 1], **SHADE)
-    boundary, = ax.plot([], [], **BOUNDARY)
-    box = ax.add_patch(Box((0, 0), 0, 0, **BOX))
-    bands = [ax.plot([], [], **BAND)[0] for _ in range(2)]
+def _witness_pool(ax: Axes, hclass: vc.HypothesisClass) -> tuple:
+    """One panel's shading artists for ``hclass``, hidden until a witness needs them: a
+    half-plane's region and boundary, a rectangle, or two bands on the line (None for the
+    kinds the class never draws: fewer artists to build)."""
+    plane, boxes = hclass is vc.HALF_PLANES, hclass is vc.RECTANGLES
+    region = ax.fill([0, 1, 1], [0, 0, 1], **SHADE)[0] if plane else None
+    boundary = ax.plot([], [], **BOUNDARY)[0] if plane else None
+    box = ax.add_patch(Box((0, 0), 0, 0, **BOX)) if boxes else None
+    bands = [ax.plot([], [], **BAND)[0] if hclass.dim == 1 else None for _ in range(2)]
     pool = (region, boundary, box, *bands)
-    for artist in pool:
+    drawn = [artist for artist in pool if artist is not None]
+    for artist in drawn:
         artist.set_visible(False)
-    animate(*pool)
+    animate(*drawn)
     return pool
 
 
@@ -391,7 +394,7 @@ def _configuration_view(configuration: str) -> _ConfigurationView:
     reach = np.array([SLIDER_REACH, SLIDER_REACH if grid.hclass.dim == 2 else 0.0])
     limits = _limits(np.vstack([xy, xy[-1] - reach, xy[-1] + reach]))
     fig, ax, shifts = _panel_grid(len(grid.labelings), limits)
-    pools = tuple(_witness_pool(ax) for _ in shifts)
+    pools = tuple(_witness_pool(ax, grid.hclass) for _ in shifts)
     panels = [Panel(labels, _panel_title(labels, True), True, shift)
               for labels, shift in zip(grid.labelings, shifts, strict=True)]
     titles, frames = _draw_panel_frames(ax, panels, limits)
@@ -419,18 +422,21 @@ def _show_witness(pool: tuple, witness, limits, shift: np.ndarray) -> tuple:
     region, boundary, box, *bands = pool
     shape = WitnessShape() if witness is None else witness_shape(witness, limits)
     # A hidden artist is reset too, so that a frame never depends on the frames before it.
-    region.set_xy(np.zeros((3, 2)) if shape.region is None else shape.region + shift)
-    boundary.set_data(*(np.zeros((2, 0)) if shape.boundary is None else
-                        (shape.boundary + shift).T))
-    box.set_bounds(*((0.0, 0.0, 0.0, 0.0) if shape.box is None else
-                     (shape.box[0] + shift[0], shape.box[1] + shift[1], *shape.box[2:])))
+    if region is not None:
+        region.set_xy(np.zeros((3, 2)) if shape.region is None else shape.region + shift)
+        region.set_visible(shape.region is not None)
+        boundary.set_data(*(np.zeros((2, 0)) if shape.boundary is None else
+                            (shape.boundary + shift).T))
+        boundary.set_visible(shape.boundary is not None)
+    if box is not None:
+        box.set_bounds(*((0.0, 0.0, 0.0, 0.0) if shape.box is None else
+                         (shape.box[0] + shift[0], shape.box[1] + shift[1], *shape.box[2:])))
+        box.set_visible(shape.box is not None)
     for i, band in enumerate(bands):
-        band.set_data(*((shape.bands[i] + shift).T if i < len(shape.bands) else
-                        np.zeros((2, 0))))
-        band.set_visible(i < len(shape.bands))
-    region.set_visible(shape.region is not None)
-    boundary.set_visible(shape.boundary is not None)
-    box.set_visible(shape.box is not None)
+        if band is not None:
+            band.set_data(*((shape.bands[i] + shift).T if i < len(shape.bands) else
+                            np.zeros((2, 0))))
+            band.set_visible(i < len(shape.bands))
     return ((region,) if shape.region is not None else ()) + \
         ((box,) if shape.box is not None else ()) + tuple(bands[:len(shape.bands)])
 
