@@ -34,25 +34,23 @@ LOSSES = ("squared", "log")
 
 # numpy scalars rather than Python ones in the training loop's arithmetic: numpy converts a
 # Python number on every call, which costs more than the operation on the loop's tiny arrays.
-_ZERO, _ONE = np.float64(0.0), np.float64(1.0)
+_ONE = np.float64(1.0)
 
 
 def sigmoid(z) -> np.ndarray:
-    """σ(z) = 1 / (1 + e^(-z)), elementwise; computed without overflow for large |z|."""
-    return _sigmoid_in_place(np.array(z, dtype=float))
+    """σ(z) = 1 / (1 + e^(-z)), elementwise; e^(-z) overflows to inf for z < -709, which gives
+    σ = 0 as it should, without a warning."""
+    with np.errstate(over="ignore"):
+        return _sigmoid_in_place(np.array(z, dtype=float))
 
 
 def _sigmoid_in_place(z: np.ndarray) -> np.ndarray:
-    """σ(z) written over z: 1 / (1 + e) where z >= 0 and e / (1 + e) elsewhere, e = exp(-|z|),
-    so that exp never overflows."""
-    nonnegative = np.greater_equal(z, _ZERO)
-    e = np.abs(z, out=z)
-    np.negative(e, out=e)
-    np.exp(e, out=e)
-    denominator = e + _ONE
-    np.putmask(e, nonnegative, _ONE)
-    e /= denominator
-    return e
+    """σ(z) written over z in four calls; the caller silences the overflow of e^(-z) for
+    z < -709 (``np.errstate(over="ignore")``), where σ = 1 / inf = 0."""
+    np.negative(z, out=z)
+    np.exp(z, out=z)
+    z += _ONE
+    return np.divide(_ONE, z, out=z)
 
 
 def sigmoid_derivative(z) -> np.ndarray:
@@ -149,13 +147,13 @@ def forward(net: Network, X) -> list[np.ndarray]:
 
 
 def _layers(weights, biases, activation: str, X: np.ndarray) -> list[np.ndarray]:
-    """:func:`forward` without the input checks (the training loop's inner step)."""
+    """:func:`forward` without the input checks."""
     layers = [X]
-    for i, (W, b) in enumerate(zip(weights, biases, strict=True)):
-        last = i == len(weights) - 1
-        z = layers[-1].dot(W)  # a⁰Wˡ + bˡ; ndarray.dot costs a fraction of @ on small arrays
-        z += b
-        layers.append(_activate_in_place(z, "sigmoid" if last else activation))
+    with np.errstate(over="ignore"):  # see _sigmoid_in_place
+        for i, (W, b) in enumerate(zip(weights, biases, strict=True)):
+            last = i == len(weights) - 1
+            z = layers[-1] @ W + b
+            layers.append(_activate_in_place(z, "sigmoid" if last else activation))
     return layers
 
 
@@ -373,47 +371,78 @@ def _train(net: Network, X: np.ndarray, t: np.ndarray, rng: np.random.Generator,
            eta: float, epochs: int, batch_size: int) -> tuple[Epoch, ...]:
     """:func:`mlp`'s loop: ``epochs`` passes of :func:`sgd_step` over batches of a fresh order.
 
-    Why not call :func:`sgd_step`: on small data each step is dozens of numpy calls on arrays
-    of a few numbers, so the calls' overhead is the cost (lecture 14's trainer takes 2400 steps
-    per slider move). This loop does the same arithmetic in the same order with fewer calls:
-    every weight and bias is a view into one vector θ, every gradient a view into one vector
-    g, so that one update θ ← θ - η g serves all layers, and a Network is built once per epoch.
+    Why not call :func:`sgd_step`: on small data a step is dozens of numpy calls on arrays of
+    a few numbers, so the calls' overhead is the cost (lecture 14's trainer takes 2400 steps
+    per slider move). This loop takes the same steps in about half the calls: each layer's
+    weights and bias are one block [Wˡ; bˡ] whose input carries a column of ones, so one
+    product gives a layer's net input and one its gradient (:func:`_forward_with_ones`); the
+    blocks are views into one vector θ, updated in place by one θ ← θ - η ∂E/∂θ; a Network
+    is built once per epoch. The sums come in another order than :func:`_gradients`' (the
+    bias inside the product), so the results agree with :func:`sgd_step`'s to rounding.
     """
-    theta, gradient = _flat(net), np.empty(_flat(net).size)
-    params, grads = _unflat(net, theta), _unflat(net, gradient)
-    eta = np.float64(eta)
+    theta = _flat(net)  # W¹, b¹, W², b², ... in a row: each [Wˡ; bˡ] is one contiguous block
+    gradient = np.empty_like(theta)
+    blocks, gradient_blocks = _blocks(net, theta), _blocks(net, gradient)
+    X_ones, eta = _with_ones(X), np.float64(eta)
 
     def snapshot(epoch: int) -> Epoch:
-        layers = _layers(params.weights, params.biases, net.activation, X)
-        return Epoch(epoch, _loss(layers[-1], t, net.loss), _unflat(net, theta.copy()))
+        o = _forward_with_ones(blocks, net.activation, X_ones)[-1]
+        return Epoch(epoch, _loss(o, t, net.loss), _unflat(net, theta.copy()))
 
-    history = [snapshot(0)]
-    for epoch in range(1, epochs + 1):
-        order = rng.permutation(len(t))
-        X_ordered, t_ordered = X[order], t[order]
-        for begin in range(0, len(t), batch_size):
-            batch = slice(begin, begin + batch_size)
-            layers = _layers(params.weights, params.biases, net.activation, X_ordered[batch])
-            _gradient_sums_into(grads, params, layers, t_ordered[batch])
-            gradient /= np.float64(len(layers[0]))
-            gradient *= eta
-            theta -= gradient
-        history.append(snapshot(epoch))
+    with np.errstate(over="ignore"):  # see _sigmoid_in_place
+        history = [snapshot(0)]
+        for epoch in range(1, epochs + 1):
+            order = rng.permutation(len(t))
+            X_ordered, t_ordered = X_ones[order], t[order]
+            for begin in range(0, len(t), batch_size):
+                batch = slice(begin, begin + batch_size)
+                layers = _forward_with_ones(blocks, net.activation, X_ordered[batch])
+                _gradient_sums_into(gradient_blocks, blocks, net, layers, t_ordered[batch])
+                gradient /= np.float64(len(layers[0]))
+                gradient *= eta
+                theta -= gradient
+            history.append(snapshot(epoch))
     return tuple(history)
 
 
-def _gradient_sums_into(grads: Network, net: Network, layers: list[np.ndarray], t: np.ndarray
-                        ) -> None:
-    """:func:`_gradients` times m, written into the arrays of ``grads`` (same operations in the
-    same order; the caller divides by m)."""
+def _blocks(net: Network, vector: np.ndarray) -> list[np.ndarray]:
+    """Views into a vector laid out as :func:`_flat` lays out ``net``: layer l's [Wˡ; bˡ], of
+    shape (fan_in + 1, fan_out) (bˡ is the last row)."""
+    blocks, start = [], 0
+    for fan_in, fan_out in (W.shape for W in net.weights):
+        size = (fan_in + 1) * fan_out
+        blocks.append(vector[start:start + size].reshape(fan_in + 1, fan_out))
+        start += size
+    return blocks
+
+
+def _with_ones(A: np.ndarray) -> np.ndarray:
+    """[A 1]: A with a column of ones, so that [A 1] [W; b] = A W + b."""
+    return np.concatenate((A, np.ones((len(A), 1))), axis=1)
+
+
+def _forward_with_ones(blocks: list[np.ndarray], activation: str, A: np.ndarray
+                       ) -> list[np.ndarray]:
+    """:func:`_layers` for [Wˡ; bˡ] blocks and an input A = [a⁰ 1]: every layer's output but
+    the last (o) carries a column of ones."""
+    layers = [A]
+    for block in blocks[:-1]:
+        layers.append(_with_ones(_activate_in_place(layers[-1].dot(block), activation)))
+    layers.append(_sigmoid_in_place(layers[-1].dot(blocks[-1])))
+    return layers
+
+
+def _gradient_sums_into(gradient_blocks: list[np.ndarray], blocks: list[np.ndarray],
+                        net: Network, layers: list[np.ndarray], t: np.ndarray) -> None:
+    """:func:`_gradients` times m, for the blocks of :func:`_forward_with_ones`, written into
+    ``gradient_blocks`` (the caller divides by m): [aˡ⁻¹ 1]ᵀ δˡ = [aˡ⁻¹ᵀ δˡ; Σ_rows δˡ]."""
     o = layers[-1]
     delta = o - t
     if net.loss == "squared":
         delta *= o
         delta *= _ONE - o
-    for i in range(len(net.weights) - 1, -1, -1):
-        np.dot(layers[i].T, delta, out=grads.weights[i])
-        np.add.reduce(delta, axis=0, out=grads.biases[i])
+    for i in range(len(blocks) - 1, -1, -1):
+        gradient_blocks[i][...] = layers[i].T.dot(delta)
         if i:
-            delta = delta.dot(net.weights[i].T)
-            delta *= _slope(layers[i], net.activation)
+            delta = delta.dot(blocks[i][:-1].T)  # the error term back through Wˡ, not bˡ
+            delta *= _slope(layers[i][:, :-1], net.activation)
