@@ -383,10 +383,11 @@ def _train(net: Network, X: np.ndarray, t: np.ndarray, rng: np.random.Generator,
     theta = _flat(net)  # W¹, b¹, W², b², ... in a row: each [Wˡ; bˡ] is one contiguous block
     gradient = np.empty_like(theta)
     blocks, gradient_blocks = _blocks(net, theta), _blocks(net, gradient)
-    X_ones, eta = _with_ones(X), np.float64(eta)
+    ones = np.ones((len(X), 1))
+    X_ones, eta = np.concatenate((X, ones), axis=1), np.float64(eta)
 
     def snapshot(epoch: int) -> Epoch:
-        o = _forward_with_ones(blocks, net.activation, X_ones)[-1]
+        o = _forward_with_ones(blocks, net.activation, X_ones, ones)[-1]
         return Epoch(epoch, _loss(o, t, net.loss), _unflat(net, theta.copy()))
 
     with np.errstate(over="ignore"):  # see _sigmoid_in_place
@@ -396,9 +397,11 @@ def _train(net: Network, X: np.ndarray, t: np.ndarray, rng: np.random.Generator,
             X_ordered, t_ordered = X_ones[order], t[order]
             for begin in range(0, len(t), batch_size):
                 batch = slice(begin, begin + batch_size)
-                layers = _forward_with_ones(blocks, net.activation, X_ordered[batch])
-                _gradient_sums_into(gradient_blocks, blocks, net, layers, t_ordered[batch])
-                gradient /= np.float64(len(layers[0]))
+                inputs, slopes, o = _forward_with_ones(blocks, net.activation, X_ordered[batch],
+                                                       ones)
+                _gradient_sums_into(gradient_blocks, blocks, net.loss, inputs, slopes, o,
+                                    t_ordered[batch])
+                gradient /= np.float64(len(o))
                 gradient *= eta
                 theta -= gradient
             history.append(snapshot(epoch))
@@ -416,33 +419,31 @@ def _blocks(net: Network, vector: np.ndarray) -> list[np.ndarray]:
     return blocks
 
 
-def _with_ones(A: np.ndarray) -> np.ndarray:
-    """[A 1]: A with a column of ones, so that [A 1] [W; b] = A W + b."""
-    return np.concatenate((A, np.ones((len(A), 1))), axis=1)
-
-
-def _forward_with_ones(blocks: list[np.ndarray], activation: str, A: np.ndarray
-                       ) -> list[np.ndarray]:
-    """:func:`_layers` for [Wˡ; bˡ] blocks and an input A = [a⁰ 1]: every layer's output but
-    the last (o) carries a column of ones."""
-    layers = [A]
+def _forward_with_ones(blocks: list[np.ndarray], activation: str, A: np.ndarray,
+                       ones: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+    """:func:`_layers` for [Wˡ; bˡ] blocks: from A = [a⁰ 1], every layer's input [aˡ⁻¹ 1] (so
+    that [a 1] [W; b] = a W + b), each hidden layer's slope g'(aˡ) and the output o. ``ones``
+    is a column of at least len(A) ones."""
+    inputs, slopes = [A], []
     for block in blocks[:-1]:
-        layers.append(_with_ones(_activate_in_place(layers[-1].dot(block), activation)))
-    layers.append(_sigmoid_in_place(layers[-1].dot(blocks[-1])))
-    return layers
+        # The slope from aˡ before the ones join it: column slices are slow operands.
+        a = _activate_in_place(inputs[-1].dot(block), activation)
+        slopes.append(_slope(a, activation))
+        inputs.append(np.concatenate((a, ones[:len(a)]), axis=1))
+    return inputs, slopes, _sigmoid_in_place(inputs[-1].dot(blocks[-1]))
 
 
-def _gradient_sums_into(gradient_blocks: list[np.ndarray], blocks: list[np.ndarray],
-                        net: Network, layers: list[np.ndarray], t: np.ndarray) -> None:
-    """:func:`_gradients` times m, for the blocks of :func:`_forward_with_ones`, written into
+def _gradient_sums_into(gradient_blocks: list[np.ndarray], blocks: list[np.ndarray], loss: str,
+                        inputs: list[np.ndarray], slopes: list[np.ndarray], o: np.ndarray,
+                        t: np.ndarray) -> None:
+    """:func:`_gradients` times m, for a pass of :func:`_forward_with_ones`, written into
     ``gradient_blocks`` (the caller divides by m): [aˡ⁻¹ 1]ᵀ δˡ = [aˡ⁻¹ᵀ δˡ; Σ_rows δˡ]."""
-    o = layers[-1]
     delta = o - t
-    if net.loss == "squared":
+    if loss == "squared":
         delta *= o
         delta *= _ONE - o
     for i in range(len(blocks) - 1, -1, -1):
-        gradient_blocks[i][...] = layers[i].T.dot(delta)
+        gradient_blocks[i][...] = inputs[i].T.dot(delta)
         if i:
             delta = delta.dot(blocks[i][:-1].T)  # the error term back through Wˡ, not bˡ
-            delta *= _slope(layers[i][:, :-1], net.activation)
+            delta *= slopes[i - 1]
