@@ -401,8 +401,7 @@ def _train(net: Network, X: np.ndarray, t: np.ndarray, rng: np.random.Generator,
                                                        ones)
                 _gradient_sums_into(gradient_blocks, blocks, net.loss, inputs, slopes, o,
                                     t_ordered[batch])
-                gradient /= np.float64(len(o))
-                gradient *= eta
+                gradient *= eta / len(o)  # one product: (η/m)·Σ rather than η·(Σ/m)
                 theta -= gradient
             history.append(snapshot(epoch))
     return tuple(history)
@@ -437,7 +436,7 @@ def _gradient_sums_into(gradient_blocks: list[np.ndarray], blocks: list[np.ndarr
                         inputs: list[np.ndarray], slopes: list[np.ndarray], o: np.ndarray,
                         t: np.ndarray) -> None:
     """:func:`_gradients` times m, for a pass of :func:`_forward_with_ones`, written into
-    ``gradient_blocks`` (the caller divides by m): [aˡ⁻¹ 1]ᵀ δˡ = [aˡ⁻¹ᵀ δˡ; Σ_rows δˡ]."""
+    ``gradient_blocks`` (the caller scales them by η/m): [aˡ⁻¹ 1]ᵀ δˡ = [aˡ⁻¹ᵀ δˡ; Σ_rows δˡ]."""
     delta = o - t
     if loss == "squared":
         delta *= o
