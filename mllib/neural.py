@@ -377,8 +377,9 @@ def _train(net: Network, X: np.ndarray, t: np.ndarray, rng: np.random.Generator,
     weights and bias are one block [Wˡ; bˡ] whose input carries a column of ones, so one
     product gives a layer's net input and one its gradient (:func:`_forward_with_ones`); the
     blocks are views into one vector θ, updated in place by one θ ← θ - η ∂E/∂θ; a Network
-    is built once per epoch. The sums come in another order than :func:`_gradients`' (the
-    bias inside the product), so the results agree with :func:`sgd_step`'s to rounding.
+    is built once per epoch. The random stream and the sequence of steps are sgd_step's; the
+    sums round in another order (each bias inside the product, η/m applied at once), so the
+    results agree with sgd_step's to rounding (tests/test_neural.py checks 1e-12).
     """
     theta = _flat(net)  # W¹, b¹, W², b², ... in a row: each [Wˡ; bˡ] is one contiguous block
     gradient = np.empty_like(theta)
