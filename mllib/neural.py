@@ -38,8 +38,8 @@ _ONE = np.float64(1.0)
 
 
 def sigmoid(z) -> np.ndarray:
-    """σ(z) = 1 / (1 + e^(-z)), elementwise; e^(-z) overflows to inf for z < -709, which gives
-    σ = 0 as it should, without a warning."""
+    """σ(z) = 1 / (1 + e^(-z)), elementwise; for z < -709, e^(-z) overflows to inf without a
+    warning and σ = 0 (its true value is below 1e-308)."""
     with np.errstate(over="ignore"):
         return _sigmoid_in_place(np.array(z, dtype=float))
 
