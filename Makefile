@@ -18,7 +18,9 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 # per worker, and the browser test writes its screenshots to one folder. (loadgroup with
 # xdist_group marks would be finer, but pytest-xdist 3.8 cannot group under pytest 9: it renames
 # item._nodeid, which pytest 9 no longer reads.) `make test PYTEST_ARGS=-n0` runs it serially.
-PYTEST_ARGS ?= -n auto --dist loadfile
+# --no-loadscope-reorder keeps the collection order, in which tests/conftest.py puts the longest
+# files first; --durations prints the slowest tests, to keep that list true.
+PYTEST_ARGS ?= -n auto --dist loadfile --no-loadscope-reorder --durations=25
 
 # nbgrader reads grader/nbgrader_config.py from here (lab extension and CLI alike).
 export JUPYTER_CONFIG_PATH := $(CURDIR)/grader

@@ -10,9 +10,15 @@ weights; the script checks that. Two regimes:
   one mistake per 110 rows. Here mllib's cost is the Python work per mistake, sklearn's the
   same per-row loop as ever.
 
+Beyond the final weights, the script checks that mllib's mistakes, (epoch, row) one by one, are
+those of a plain row-by-row loop (where E·n is at most PLAIN_ROWS, as the loop is slow). It also
+prints a floor: the time of reading X E times with one matrix-vector product per 4,096 rows,
+which any exact pass over the rows pays in memory traffic (X is 80 MB, more than the cache).
+
 Times are the best of three runs, as wall-clock time and as this process's CPU time (on a
-machine shared with other jobs the CPU time is the steadier of the two). Nothing here asserts
-on timing.
+machine shared with other jobs the CPU time is the steadier of the two), with one BLAS thread
+(sklearn's perceptron runs on one core too). The first line names the CPU, the load average and
+the thread pools. Nothing here asserts on timing.
 
     .venv/bin/python bench/bench_perceptron.py            # or: make bench
     .venv/bin/python bench/bench_perceptron.py --profile  # where mllib's time goes
@@ -31,11 +37,13 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import Perceptron
+from threadpoolctl import threadpool_info, threadpool_limits
 
 from mllib.data import separable
 from mllib.perceptron import perceptron
 
 N, D = 100_000, 100
+PLAIN_ROWS = 1_200_000  # the plain loop checks runs of at most this many row visits
 SEED = 1
 REPEATS = 3
 MAX_EPOCHS = 10_000
@@ -57,6 +65,17 @@ def best_of(repeats, run, clock=time.perf_counter):
     return best, result
 
 
+def machine() -> str:
+    """The CPU model, its core count, the 1/5/15-minute load average and the BLAS/OpenMP
+    thread pools as this process has them: ratios depend on all four (shared/notes)."""
+    model = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
+                  if line.startswith("model name")), "unknown CPU")
+    pools = ", ".join(f"{pool['internal_api']} {pool['num_threads']}"
+                      for pool in threadpool_info())
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    return f"{model}, {os.cpu_count()} CPUs, load average {load}; thread pools: {pools}"
+
+
 def timed(run):
     """(best wall-clock time, best CPU time, result) over REPEATS calls of each kind."""
     wall, result = best_of(REPEATS, run)
@@ -71,6 +90,30 @@ def run_sklearn(X, y, epochs):
         warnings.simplefilter("ignore", ConvergenceWarning)
         clf.fit(X, y)
     return clf
+
+
+def plain_mistakes(X, y, epochs):
+    """(epoch, row) of every update of MMDS §12.2.1 as a plain loop, one dot product a row."""
+    w = np.zeros(X.shape[1])
+    mistakes = []
+    for epoch in range(1, epochs + 1):
+        for i, (x, label) in enumerate(zip(X, y, strict=True)):
+            if label * float(np.dot(w, x)) <= 0:
+                w = w + label * x
+                mistakes.append((epoch, i))
+    return mistakes
+
+
+def reading_floor(X, epochs):
+    """CPU time of reading X ``epochs`` times, 4,096 rows per matrix-vector product."""
+    w = np.ones(X.shape[1])
+
+    def read():
+        for _ in range(epochs):
+            for start in range(0, len(X), 4096):
+                X[start : start + 4096].dot(w)
+
+    return best_of(REPEATS, read, time.process_time)[0]
 
 
 def scenario(name, margin, radius, epochs):
@@ -94,10 +137,19 @@ def scenario(name, margin, radius, epochs):
               f"{cpu:8.3f} s CPU")
     print(f"  ratio mllib/sklearn {wall_mllib / wall_sklearn:.2f} wall, "
           f"{cpu_mllib / cpu_sklearn:.2f} CPU")
+    floor = reading_floor(X, epochs)
+    print(f"  floor: reading X {epochs} times costs {floor:.3f} s CPU, "
+          f"{floor / cpu_sklearn:.2f} of sklearn's CPU time")
     print(f"  same final weights: {same}")
     if not same:
         gap = np.max(np.abs(clf.coef_.ravel() - result.w))
         sys.exit(f"{name}: mllib and sklearn end at different weights (max gap {gap:.3g})")
+    if epochs * N <= PLAIN_ROWS:
+        ours = [(u.epoch, u.index) for u in result.history]
+        agree = ours == plain_mistakes(X, y, epochs)
+        print(f"  same mistakes as a plain row-by-row loop: {agree}")
+        if not agree:
+            sys.exit(f"{name}: mllib's mistakes differ from the plain loop's")
     return X, y, epochs
 
 
@@ -113,10 +165,11 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", action="store_true", help="profile mllib on the last case")
     args = parser.parse_args(argv)
-    print(f"numpy {np.__version__}, {os.cpu_count()} CPUs, best of {REPEATS} runs each\n")
-    for name, margin, radius, epochs in SCENARIOS:
-        X, y, epochs = scenario(name, margin, radius, epochs)
-        print()
+    with threadpool_limits(limits=1):
+        print(f"numpy {np.__version__}, best of {REPEATS} runs each; {machine()}\n")
+        for name, margin, radius, epochs in SCENARIOS:
+            X, y, epochs = scenario(name, margin, radius, epochs)
+            print()
     if args.profile:
         profile(X, y, epochs)
 

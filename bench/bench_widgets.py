@@ -25,6 +25,7 @@ import numpy as np
 
 from mllib import data
 from mllib import perceptron as P
+from mllib.demos import bayesnet as bayesnet_demo
 from mllib.demos import chowliu as chowliu_demo
 from mllib.demos import em as em_demo
 from mllib.demos import ensemble as ensemble_demo
@@ -32,6 +33,7 @@ from mllib.demos import kernels as kernels_demo
 from mllib.demos import linear as linear_demo
 from mllib.demos import multiclass as multiclass_demo
 from mllib.demos import neighbors as neighbors_demo
+from mllib.demos import neural as neural_demo
 from mllib.demos import online as online_demo
 from mllib.demos import pac as pac_demo
 from mllib.demos import parallel as parallel_demo
@@ -66,14 +68,17 @@ def _lin_values(lo: float, hi: float, count: int = 10) -> list[float]:
 def widgets() -> list[Widget]:
     """Every explore(...) of the walk-throughs, with the notebooks' own control values.
 
-    Lectures 13 and 14 have no widgets. Lecture 07's γ slider only matters for the rbf kernel,
-    so it is moved with that kernel selected."""
+    Lecture 07's γ slider only matters for the rbf kernel, so it is moved with that kernel
+    selected. Lecture 14's trainer trains each (η, width, seed) only as far as the epoch shown
+    (its cache keeps 32 runs): at the notebook's epoch 0 a move trains one epoch, so it is
+    also timed at the last epoch, where a move of η, width or seed trains the whole run."""
     X, y, w_star = data.separable(300, 2, margin=0.02, seed=7)
     proof_run = P.perceptron(X, y, w_star=w_star)
     heads_g, m_g = em_demo.three_groups()
     root = chowliu_demo.true_tree()[0].root
     multiclass_mistakes = multiclass_demo.perceptron_run(True)[2].mistakes
     k_values = [int(k) for k in np.linspace(0, proof_run.mistakes, 10)]
+    prior = [1, 4, 7, 10, 13, 16, 19, 22, 25, 30]
     return [
         Widget("01", "margin γ", perceptron_demo.show_margin_experiment,
                {"margin": 0.1, "seed": 2},
@@ -130,12 +135,29 @@ def widgets() -> list[Widget]:
                {"k": list(range(1, 62, 6)), "weights": ["distance", "uniform"]}),
         Widget("10", "round t / data", ensemble_demo.show_round, {"t": 1, "dataset": "toy"},
                {"t": [1, 4, 7, 10, 13, 16, 19, 22, 25, 30], "dataset": ["moons", "toy"]}),
-        Widget("11", "rate η / decay c", linear_demo.show_race, {"eta": 0.05, "decay": 0.01},
-               {"eta": _log_values(10**-2.3, 10**-0.7), "decay": _log_values(1e-4, 1.0)}),
+        Widget("11", "rate η / decay c / r", linear_demo.show_race,
+               {"eta": 0.05, "decay": 0.01, "adagrad_rate": 0.2},
+               {"eta": _log_values(10**-2.3, 10**-0.7), "decay": _log_values(1e-4, 1.0),
+                "adagrad_rate": _log_values(10**-1.5, 10**0.5)}),
         Widget("11", "penalty C (logistic)", linear_demo.show_logistic, {"C": 1.0},
                {"C": _log_values(1e-3, 100.0)}),
-        Widget("12", "β / expert noise", online_demo.show_experts, {"beta": 0.5, "noise": 0.3},
-               {"beta": _lin_values(0.0, 0.95), "noise": _lin_values(0.0, 0.6)}),
+        Widget("12", "β / expert noise", online_demo.show_experts, {"beta": 0.5, "noise": 0.1},
+               {"beta": _lin_values(0.0, 0.95), "noise": _lin_values(0.0, 0.5)}),
+        Widget("13", "coin: prior a / b / seen", bayesnet_demo.show_coin,
+               {"a": 2, "b": 2, "seen": 4, "tosses": bayesnet_demo.TOSSES},
+               {"a": prior, "b": prior, "seen": list(range(len(bayesnet_demo.TOSSES) + 1))}),
+        Widget("13", "alarm: evidence", bayesnet_demo.show_alarm,
+               {"J": "1", "M": "1", "R": "?", "A": "?", "E": "?"},
+               {v: ["0", "?", "1", "0", "?", "1"] for v in "JMRAE"}),
+        Widget("14", "trainer η/width/seed/epoch", neural_demo.show_training,
+               {"eta": 2.0, "width": 3, "seed": 0, "epoch": 0},
+               {"epoch": list(range(0, neural_demo.WIDGET_EPOCHS + 1, 20)),
+                "eta": _lin_values(0.1, 8.0), "width": list(range(1, 9)),
+                "seed": list(range(10))}),
+        Widget("14", "trainer, at epoch 200", neural_demo.show_training,
+               {"eta": 2.0, "width": 3, "seed": 0, "epoch": neural_demo.WIDGET_EPOCHS},
+               {"eta": _lin_values(0.15, 7.95), "width": [2, 4, 5, 6, 7, 8, 1, 3],
+                "seed": list(range(1, 10))}),
         Widget("15", "partitions P", parallel_demo.show_partitions, {"parts": 4},
                {"parts": list(range(1, parallel_demo.MAX_PARTS + 1))}),
     ]

@@ -65,3 +65,17 @@ def make_api(course_root: Path, db_url: str | None = None) -> NbGraderAPI:
     if db_url:
         api.coursedir.db_url = gradebook_url(db_url)
     return api
+
+
+def report_failure(what: str, result: dict[str, object]) -> None:
+    """Print nbgrader's captured log (or, without one, the traceback) to stderr."""
+    print(f"FAILED {what}", file=sys.stderr)
+    print(str(result.get("log") or result.get("error", "")).rstrip(), file=sys.stderr)
+
+
+def secret_path(api: NbGraderAPI) -> Path:
+    """Where the course secret lives (``c.GradingExecute.secret_file``)."""
+    configured = api.config.GradingExecute.get("secret_file")
+    if not configured:
+        raise SystemExit("course: c.GradingExecute.secret_file is not set in the course config")
+    return Path(configured)

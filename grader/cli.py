@@ -3,265 +3,40 @@
 Every subcommand runs nbgrader's own Python API (``NbGraderAPI``, ``Gradebook``,
 ``Validator``, ``ZipCollectApp`` in :mod:`grader.collect`) with the configuration in
 ``<course-root>/grader/nbgrader_config.py``, so it behaves the same from any working directory
-and ignores stray nbgrader configs elsewhere. ``autograde`` runs nbgrader in parallel worker
-processes (:mod:`grader.parallel`).
+and ignores stray nbgrader configs elsewhere. This module parses the command line and
+dispatches: each capability lives in a module of its own (:mod:`grader.release`,
+:mod:`grader.autograde`, :mod:`grader.validate`, :mod:`grader.collect`, :mod:`grader.export`,
+...).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import sys
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
-import nbformat
-from nbconvert.filters import strip_ansi
-from nbgrader.api import MissingEntry
 from nbgrader.apps import NbGraderAPI
-from nbgrader.preprocessors import CheckCellMetadata, ClearOutput
-from nbgrader.utils import determine_grade, is_grade, is_solution, parse_utc
-from nbgrader.validator import Validator
-from traitlets import List
-from traitlets.config import Config
+from nbgrader.utils import parse_utc
 
-from grader import integrity, secret
-from grader.api import load_config, make_api
+from grader import secret
+from grader.api import load_config, make_api, report_failure, secret_path
+from grader.autograde import autograde
 from grader.bundle import bundle
-from grader.cluster import grade_class_on_cluster
-from grader.collect import EXIT_SKIPPED, collect, is_safe_id, printable
+from grader.collect import EXIT_SKIPPED, collect
 from grader.export import EXIT_LEFT_OUT, export_canvas, export_grades, export_moodle
-from grader.lint import TODO_MARK, lint
+from grader.lint import TODO_MARK
 from grader.lms import MOODLE_KEYS, canvas_feedback_zip
-from grader.parallel import Outcome, grade_class
-from grader.preprocessors import GradingExecute
+from grader.release import lint_assignments, release
 from grader.remove import remove_assignment
-from grader.report import (
-    exercise_cells,
-    run_record_path,
-    write_report,
-)
-from grader.sandbox import unavailable_reason
+from grader.report import write_report
 from grader.scaffold import new_exercise
 from grader.similarity import THRESHOLD, compare, write_page
+from grader.validate import validate
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-
-
-def _report_failure(what: str, result: dict[str, object]) -> None:
-    """Print nbgrader's captured log (or, without one, the traceback) to stderr."""
-    print(f"FAILED {what}", file=sys.stderr)
-    print(str(result.get("log") or result.get("error", "")).rstrip(), file=sys.stderr)
-
-
-def release(api: NbGraderAPI, assignments: Sequence[str] = ()) -> list[str]:
-    """Generate the student versions in ``notebooks/`` from ``solutions/``.
-
-    Runs ``nbgrader generate_assignment --force`` per assignment: the old release folder is
-    removed, outputs are cleared and the result is deterministic, so a fresh release can be
-    compared with the committed one.
-
-    Parameters
-    ----------
-    api : NbGraderAPI
-        From :func:`make_api`.
-    assignments : sequence of str
-        Assignment ids (folder names in ``solutions/``); empty means all of them.
-
-    Returns
-    -------
-    list of str
-        The assignments that failed.
-    """
-    known = api.get_source_assignments()
-    unknown = sorted(set(assignments) - known)
-    if unknown:
-        raise SystemExit(f"course: not in solutions/: {', '.join(unknown)}")
-    failed = []
-    for assignment in sorted(assignments or known):
-        result = api.generate_assignment(assignment, force=True, create=True)
-        if result["success"]:
-            print(f"released {assignment}")
-        else:
-            _report_failure(f"release {assignment}", result)
-            failed.append(assignment)
-    return failed
-
-
-def lint_assignments(api: NbGraderAPI, assignments: Sequence[str] = (), run: bool = True) -> bool:
-    """Lint ``assignments`` (all of ``solutions/`` when empty) with :func:`grader.lint.lint`;
-    print every problem. True when there is none."""
-    known = api.get_source_assignments()
-    unknown = sorted(set(assignments) - known)
-    if unknown:
-        raise SystemExit(f"course: not in solutions/: {', '.join(unknown)}")
-    clean = True
-    for assignment in sorted(assignments or known):
-        problems = lint(api, assignment, run=run)
-        for problem in problems:
-            print(f"LINT {problem}")
-        print(f"linted {assignment}: " + (f"{len(problems)} problems" if problems else "ok"))
-        clean = clean and not problems
-    return clean
-
-
-def _progress(total: int) -> Callable[[int, Outcome], None]:
-    """Print a text progress bar line for each graded student (``on_done`` of grade_class)."""
-
-    def on_done(done: int, outcome: Outcome) -> None:
-        bar = "#" * round(20 * done / total)
-        status = f"{outcome.score:g} / {outcome.max_score:g}" if outcome.success else "FAILED"
-        status += "".join(f"; {problem}" for problem in outcome.problems)
-        print(f"[{bar:<20}] {done:>{len(str(total))}}/{total} "
-              f"autograded {outcome.student}: {status}", flush=True)
-
-    return on_done
-
-
-def _versions() -> dict[str, str]:
-    """The grading environment: Python and the packages that decide a score."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    found = {"python": platform.python_version()}
-    for package in ("nbgrader", "nbclient", "ipykernel", "jupyter_client", "numpy",
-                    "ml-course-companion"):
-        try:
-            found[package] = version(package)
-        except PackageNotFoundError:
-            found[package] = "not installed"
-    return found
-
-
-def autograde(
-    api: NbGraderAPI,
-    assignment: str,
-    students: Sequence[str] = (),
-    jobs: int | None = None,
-    sandbox: bool = True,
-    cluster: str | None = None,
-) -> list[str]:
-    """Autograde the submissions in ``grader/submitted/<student>/<assignment>/`` in parallel.
-
-    Runs nbgrader's ``autograde --force --create`` once per student in ``jobs`` worker
-    processes (:func:`grader.parallel.grade_class`), or as one task per student on a Dask
-    cluster (:func:`grader.cluster.grade_class_on_cluster`), with a progress line per student,
-    each kernel in the sandbox (:mod:`grader.sandbox`). A submission that crashes costs only that
-    student's run; a regrade gives the same scores. Checksums of the course checkout and the
-    library source are taken before and after (:mod:`grader.integrity`); the run's record
-    (sandbox, integrity, versions) is written next to the report, which shows it.
-
-    Parameters
-    ----------
-    api : NbGraderAPI
-        From :func:`make_api`.
-    assignment : str
-        Assignment id.
-    students : sequence of str
-        Student ids; empty means every student with a submission.
-    jobs : int, optional
-        Worker processes; default one per CPU, plus one.
-    sandbox : bool
-        False grades without the sandbox (``--no-sandbox``): a warning, and the report says so.
-    cluster : str, optional
-        A Dask scheduler address, or ``local:N`` for a LocalCluster of N workers; ``jobs`` is
-        then ignored. Only this process writes the gradebook.
-
-    Returns
-    -------
-    list of str
-        The students whose submission failed to run: nbgrader could not grade it, or the
-        kernel died or hung (tests after that point score 0; the others keep their score); and
-        ``"<integrity>"`` when a protected file changed during the run; and the submitted
-        folders not graded because their name is not a safe id
-        (:func:`grader.collect.is_safe_id`).
-    """
-    reason = unavailable_reason()
-    if sandbox and reason:
-        raise SystemExit(f"course: refusing to autograde without the sandbox: {reason}. "
-                         "`--no-sandbox` grades anyway, with the instructor's rights (not "
-                         "recommended).")
-    if not sandbox:
-        print("WARNING: grading WITHOUT the sandbox (--no-sandbox): submitted code runs with "
-              "your rights and can read or change the course; the report records it.",
-              file=sys.stderr)
-    with api.gradebook as gb:
-        try:  # `course collect --due` may have created it without its notebooks
-            known = bool(gb.find_assignment(assignment).notebooks)
-        except MissingEntry:
-            known = False
-    if not known:
-        # Autograde restores test cells from the gradebook, which only a release fills in
-        # (the gradebook is not committed). The release is deterministic, so this is harmless.
-        print(f"{assignment} is not in the gradebook yet: releasing it first")
-        if release(api, [assignment]):
-            raise SystemExit(f"course: cannot autograde {assignment}: its release failed")
-    students = sorted(students or api.get_submitted_students(assignment))
-    # A folder name is a path, a shell word, a spreadsheet cell and HTML downstream: grade only
-    # safe ids (`course collect` maps the others); the rest count as failed.
-    unsafe = [s for s in students if not is_safe_id(s)]
-    for student in unsafe:
-        print(f"FAILED autograde {assignment}: skipped the folder {printable(student)!r} in "
-              f"{api.coursedir.submitted_directory}/: not a safe student id (only letters, "
-              "digits, '.', '_', '-', not starting with '.'); `course collect` maps such ids",
-              file=sys.stderr)
-    students = [s for s in students if is_safe_id(s)]
-    if not students:
-        print(f"no submissions for {assignment} in {api.coursedir.submitted_directory}/")
-        return unsafe
-    root = Path(api.coursedir.root)
-    log = root / "grader" / "exports" / f"autograde-{assignment}.log"
-    log.parent.mkdir(parents=True, exist_ok=True)
-    log.write_text("")  # the workers append this run's nbgrader and kernel messages
-    # A student's run waits for its kernel about a third of the time: one more worker than
-    # CPUs keeps the CPUs busy.
-    jobs = jobs or (os.cpu_count() or 1) + 1
-    # Created here, once, before any worker needs it; only its fingerprint is ever shown.
-    secret_fingerprint = secret.fingerprint(secret.load(secret_path(api)))
-    protected = integrity.protected_roots(root)
-    before = integrity.snapshot(protected)
-    start = time.monotonic()
-    mode = "required" if sandbox else "off"
-    if cluster:
-        outcomes = grade_class_on_cluster(root, assignment, students, cluster,
-                                          _progress(len(students)), sandbox=mode,
-                                          db_url=api.coursedir.db_url)
-    else:
-        outcomes = grade_class(root, assignment, students, jobs, _progress(len(students)), log,
-                               sandbox=mode, db_url=api.coursedir.db_url)
-    changed = integrity.changes(before, integrity.snapshot(protected))
-    record = {"sandbox": sandbox, "cluster": cluster,
-              "integrity": {"checked": len(before), "changed": changed},
-              "versions": _versions(), "students": len(students),
-              "secret": secret_fingerprint,
-              "seconds": round(time.monotonic() - start, 1)}
-    run_record_path(root, assignment).write_text(json.dumps(record, indent=1))
-    if changed:
-        print("INTEGRITY FAILURE: files of the course or the library changed during grading:",
-              file=sys.stderr)
-        print("\n".join("  " + line for line in changed), file=sys.stderr)
-    else:
-        print(f"integrity: {len(before)} files of the course and the library are unchanged")
-    failed = [o for o in outcomes if not o.success or o.kernel_stopped]
-    for outcome in failed:
-        print(f"FAILED autograde {assignment} for {outcome.student}", file=sys.stderr)
-        detail = outcome.error or f"graded {outcome.score:g} / {outcome.max_score:g} up to here"
-        print("\n".join(["  " + p for p in outcome.problems] + [detail.rstrip()]), file=sys.stderr)
-    print(f"autograded {len(outcomes) - len(failed)} of {len(outcomes)} submissions of "
-          f"{assignment} in {time.monotonic() - start:.0f} s "
-          + (f"on the Dask cluster {cluster}" if cluster else f"with {jobs} workers"))
-    return [o.student for o in failed] + unsafe + (["<integrity>"] if changed else [])
-
-
-def secret_path(api: NbGraderAPI) -> Path:
-    """Where the course secret lives (``c.GradingExecute.secret_file``)."""
-    configured = api.config.GradingExecute.get("secret_file")
-    if not configured:
-        raise SystemExit("course: c.GradingExecute.secret_file is not set in the course config")
-    return Path(configured)
 
 
 def show_secret(api: NbGraderAPI, rotate: bool) -> None:
@@ -292,7 +67,7 @@ def feedback(api: NbGraderAPI, assignment: str) -> bool:
     """
     result = api.generate_feedback(assignment, force=True)
     if not result["success"]:
-        _report_failure(f"feedback {assignment}", result)
+        report_failure(f"feedback {assignment}", result)
         return False
     print(f"feedback written under {api.coursedir.feedback_directory}/")
     return True
@@ -334,94 +109,6 @@ def similarity(api: NbGraderAPI, assignment: str, out: Path, threshold: float) -
               f"{match.score:.2f}")
     print(f"wrote {out}: {len(result.students)} submissions compared, "
           f"{len(result.flagged())} matches at or above {threshold:g} (no score changed)")
-
-
-class CourseValidator(Validator):
-    """nbgrader's ``Validator``, running the notebook with :class:`GradingExecute`.
-
-    A kernel that dies or hangs then fails the cells it could not run, as at grading time,
-    instead of crashing the validation.
-    """
-
-    preprocessors = List([CheckCellMetadata, ClearOutput, GradingExecute])
-
-
-def validate(notebook: Path, config: Config) -> bool:
-    """Run a notebook's tests as nbgrader's Validate button does; print pass/fail per exercise.
-
-    Uses nbgrader's ``Validator`` directly, because ``nbgrader validate`` exits 0 even when
-    tests fail (nbgrader #1908). An exercise passes when every graded cell of it passes (see
-    :func:`grader.report.exercise_cells`); a written answer is no pass or fail: it is reported
-    as answered (graded by hand) or not answered yet.
-
-    Parameters
-    ----------
-    notebook : Path
-        Notebook to validate (executed with its folder as working directory).
-    config : Config
-        From :func:`load_config` (per-cell timeout, the grading kernel's set-up).
-
-    Returns
-    -------
-    bool
-        True when every test cell passes, every written answer is answered and no locked cell
-        was changed.
-    """
-    if not notebook.is_file():
-        raise SystemExit(f"course: no notebook {notebook}")
-    reason = unavailable_reason()
-    if reason:
-        print(f"note: running your notebook unsandboxed ({reason}); grading runs it in the "
-              "sandbox")
-    nb = nbformat.read(notebook, as_version=4)
-    results = CourseValidator(config=config).validate(str(notebook))
-    names = {
-        cell.source.strip(): cell.metadata["nbgrader"].get("grade_id", "?")
-        for cell in nb.cells
-        if "nbgrader" in cell.metadata
-    }
-    # Written answer -> answered? (nbgrader's test: its checksum differs from the release's.)
-    written = {cell.metadata.nbgrader["grade_id"]: determine_grade(cell)[0] is None
-               for cell in nb.cells if cell.cell_type == "markdown" and is_grade(cell)
-               and is_solution(cell)}
-    problems: dict[str, list[str]] = {}
-    for cell in results.get("type_changed", []):
-        problems.setdefault(names.get(cell["source"], "?"), []).append(
-            f"cell type changed to {cell['new_type']}")
-    for cell in results.get("changed", []):
-        problems.setdefault(names.get(cell["source"], "?"), []).append(
-            "locked cell was modified")
-    for cell in results.get("failed", []):
-        if names.get(cell["source"]) in written:
-            continue  # an unanswered written answer: reported below, not as a failed test
-        lines = [ln for ln in strip_ansi(cell["raw_error"]).splitlines() if ln.strip()]
-        problems.setdefault(names.get(cell["source"], "?"), []).append(
-            lines[-1] if lines else "failed")
-    exercises = exercise_cells(nb)
-    passing = failing = 0
-    for name, cells in exercises.items():
-        issues = [f"{gid}: {issue}" for gid in cells for issue in problems.pop(gid, [])]
-        failing += bool(issues)
-        if issues:
-            print(f"FAIL {name}: {'; '.join(issues)}")
-        elif name in written:
-            print(f"ANSWERED {name}: answered, graded by hand" if written[name] else
-                  f"UNANSWERED {name}: not answered yet (graded by hand)")
-        else:
-            passing += 1
-            print(f"PASS {name}")
-    for gid, issues in problems.items():
-        failing += 1
-        print(f"FAIL {gid}: {'; '.join(issues)}")
-    if "failed" not in results and results:
-        print("(the other exercises were not checked: undo the changes to the cells above)")
-    status = "PASSED" if not results else "FAILED" if failing else "INCOMPLETE"
-    summary = f"{passing} of {len(exercises) - len(written)} autograded exercises pass"
-    if written:
-        summary += (f"; {sum(written.values())} of {len(written)} written answers answered "
-                    "(graded by hand)")
-    print(f"{status} {notebook}: {summary}")
-    return not results
 
 
 def due_date(text: str) -> datetime:

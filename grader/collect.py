@@ -40,25 +40,18 @@ goes to nbgrader as ``timestamp.txt``.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
-import io
 import json
 import os
 import re
-import stat
 import sys
-import tarfile
 import tempfile
-import time
-import zipfile
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from nbgrader.api import MissingEntry
 from nbgrader.apps import NbGraderAPI
@@ -67,7 +60,16 @@ from nbgrader.utils import capture_log, temp_attrs
 from traitlets import Float
 from traitlets.config import Config, Configurable
 
-from grader.files import NotRegularFile, open_regular
+from grader.archives import (
+    MB,
+    UNREADABLE,
+    Entry,
+    copy_bounded,
+    folder_entries,
+    tar_entries,
+    zip_entries,
+)
+from grader.files import open_regular
 from grader.late import submission_time
 
 # LMS download names: "<student>_<anything>_<notebook>.ipynb" (Canvas: "<student>_<ids>_<file>",
@@ -82,9 +84,6 @@ ARCHIVES = (".zip", ".tar.gz", ".tgz")
 # out "." and "..", and a hidden folder that nbgrader's listing of submissions would never see).
 SAFE_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
 RESUBMISSION = re.compile(r"-(\d+)\.ipynb$")
-CHUNK = 1 << 16
-RATIO_FLOOR = 1 << 20  # small entries compress as they like; the ratio cap applies past 1 MB
-MB = 1 << 20
 EXIT_SKIPPED = 2  # `course collect`'s exit status when something was skipped
 # Canvas's name for a file in its "Download Submissions" zip (canvas-lms lib/content_zipper.rb,
 # get_filename and add_upload_submission) is "<sortable name>_[LATE_]<user id>_<file id>_<file>",
@@ -178,29 +177,6 @@ def read_lms_record(course_root: Path, assignment: str) -> dict[str, dict[str, A
     return json.loads(path.read_text())["students"] if path.is_file() else {}
 
 
-class _TooMuch(Exception):
-    """Reading went past a cap; the message says which."""
-
-
-# What reading an entry may raise: a cap passed, a file that changed or is no longer plain,
-# a broken archive. Each skips that entry, never the class.
-UNREADABLE = (_TooMuch, NotRegularFile, OSError, EOFError, zipfile.BadZipFile, tarfile.TarError)
-
-
-@dataclass
-class _Entry:
-    """One file of a download or an upload, not read yet."""
-
-    name: str  # where it is, for people: "submissions.zip: carl_1_2_hw.zip: bob/nb.ipynb"
-    path: str  # its path inside its folder or archive
-    problem: str | None  # why it is not read at all
-    mtime: float = 0.0
-    size: int | None = None  # declared by the archive's header: refuse early, never trust
-    packed: int | None = None  # compressed size (zip), for the ratio cap
-    open: Callable[[], AbstractContextManager[IO[bytes]]] | None = None
-    file: Path | None = None  # a regular file on disk (a folder SOURCE's), read in place
-
-
 @dataclass
 class _Candidate:
     """A notebook read into the staging folder, for one student."""
@@ -210,7 +186,7 @@ class _Candidate:
     staged: Path
     name: str
     newness: tuple[int, float, int]  # (resubmission -N, mtime, order in the download)
-    lms: _Entry  # the LMS's file it came in: the notebook itself, or the upload it is in
+    lms: Entry  # the LMS's file it came in: the notebook itself, or the upload it is in
 
 
 @dataclass
@@ -234,138 +210,6 @@ class CollectRecord:
         print(f"skipped {printable(name)}{who}: {reason}", file=sys.stderr)
 
 
-def _path_problem(path: str) -> str | None:
-    """Why a path from an archive cannot be used as one, or None."""
-    parts = re.split(r"[/\\]", path)
-    if path.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", path):
-        return "absolute path"
-    if ".." in parts:
-        return "path goes up a folder (..)"
-    if "\0" in path:
-        return "NUL in its name"
-    return None
-
-
-def _relative(path: str) -> str:
-    """An archive's entry path without ``.`` and empty components (tar writes ``./name``)."""
-    return "/".join(part for part in path.split("/") if part not in ("", "."))
-
-
-def _kind_problem(mode: int, links: int = 1) -> str | None:
-    """Why a file of this ``st_mode`` is not read (links, devices), or None."""
-    if stat.S_ISLNK(mode):
-        return "symbolic link"
-    if stat.S_IFMT(mode) not in (0, stat.S_IFREG):  # 0: made where there are no modes
-        return "not a regular file (device, FIFO or socket)"
-    if links > 1:
-        return f"hard link ({links} names for one file)"
-    return None
-
-
-def _folder_entries(root: Path) -> Iterator[_Entry]:
-    """The files under ``root``, sorted, without following links (links are entries with a
-    problem)."""
-    for folder, dirs, files in os.walk(root):
-        dirs.sort()
-        for name in [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
-            dirs.remove(name)
-            files.append(name)
-        for name in sorted(files):
-            path = Path(folder, name)
-            info = path.lstat()
-            yield _Entry(name=path.relative_to(root).as_posix(),
-                         path=path.relative_to(root).as_posix(),
-                         problem=_kind_problem(info.st_mode, info.st_nlink),
-                         mtime=info.st_mtime, open=lambda path=path: open_regular(path),
-                         file=path)
-
-
-def _zip_entries(archive: IO[bytes], label: str) -> Iterator[_Entry]:
-    """The file entries of a zip, with their problems; directories are left out."""
-    with zipfile.ZipFile(archive) as zf:
-        for info in zf.infolist():
-            if info.is_dir():
-                continue
-            mode = info.external_attr >> 16 if info.create_system == 3 else 0  # 3: Unix
-            problem = (_path_problem(info.filename) or _kind_problem(mode)
-                       or ("encrypted" if info.flag_bits & 1 else None))
-            try:
-                mtime = time.mktime((*info.date_time, 0, 0, -1))
-            except (OverflowError, ValueError):
-                mtime = 0.0
-            yield _Entry(name=f"{label}: {info.filename}", path=_relative(info.filename),
-                         problem=problem,
-                         mtime=mtime, size=info.file_size,
-                         packed=info.compress_size,
-                         open=lambda info=info: zf.open(info))
-
-
-class _Bounded(io.RawIOBase):
-    """A reader that raises :class:`_TooMuch` once more than ``limit`` bytes came through it."""
-
-    def __init__(self, inner: IO[bytes], limit: int) -> None:
-        self.inner, self.limit, self.count = inner, limit, 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: bytearray) -> int:
-        data = self.inner.read(len(buffer))
-        self.count += len(data)
-        if self.count > self.limit:
-            raise _TooMuch(f"expands to more than {self.limit // MB} MB "
-                           "(the ratio cap times its size): not read further")
-        buffer[:len(data)] = data
-        return len(data)
-
-
-def _tar_entries(archive: IO[bytes], label: str, ratio: float) -> Iterator[_Entry]:
-    """The file entries of a .tar.gz, read as a stream whose expansion is bounded by ``ratio``
-    times the archive's size (skipping an entry still decompresses it)."""
-    limit = max(int(ratio * os.fstat(archive.fileno()).st_size), RATIO_FLOOR)
-    with gzip.open(archive) as unzipped, tarfile.open(
-            fileobj=io.BufferedReader(_Bounded(unzipped, limit), CHUNK), mode="r|") as tar:
-        for member in tar:
-            if member.isdir():
-                continue
-            problem = _path_problem(member.name) or (
-                None if member.isreg() else "symbolic link" if member.issym()
-                else "hard link" if member.islnk()
-                else "not a regular file (device, FIFO or socket)")
-            yield _Entry(name=f"{label}: {member.name}", path=_relative(member.name),
-                         problem=problem,
-                         mtime=float(member.mtime), size=member.size,
-                         open=lambda member=member: tar.extractfile(member))
-
-
-def _copy(entry: _Entry, dest: Path, budget: int, ratio: float) -> int:
-    """Copy ``entry`` to ``dest`` in chunks, at most ``budget`` bytes; return the bytes copied.
-
-    Raises :class:`_TooMuch` (and removes ``dest``) past the budget or the ratio cap.
-    """
-    if entry.size is not None and entry.size > budget:
-        raise _TooMuch(f"declares {entry.size / MB:.0f} MB, over the {budget / MB:.0f} MB "
-                       "left in the cap")
-    if entry.packed and entry.size is not None and entry.size > max(
-            RATIO_FLOOR, ratio * entry.packed):
-        raise _TooMuch(f"declares a compression ratio over {ratio:g}:1")
-    assert entry.open is not None
-    count = 0
-    try:
-        with entry.open() as src, dest.open("wb") as out:
-            while chunk := src.read(CHUNK):
-                count += len(chunk)
-                if count > budget:
-                    raise _TooMuch(f"over the {budget / MB:.0f} MB cap per submission")
-                if entry.packed is not None and count > max(RATIO_FLOOR, ratio * entry.packed):
-                    raise _TooMuch(f"compression ratio over {ratio:g}:1 (a zip bomb?)")
-                out.write(chunk)
-    except BaseException:
-        dest.unlink(missing_ok=True)
-        raise
-    return count
-
-
 class _Collector:
     """Reads a download into a staging folder, one entry at a time, and records every skip."""
 
@@ -378,7 +222,7 @@ class _Collector:
         self.used: dict[str, int] = {}  # raw student id -> bytes extracted
         self.candidates: list[_Candidate] = []
 
-    def download(self, entries: Iterator[_Entry], top: bool) -> None:
+    def download(self, entries: Iterator[Entry], top: bool) -> None:
         """Read a download's entries; ``top``: archives without a student's name are downloads
         too (a folder SOURCE holding ``submissions.zip``)."""
         for entry in entries:
@@ -404,7 +248,7 @@ class _Collector:
             else:
                 self.notebook(entry, found["student_id"], found["file_id"], entry)
 
-    def upload(self, entries: Iterator[_Entry], student: str, lms: _Entry) -> None:
+    def upload(self, entries: Iterator[Entry], student: str, lms: Entry) -> None:
         """Read a student's upload: notebooks at its top are the student's, whatever else."""
         for entry in entries:
             base = entry.path.rsplit("/", 1)[-1]
@@ -421,31 +265,31 @@ class _Collector:
             else:
                 self.notebook(entry, student, found["file_id"], lms)
 
-    def archive(self, entry: _Entry, student: str | None,
-                read: Callable[[Iterator[_Entry]], None]) -> None:
+    def archive(self, entry: Entry, student: str | None,
+                read: Callable[[Iterator[Entry]], None]) -> None:
         """Read an archive's entries with ``read``: in place if it is a file on disk, else
         from a copy in the staging folder (within the cap)."""
         copy = Path(tempfile.mkstemp(dir=self.staging, suffix=".archive")[1])
         try:
             if entry.file is None:
-                _copy(entry, copy, self.cap, self.ratio)
+                copy_bounded(entry, copy, self.cap, self.ratio)
             with open_regular(entry.file or copy) as handle:
                 if entry.path.endswith(".zip"):
-                    read(_zip_entries(handle, entry.name))
+                    read(zip_entries(handle, entry.name))
                 else:
-                    read(_tar_entries(handle, entry.name, self.ratio))
+                    read(tar_entries(handle, entry.name, self.ratio))
         except UNREADABLE as error:
             self.record.skip(entry.name, student, f"archive not read further: {error}")
         finally:
             copy.unlink(missing_ok=True)
 
-    def notebook(self, entry: _Entry, student: str, notebook: str, lms: _Entry) -> None:
+    def notebook(self, entry: Entry, student: str, notebook: str, lms: Entry) -> None:
         """Copy a student's notebook to the staging folder, within the student's cap; ``lms``
         is the LMS's file it came in (its name and time are the LMS's, not the student's)."""
         used = self.used.get(student, 0)
         staged = self.staging / f"{len(self.candidates)}.ipynb"
         try:
-            self.used[student] = used + _copy(entry, staged, self.cap - used, self.ratio)
+            self.used[student] = used + copy_bounded(entry, staged, self.cap - used, self.ratio)
         except UNREADABLE as error:
             self.record.skip(entry.name, student, str(error))
             return
@@ -624,9 +468,9 @@ def collect(api: NbGraderAPI, assignment: str, source: Path, regexp: str | None 
         tree.mkdir(parents=True)
         collector = _Collector(record, notebooks, names, staging)
         if source.is_dir():
-            collector.download(_folder_entries(source), top=True)
+            collector.download(folder_entries(source), top=True)
         else:  # the download itself, whatever its name
-            collector.archive(_Entry(source.name, source.name, None, file=source.resolve()),
+            collector.archive(Entry(source.name, source.name, None, file=source.resolve()),
                               None, partial(collector.download, top=False))
         chosen = collector.choose()
         if due is not None or any(_canvas_late(c) for cs in chosen.values() for c in cs):

@@ -23,8 +23,11 @@ are dicts {name: value}; data are dicts {name: array of values}, one array per v
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
+import string
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -102,8 +105,9 @@ class BayesNet:
         (R&N §14.4.1; exponential in their number). ``method="elimination"`` is exact variable
         elimination (R&N §14.4.2): drop the variables that are neither the target, evidence nor
         their ancestors, then sum the hidden ones out one at a time, each time choosing the
-        variable whose new factor is smallest. Both raise ``ValueError`` when the evidence has
-        probability 0.
+        variable whose new factor is smallest; that order depends on the graph and the observed
+        names only, so it is computed once per (target, observed names) and kept with the
+        network. Both raise ``ValueError`` when the evidence has probability 0.
         """
         observed = self._query_indices(target, evidence)
         if method == "enumeration":
@@ -356,61 +360,145 @@ class EliminationPlan:
 
 def _plan(net: BayesNet, target: str, observed: dict[str, int]) -> EliminationPlan:
     """The relevant variables and the greedy elimination order, from the graph alone."""
+    relevant, _, steps = _greedy(net, target, observed)
+    return EliminationPlan(relevant, tuple(EliminationStep(*step) for step in steps))
+
+
+def _greedy(net: BayesNet, target: str, observed: dict[str, int],
+            ) -> tuple[tuple[str, ...], list[tuple[str, ...]], list[tuple[str, tuple, int]]]:
+    """:func:`_plan`'s work as plain tuples: the relevant variables, their CPTs' scopes
+    (:func:`_scopes`) and the steps as (variable, scope, entries)."""
     ancestors = _ancestors(net, [target, *observed])  # the others sum to 1 and drop out
     relevant = tuple(v for v in net.names if v in ancestors)
     size = {v: len(net.domains[v]) for v in relevant}
-    hidden = set(relevant) - set(observed) - {target}
+    hidden = ancestors - observed.keys() - {target}
     # Two variables are neighbours when a factor mentions both (evidence leaves every scope).
     neighbours: dict[str, set[str]] = {v: set() for v in hidden | {target}}
-    for scope in _scopes(net, relevant, observed):
+    scopes = _scopes(net, relevant, observed)
+    for scope in scopes:
         for v in scope:
             neighbours[v].update(scope)
     for v, others in neighbours.items():
         others.discard(v)
-    cost = {u: math.prod(size[w] for w in neighbours[u]) for u in hidden}
-    order = {v: i for i, v in enumerate(net.names)}
+    # (entries of u's new factor, u): min() of these is the greedy choice, ties by name
+    cost = {u: (math.prod(map(size.__getitem__, neighbours[u])), u) for u in hidden}
+    order = {v: i for i, v in enumerate(relevant)}
     steps = []
-    while hidden:
-        u = min(hidden, key=lambda u: (cost[u], u))
-        hidden.discard(u)
+    while cost:
+        u = min(cost.values())[1]
+        del cost[u]
         scope = neighbours.pop(u)
         for w in scope:  # summing u out joins its neighbours in one factor
-            neighbours[w] |= scope
-            neighbours[w] -= {w, u}
-            if w in hidden:
-                cost[w] = math.prod(size[x] for x in neighbours[w])
-        steps.append(EliminationStep(u, tuple(sorted(scope, key=order.get)),
-                                     size[u] * math.prod(size[w] for w in scope)))
-    return EliminationPlan(relevant, tuple(steps))
+            joined = neighbours[w]
+            joined |= scope
+            joined.discard(w)
+            joined.discard(u)
+            if w in cost:
+                cost[w] = (math.prod(map(size.__getitem__, joined)), w)
+        steps.append((u, tuple(sorted(scope, key=order.__getitem__)),
+                      size[u] * math.prod(map(size.__getitem__, scope))))
+    return relevant, scopes, steps
 
 
 def _scopes(net: BayesNet, relevant: tuple[str, ...], observed: dict[str, int],
             ) -> list[tuple[str, ...]]:
     """The unobserved variables of each relevant CPT, one tuple per CPT."""
-    return [tuple(u for u in (*net.parents[v], v) if u not in observed) for v in relevant]
+    return [tuple([u for u in (*net.parents[v], v) if u not in observed]) for v in relevant]
+
+
+@dataclass(frozen=True)
+class _Schedule:
+    """A query's elimination compiled from the graph, for any evidence values.
+
+    ``factors`` are the relevant CPTs as (name, axes, observed): the CPT's axes (parents, then
+    the variable) and whether evidence slices it. ``scopes`` are the variables of every slot:
+    the CPTs' first (evidence removed), then each step's result. ``steps`` are (involved,
+    scope): the slots of the factor list that each step multiplies (a step appends its result
+    as a new slot), in the order the factor list holds them. ``last`` are the slots left over
+    the target.
+    """
+
+    factors: tuple[tuple[str, tuple[str, ...], bool], ...]
+    scopes: tuple[tuple[str, ...], ...]
+    steps: tuple[tuple[tuple[int, ...], tuple[str, ...]], ...]
+    last: tuple[int, ...]
+
+
+# Schedules depend on the graph alone (names, parents, domain sizes), never on CPT values, so
+# they are kept per network (dropped with it) and per (target, observed names), the oldest
+# dropped first beyond SCHEDULES_PER_NETWORK (a loop over every evidence set stays bounded).
+_SCHEDULES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+SCHEDULES_PER_NETWORK = 1024
+
+
+def _schedule(net: BayesNet, target: str, observed: dict[str, int]) -> _Schedule:
+    """The cached :class:`_Schedule` of P(target | evidence on ``observed``'s names)."""
+    cache = _SCHEDULES.setdefault(net, {})
+    key = (target, frozenset(observed))
+    if key not in cache:
+        if len(cache) >= SCHEDULES_PER_NETWORK:
+            del cache[next(iter(cache))]  # dicts keep insertion order: the oldest
+        cache[key] = _compile(net, target, observed)
+    return cache[key]
+
+
+def _compile(net: BayesNet, target: str, observed: dict[str, int]) -> _Schedule:
+    """Replay :func:`_plan`'s steps on slot numbers instead of tables: the same factors, in the
+    same order, as eliminating on the tables themselves. That order is the order of creation
+    (a step removes factors and appends its own), so each variable's holders, listed as they
+    are created, give a step's factors in order."""
+    relevant, scopes, plan_steps = _greedy(net, target, observed)
+    factors = tuple((v, axes, not observed.keys().isdisjoint(axes))
+                    for v in relevant for axes in [(*net.parents[v], v)])
+    holders: dict[str, list[int]] = {}
+    for slot, scope in enumerate(scopes):
+        for v in scope:
+            holders.setdefault(v, []).append(slot)
+    alive = [True] * len(scopes)
+    steps = []
+    for variable, scope, _ in plan_steps:
+        involved = tuple(i for i in holders.pop(variable) if alive[i])
+        for i in involved:
+            alive[i] = False
+        for v in scope:
+            holders[v].append(len(alive))
+        alive.append(True)
+        scopes.append(scope)
+        steps.append((involved, scope))
+    last = tuple(i for i, live in enumerate(alive) if live)
+    return _Schedule(factors, tuple(scopes), tuple(steps), last)
 
 
 def _eliminate(net: BayesNet, target: str, observed: dict[str, int]) -> np.ndarray:
-    """Variable elimination. A factor is (variables, table) with one axis per variable."""
-    plan = _plan(net, target, observed)
-    factors = []
-    for v, scope in zip(plan.relevant, _scopes(net, plan.relevant, observed), strict=True):
-        index = tuple(observed.get(u, slice(None)) for u in (*net.parents[v], v))
-        factors.append((scope, net.cpts[v][index]))
-    for step in plan.steps:
-        involved = [f for f in factors if step.variable in f[0]]
-        factors = [f for f in factors if step.variable not in f[0]]
-        factors.append(_sum_product(involved, step.scope))
-    return _sum_product(factors, (target,))[1]
+    """Variable elimination along the cached schedule. A factor is (variables, table)."""
+    schedule = _schedule(net, target, observed)
+    cpts = net.cpts
+    tables = [cpts[v][tuple(observed.get(u, _ALL) for u in axes)] if sliced else cpts[v]
+              for v, axes, sliced in schedule.factors]
+    scopes = schedule.scopes
+    for involved, scope in schedule.steps:
+        tables.append(_sum_product([(scopes[i], tables[i]) for i in involved], scope)[1])
+    return _sum_product([(scopes[i], tables[i]) for i in schedule.last], (target,))[1]
+
+
+_ALL = slice(None)
 
 
 def _sum_product(factors, keep: tuple[str, ...]) -> tuple[tuple[str, ...], np.ndarray]:
     """Multiply the factors and sum out every variable not in ``keep`` (one einsum call)."""
-    letters: dict[str, int] = {}
-    operands: list = []
-    for scope, table in factors:
-        operands += [table, [letters.setdefault(v, len(letters)) for v in scope]]
-    return keep, np.einsum(*operands, [letters[v] for v in keep])
+    subscripts = _subscripts(tuple(scope for scope, _ in factors), keep)
+    return keep, np.einsum(subscripts, *(table for _, table in factors))
+
+
+@functools.lru_cache(maxsize=4096)
+def _subscripts(scopes: tuple[tuple[str, ...], ...], keep: tuple[str, ...]) -> str:
+    """einsum's subscripts for multiplying factors over ``scopes`` into a factor over ``keep``:
+    one letter per variable, in order of first appearance."""
+    letters: dict[str, str] = {}
+    for v in itertools.chain(*scopes):
+        letters.setdefault(v, string.ascii_letters[len(letters)])
+    inputs = ",".join("".join(letters[v] for v in scope) for scope in scopes)
+    return f"{inputs}->{''.join(letters[v] for v in keep)}"
 
 
 # --- Ready-made networks --------------------------------------------------------------------

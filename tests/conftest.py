@@ -20,6 +20,25 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "replay"))
 
 REPO = Path(__file__).resolve().parents[1]
 
+# The test files that take longest, longest first (each a minute or more of one worker in a
+# fresh-clone CI run). `make test` hands whole files to the workers (--dist loadfile) in
+# collection order (--no-loadscope-reorder; xdist's own order puts files with many tests first),
+# so these start at once and the short files fill in around them: a long file handed out last
+# would be the run's tail while the other worker idles.
+LONGEST_FIRST = (
+    "test_site.py", "test_grading_class.py", "test_notebooks.py", "test_browser.py",
+    "test_collect.py", "test_grading_hostile.py", "test_hand_grades.py", "test_authoring.py",
+    "test_lms.py", "test_grading.py", "test_variants.py", "test_links.py", "test_grading_xss.py",
+    "test_lint.py", "test_fairness.py", "test_bundle.py", "test_similarity.py",
+    "test_sandbox.py", "test_grading_cluster.py", "test_remove.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Put the files of :data:`LONGEST_FIRST` first, in its order; the rest keep theirs."""
+    rank = {name: position for position, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable within a file
+
 # Every course a test grades (and every `course` it starts) draws students' hidden inputs from
 # this one secret, so the suite's scores are the same on every run and machine; a course's own
 # secret file would be new random bytes in each temporary course. tests/test_variants.py

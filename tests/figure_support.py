@@ -43,3 +43,25 @@ def png_pixels(fig):
     from mllib.demos import png
 
     return np.asarray(Image.open(io.BytesIO(png(fig))).convert("RGB"))
+
+
+def assert_redrawn_in_place_like_a_fresh_build(view_cache, frame, others) -> None:
+    """The same data, alt text and pixels, whether ``frame()``'s figure was just built (after
+    ``view_cache.cache_clear()``) or redrawn in place after each of ``others`` (frames at
+    other control values), and the same Figure."""
+    from mllib.plotting import alt_text
+
+    view_cache.cache_clear()
+    fresh = frame()
+    # Drawn first: a patch's drawn() is in display coordinates, which the first draw settles
+    # (the axes shrink to their equal aspect then).
+    fresh_pixels, fresh_drawn, fresh_alt = png_pixels(fresh), drawn(fresh), alt_text(fresh)
+    for other in others:
+        png_pixels(other())
+    again = frame()
+    assert again is fresh
+    assert repr(drawn(again)) == repr(fresh_drawn)  # repr: exact, and NaN equals NaN
+    assert alt_text(again) == fresh_alt
+    import numpy as np
+
+    np.testing.assert_array_equal(png_pixels(again), fresh_pixels)

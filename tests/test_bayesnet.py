@@ -206,3 +206,44 @@ def test_log_likelihood_is_the_sum_of_the_log_joints():
     assert net.log_likelihood(data) == pytest.approx(expected, rel=1e-12)
     with pytest.raises(ValueError, match="one column per variable"):
         net.log_likelihood({"E": data["E"]})
+
+
+@FAST
+@given(seed=st.integers(0, 10**6), n=st.integers(2, 8), observed=st.integers(0, 3))
+def test_a_compiled_schedule_answers_every_evidence_value_and_stays_with_its_network(
+        seed, n, observed):
+    # Elimination compiles one schedule per (target, observed names) and keeps it with the
+    # network. Oracle: enumeration, for every value of the evidence through the one schedule,
+    # and on a second network with the same names and another graph (its own schedule).
+    rng = np.random.default_rng(seed)
+    first, second = (random_network(n, max_parents=2, domain_size=2, seed=s)
+                     for s in (seed, seed + 1))
+    names = list(rng.permutation(first.names))
+    target, observed_names = names[0], names[1:1 + observed]
+    for net in (first, second, first):
+        for values in itertools.product((0, 1), repeat=len(observed_names)):
+            evidence = dict(zip(observed_names, values, strict=True))
+            try:
+                expected = net.query(target, evidence, method="enumeration")
+            except ValueError:  # evidence of probability 0: both methods must refuse it
+                with pytest.raises(ValueError, match="probability 0"):
+                    net.query(target, evidence)
+                continue
+            np.testing.assert_allclose(net.query(target, evidence), expected,
+                                       rtol=1e-9, atol=1e-12)  # both exact: rounding only
+
+
+def test_schedules_kept_per_network_stay_bounded_and_answer_after_eviction(monkeypatch):
+    # Oracle: enumeration. With room for two schedules, a third query drops the oldest; asking
+    # the first again compiles it anew and still answers right.
+    from mllib import bayesnet
+
+    monkeypatch.setattr(bayesnet, "SCHEDULES_PER_NETWORK", 2)
+    net = alarm_network()
+    queries = [("B", {"J": 1}), ("E", {"M": 0}), ("A", {"R": 1}), ("B", {"J": 0})]
+    for target, evidence in queries:
+        np.testing.assert_allclose(net.query(target, evidence),
+                                   net.query(target, evidence, method="enumeration"),
+                                   rtol=1e-9, atol=1e-12)  # both exact: rounding only
+        assert len(bayesnet._SCHEDULES[net]) <= 2
+    assert set(bayesnet._SCHEDULES[net]) == {("A", frozenset({"R"})), ("B", frozenset({"J"}))}

@@ -4,9 +4,12 @@ One JupyterLab server (from this venv, on a free loopback port, serving a tempor
 course with the repository's nbgrader config) and one browser are shared by the module. The
 tests check, for each walk-through in WIDGETS, that the nbgrader lab extension is loaded, that
 Run All Cells finishes without an error, that figures returned by cells are drawn, and that
-moving one of its sliders redraws that widget's plot. For the instructor, they check that the
-formgrader's Manage Assignments page has no warning (the course-local exchange) and that its
-grading page renders LaTeX with the MathJax this server serves (no CDN). Screenshots go to
+moving one of its sliders redraws that widget's plot, and that every explore() widget can be
+driven by keyboard alone (Tab, arrow keys, Home/End, Enter, Space) and then says, in the status
+line under its figure and the figure's alt text, the alt text the kernel computes for the new
+values. For the instructor, they check that the formgrader's Manage Assignments page has no
+warning (the course-local exchange) and that its grading page renders LaTeX with the MathJax
+this server serves (no CDN). Screenshots go to
 tests/artifacts/browser_<walk-through>_*.png and browser_formgrader_*.png.
 
 Run with ``.venv/bin/pytest tests/test_browser.py`` (about 20 s); ``-m "not browser"`` skips it.
@@ -382,6 +385,220 @@ def test_slider_redraws_the_plot(executed):
     )
     assert value_after != value_before, f"readout unchanged ({value_after}); screenshot: {shot}"
     assert after != before, f"plot unchanged; screenshot: {shot}"
+
+
+# --- Every widget by keyboard alone (issue 26 §4) ----------------------------------------------
+
+EXPLORER = ".mllib-explorer"  # an explore() widget (mllib/demos/__init__.py)
+SUMMARY = ".mllib-frame-summary"  # its status line under the figure
+MAX_TABS = 40  # Tab presses from just before a cell's widgets to the control wanted
+KERNEL_TIMEOUT = 120  # s: the kernel draws one frame to answer, after any redraws queued
+
+# In the notebook's kernel: how many explore() widgets there are, and for the one at {index} in
+# the order they were built (Run All builds them top to bottom: the page's order), the alt text
+# of its frame drawn afresh for the controls' current values, and those values. Evaluated as a
+# user expression of a silent request: nothing is printed in the notebook, no history is kept.
+KERNEL_ALT = """(lambda boxes: __import__("json").dumps(dict(count=len(boxes), **(lambda box: {{
+    "alt": __import__("mllib.plotting").plotting.alt_text(
+        box.f(**{{c._kwarg: c.get_interact_value() for c in box.kwargs_widgets}})),
+    "values": repr({{c._kwarg: c.value for c in box.kwargs_widgets
+                    if isinstance(c, __import__("ipywidgets").DOMWidget)}}),
+    }})(boxes[{index}]) if {index} < len(boxes) else {{}})))(
+    [box for box in list(__import__("ipywidgets").widgets.widget._instances.values())
+     if "mllib-explorer" in getattr(box, "_dom_classes", ())])"""
+
+
+def kernel_alt(nb: Notebook, index: int) -> dict:
+    """The count of widgets and widget ``index``'s alt text and control values, computed in
+    Python by the notebook's kernel (KERNEL_ALT).
+
+    A second client of the same kernel (as ``jupyter console --existing`` is), through the
+    connection file the server wrote into its runtime folder (browser_support.start_lab).
+    """
+    import ast
+    import json
+    import urllib.request
+
+    from jupyter_client import BlockingKernelClient
+
+    no_proxy = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with no_proxy.open(f"{nb.server.url}/api/sessions", timeout=10) as answer:
+        sessions = json.load(answer)
+    kernel = next(s["kernel"]["id"] for s in sessions if s["path"] == nb.path.as_posix())
+    client = BlockingKernelClient(
+        connection_file=str(nb.server.root.parent / "home" / "runtime" / f"kernel-{kernel}.json"))
+    client.load_connection_file()
+    client.start_channels()
+    try:
+        request = client.execute("", silent=True, store_history=False,
+                                 user_expressions={"alt": KERNEL_ALT.format(index=index)})
+        deadline = time.monotonic() + KERNEL_TIMEOUT
+        while True:
+            reply = client.get_shell_msg(timeout=max(1.0, deadline - time.monotonic()))
+            if reply["parent_header"].get("msg_id") == request:
+                break
+    finally:
+        client.stop_channels()
+    answer = reply["content"]["user_expressions"]["alt"]
+    if answer["status"] != "ok":
+        nb.fail("kernel-alt", f"the kernel could not compute widget {index + 1}'s alt text: "
+                               f"{answer.get('ename')}: {answer.get('evalue')}")
+    return json.loads(ast.literal_eval(answer["data"]["text/plain"]))
+
+
+def tab_to(nb: Notebook, cell, target, name: str) -> int:
+    """Put the focus just before the cell's outputs, then press Tab until ``target`` has it.
+
+    Returns the number of Tab presses. Fails if the focus leaves the cell's outputs first (the
+    control cannot be reached by Tab) or never arrives.
+    """
+    nb.page.evaluate("""cell => {
+        const start = document.createElement("span");
+        start.tabIndex = 0;
+        start.dataset.browserTest = "tab-start";
+        cell.querySelector(".jp-Cell-outputArea").prepend(start);
+        start.focus();
+    }""", cell.element_handle())
+    try:
+        for presses in range(1, MAX_TABS + 1):
+            nb.page.keyboard.press("Tab")
+            where = target.evaluate("""el => el === document.activeElement ? "target"
+                : el.closest(".jp-Cell-outputArea").contains(document.activeElement)
+                    ? "cell" : document.activeElement?.outerHTML.slice(0, 120)""")
+            if where == "target":
+                return presses
+            if where != "cell":
+                nb.fail(name, f"Tab left the widget's cell before reaching the control; the "
+                              f"focus went to {where}")
+        nb.fail(name, f"{MAX_TABS} Tab presses did not reach the control")
+    finally:
+        nb.page.evaluate("() => document.querySelector('[data-browser-test=tab-start]')?.remove()")
+
+
+# The Run toggle while it plays (a ToggleButton; ToggleButtons' options are choices, not Run).
+PLAYING = ".widget-toggle-button.mod-active:not(.widget-toggle-buttons *)"
+# Enough of a frame's data: URI to tell frames apart without copying it out of the page.
+FRAME_JS = """box => ((src) => src && src.length + ":" + src.slice(-200))(
+    box.querySelector(".widget-output img")?.src) || null"""
+
+
+def settled_summary(nb: Notebook, explorer, frame_before: str, name: str,
+                    errors_before: int) -> str:
+    """The widget's status line once its figure differs from ``frame_before``, the kernel is
+    idle, no Run is playing, and the status line has not changed for SETTLE_SECONDS."""
+    summary = explorer.locator(SUMMARY)
+    cell = explorer.locator("xpath=ancestor::div[contains(@class, 'jp-CodeCell')][1]")
+    deadline = time.monotonic() + REDRAW_TIMEOUT
+    last, since = None, time.monotonic()
+    while True:
+        if len(nb.kernel.errors) > errors_before:
+            nb.fail(name, "the kernel raised while redrawing:\n"
+                    + "\n".join(nb.kernel.errors[errors_before:]))
+        state = (explorer.evaluate(FRAME_JS), summary.text_content() if summary.count() else None)
+        now = time.monotonic()
+        if state != last:
+            last, since = state, now
+        if (state[0] not in (None, frame_before) and state[1] is not None
+                and now - since >= SETTLE_SECONDS and not cell.locator(PLAYING).count()
+                and nb.state()["idle"]):
+            return state[1]
+        if now > deadline:
+            nb.fail(name, f"the figure was not redrawn, or did not settle, within "
+                          f"{REDRAW_TIMEOUT} s (the status line says {state[1]!r})")
+        nb.page.wait_for_timeout(100)
+
+
+def visible_label_problems(explorer) -> list[str]:
+    """Controls of the widget without a visible label or (for native elements) a name."""
+    return explorer.evaluate("""box => [
+        ...[...box.querySelectorAll(".widget-slider")]
+            .filter(s => !(s.querySelector(".widget-label")?.textContent.trim()))
+            .map(s => "a slider without a visible description"),
+        ...[...box.querySelectorAll("select")]
+            .filter(s => !([...s.labels].map(l => l.textContent).join("").trim()))
+            .map(s => "a drop-down without a <label>"),
+    ]""")
+
+
+def keyboard_actions(cell, explorer) -> list[tuple[str, object, str]]:
+    """What to press on this widget: (what, element, key). Its first movable slider (an arrow
+    key) or, with no slider, its first drop-down, then every button of its cell (Enter for
+    Step; Space for Run, pressed again to pause).
+
+    A drop-down takes End or Home (its last or first option): JupyterLab's command mode takes
+    the arrow keys (and letters) from a closed <select> in a widget, to move between cells
+    (jupyter-widgets/ipywidgets#3912).
+    """
+    handles = explorer.locator(".widget-slider:not(.mod-disabled) .noUi-handle")
+    movable = [i for i in range(handles.count()) if handles.nth(i).get_attribute("aria-valuemin")
+               != handles.nth(i).get_attribute("aria-valuemax")]
+    actions = []
+    if movable:
+        handle = handles.nth(movable[0])
+        at_max = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
+        actions.append(("slider", handle, "ArrowLeft" if at_max else "ArrowRight"))
+    elif explorer.locator("select:not([disabled])").count():
+        select = explorer.locator("select:not([disabled])").first
+        at_end = select.evaluate("s => s.selectedIndex === s.options.length - 1")
+        actions.append(("drop-down", select, "Home" if at_end else "End"))
+    buttons = cell.locator(".jp-OutputArea-output button.jupyter-button:visible"
+                           ":not(.widget-toggle-buttons *)")
+    for i in range(buttons.count()):
+        button = buttons.nth(i)
+        toggle = "widget-toggle-button" in (button.get_attribute("class") or "")
+        actions.append(("button " + button.inner_text().strip(), button,
+                        "Space" if toggle else "Enter"))
+    return actions
+
+
+def test_every_widget_is_driven_by_keyboard_and_says_its_new_frame(executed):
+    """Each explore() widget of the walk-through: Tab reaches its controls, an arrow key moves a
+    slider (or a drop-down), Enter or Space presses its buttons, and after each redraw the status
+    line under the figure (role=status) and the figure's alt text are the alt text that Python
+    computes for the controls' new values."""
+    nb, page = executed, executed.page
+    explorers = page.locator(EXPLORER)
+    count = explorers.count()
+    if not count:
+        pytest.skip(f"{nb.path} has no explore() widget")
+    in_kernel = kernel_alt(nb, count)["count"]
+    assert in_kernel == count, f"{count} widgets on the page, {in_kernel} in the kernel"
+    driven, silent = [], []
+    for index in range(count):
+        explorer = explorers.nth(index)
+        explorer.scroll_into_view_if_needed()
+        cell = explorer.locator("xpath=ancestor::div[contains(@class, 'jp-CodeCell')][1]")
+        problems = visible_label_problems(explorer)
+        assert not problems, f"widget {index + 1}: {problems}"
+        before = explorer.locator(SUMMARY).text_content()
+        assert before == kernel_alt(nb, index)["alt"], f"widget {index + 1}'s first frame"
+        for what, element, key in keyboard_actions(cell, explorer):
+            name = f"keyboard-{index + 1}-{what.replace(' ', '-')}"
+            errors_before, frame_before = len(nb.kernel.errors), explorer.evaluate(FRAME_JS)
+            tab_to(nb, cell, element, name)
+            page.keyboard.press(key)
+            if key == "Space":  # Run: let it play until the figure changes, then pause it
+                page.wait_for_function(f"([box, old]) => ({FRAME_JS})(box) !== old",
+                                       arg=[explorer.element_handle(), frame_before],
+                                       timeout=REDRAW_TIMEOUT * 1000)
+                page.keyboard.press(key)
+            after = settled_summary(nb, explorer, frame_before, name, errors_before)
+            now = kernel_alt(nb, index)
+            image_alts = explorer.locator(".widget-output img").evaluate_all(
+                "imgs => imgs.map(i => i.alt)")
+            where = f"widget {index + 1}, {what} ({key}), now at {now['values']}"
+            assert after == now["alt"], (
+                f"{where}: the status line says {after!r}, Python's alt text is {now['alt']!r}")
+            assert image_alts == [now["alt"]], f"{where}: the figure's alt text is {image_alts}"
+            if after == before:  # the next widgets are still driven: report them all
+                silent.append(f"{where}: {after!r}")
+            driven.append(f"{index + 1}: {what} {key} -> {now['values']}")
+            before = after
+    nb.shot("keyboard")
+    print("\n".join(driven))
+    assert not silent, ("the figure changed but its alt text did not, so a screen reader hears "
+                        "nothing new; describe each frame with what the control changes "
+                        "(mllib.plotting.describe):\n  " + "\n  ".join(silent))
 
 
 # --- The formgrader ---------------------------------------------------------------------------

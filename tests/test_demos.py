@@ -1,14 +1,18 @@
 """The perceptron walk-through's widget logic, driven without a browser."""
 
+from html.parser import HTMLParser
+
 import ipywidgets
 import numpy as np
 import pytest
+from figure_support import assert_redrawn_in_place_like_a_fresh_build
 from matplotlib.figure import Figure
 
 from mllib import data
 from mllib import perceptron as P
 from mllib.demos import explore
 from mllib.demos import perceptron as demo
+from mllib.plotting import alt_text, describe, figure
 
 
 def test_update_table_prints_mmds_example_12_4():
@@ -46,10 +50,13 @@ def _drawn_points(fig: Figure) -> np.ndarray:
 
 
 def test_moving_the_margin_slider_redraws_other_data():
-    narrow, wide = demo.show_margin_experiment(0.05), demo.show_margin_experiment(0.3)
-    assert len(_drawn_points(narrow)) == len(_drawn_points(wide)) == 200
-    assert not np.array_equal(_drawn_points(narrow), _drawn_points(wide))
-    assert narrow.axes[1].get_title() != wide.axes[1].get_title()
+    # The widget's one figure is redrawn in place: read each frame before drawing the next.
+    narrow = demo.show_margin_experiment(0.05)
+    narrow_points, narrow_title = _drawn_points(narrow), narrow.axes[1].get_title()
+    wide = demo.show_margin_experiment(0.3)
+    assert len(narrow_points) == len(_drawn_points(wide)) == 200
+    assert not np.array_equal(narrow_points, _drawn_points(wide))
+    assert narrow_title != wide.axes[1].get_title()
 
 
 def test_step_frame_rings_the_example_of_update_k():
@@ -202,3 +209,141 @@ def test_the_live_widget_shows_the_frame_as_its_png(monkeypatch):
     fig = demo.show_update(P.perceptron(*data.mmds_spam()[:2]), data.mmds_spam()[0][:, :2],
                            data.mmds_spam()[1], 0)
     assert len(image) == len(png(fig))  # the same frame, drawn the same way
+
+
+class Tags(HTMLParser):
+    """Each start tag's attributes and the text of the page, as a browser's parser reads them."""
+
+    def __init__(self, markup: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags, self.text = [], []
+        self.feed(markup)
+
+    def handle_starttag(self, tag, attrs) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data) -> None:
+        self.text.append(data)
+
+
+def counted_points(n: int) -> Figure:
+    """A figure whose alt text names its data, with markup characters a page must escape."""
+    fig, (ax,) = figure()
+    ax.plot(range(n), "o")
+    return describe(fig, f'{n} points <b>"&amp;"</b>')
+
+
+def test_each_redraw_says_the_frames_alt_text_in_a_status_line_under_the_figure(monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    box = explore(counted_points, n=ipywidgets.IntSlider(value=3, min=1, max=9, description="n"))
+    slider, output, summary = box.children
+    assert "mllib-explorer" in box._dom_classes
+    for n in (3, 7):  # the first frame, then a move of the slider
+        slider.value = n
+        line = Tags(summary.value)
+        assert line.tags == [("p", {"class": "mllib-frame-summary", "role": "status",
+                                    "aria-live": "polite", "aria-atomic": "true"})]
+        assert "".join(line.text) == f'{n} points <b>"&amp;"</b>' == alt_text(counted_points(n))
+        (shown,) = output.outputs  # the image's own name: JupyterLab shows the text/html <img>
+        (tag, attributes), = Tags(shown["data"]["text/html"]).tags
+        assert tag == "img" and attributes["alt"] == alt_text(counted_points(n))
+        assert attributes["src"] == "data:image/png;base64," + shown["data"]["image/png"]
+
+
+def test_a_redraw_that_fails_says_so_in_the_status_line(monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+
+    def frame(n):
+        if n > 5:
+            raise ValueError(f"no frame for n = {n}")
+        return counted_points(n)
+
+    box = explore(frame, n=ipywidgets.IntSlider(value=3, min=1, max=9))
+    box.children[0].value = 8
+    said = "".join(Tags(box.children[-1].value).text)
+    assert "not redrawn" in said.lower() and "ValueError: no frame for n = 8" in said
+    assert box.children[1].outputs[0]["name"] == "stderr"
+# --- The widgets redraw one figure in place, and say what each frame shows ------------------
+
+
+@pytest.mark.parametrize(("margin", "seed"), [(0.1, 2), (0.01, 0), (0.398107, 19)])
+def test_margin_widget_redrawn_in_place_shows_what_a_fresh_build_shows(margin, seed):
+    assert_redrawn_in_place_like_a_fresh_build(
+        demo._margin_view, lambda: demo.show_margin_experiment(margin, seed),
+        [lambda: demo.show_margin_experiment(0.05, seed),
+         lambda: demo.show_margin_experiment(margin, seed + 1),
+         lambda: demo.show_margin_experiment(0.2, 7)])
+
+
+@pytest.mark.parametrize(("eta", "start"), [(0.1, "w₀ = 0"), (0.001, "w₀ = [-1, 1]"),
+                                            (0.5, "w₀ = [-1, 1]")])
+def test_eta_widget_redrawn_in_place_shows_what_a_fresh_build_shows(eta, start):
+    others = [lambda s=s, e=e: demo.show_eta(e, s) for s in demo.ETA_STARTS for e in (0.01, 3.0)]
+    assert_redrawn_in_place_like_a_fresh_build(demo._eta_view,
+                                               lambda: demo.show_eta(eta, start), others)
+
+
+@pytest.mark.parametrize("k", [0, 1, 9])
+def test_update_scrubber_redrawn_in_place_shows_what_a_fresh_build_shows(k):
+    X, y, w_star = data.separable(300, 2, margin=0.02, seed=7)
+    run = P.perceptron(X, y, w_star=w_star)
+
+    class Views:  # the scrubber's views are kept by the identity of (run, X, y)
+        cache_clear = staticmethod(demo._update_views.clear)
+
+    assert_redrawn_in_place_like_a_fresh_build(
+        Views, lambda: demo.show_update(run, X, y, k),
+        [lambda j=j: demo.show_update(run, X, y, j) for j in (run.mistakes, 0, 3, 1)])
+
+
+def test_update_alt_text_states_the_update_and_what_the_separator_gets_wrong():
+    X, y, w_star = data.separable(300, 2, margin=0.02, seed=7)
+    run = P.perceptron(X, y, w_star=w_star)
+    k = 5
+    update = run.history[k - 1]
+    wrong = int(np.sum(np.sign(X @ update.w) != y))  # sign 0 counts as wrong, as y·w·x <= 0
+    text = alt_text(demo.show_update(run, X, y, k))
+    assert text.startswith(f"300 points in two classes ({np.sum(y == 1)} circles y = +1, "
+                           f"{np.sum(y == -1)} squares y = −1); update {k} of {run.mistakes}: ")
+    assert f"example {update.index}, at ({X[update.index, 0]:.2f}, " in text
+    assert text.endswith(f"the separator now has {wrong} points misclassified.")
+    assert alt_text(demo.show_update(run, X, y, k + 1)) != text
+    assert "every example counts as a mistake" in alt_text(demo.show_update(run, X, y, 0))
+
+
+def test_margin_alt_text_states_the_sample_the_run_and_the_trend():
+    X, y, w_star = data.separable(200, 2, margin=0.05, radius=1.0, seed=4)
+    run = P.perceptron(X, y, w_star=w_star, max_epochs=1000)
+    R, gamma = P.radius(X), P.geometric_margin(w_star, X, y)
+    text = alt_text(demo.show_margin_experiment(0.05, 4))
+    assert f"{np.sum(y == 1)} circles y = +1, {np.sum(y == -1)} squares y = −1" in text
+    assert f"(measured {gamma:.3g}) and R = {R:.3f}" in text
+    assert f"after {run.mistakes} mistakes, no point misclassified" in text
+    assert text.endswith(f"this sample makes {run.mistakes} mistakes, bound "
+                         f"{(R / gamma) ** 2:.0f}.")
+    # The trend is the mean over the 20 seeds at the slider's ends.
+    first = np.mean([P.perceptron(*data.separable(200, 2, margin=0.01, radius=1.0, seed=s)[:2],
+                                  max_epochs=1000).mistakes for s in demo.TREND_SEEDS])
+    assert f"fall from {first:.1f} at γ = 0.01 " in text
+    assert alt_text(demo.show_margin_experiment(0.05, 5)) != text
+
+
+def test_eta_alt_text_follows_the_slider_and_the_start():
+    text = alt_text(demo.show_eta(0.01, "w₀ = [-1, 1]"))
+    X, y, _ = data.separable(100, 2, margin=0.05, seed=1)
+    slow = P.perceptron(X, y, eta=0.01, w0=np.array([-1.0, 1.0]), max_epochs=1000)
+    assert f"the run with η = 0.01 makes {slow.mistakes} mistakes" in text
+    assert alt_text(demo.show_eta(0.1, "w₀ = [-1, 1]")) != text
+    assert alt_text(demo.show_eta(0.01, "w₀ = 0")) != text
+
+
+def test_proof_alt_text_states_where_each_claim_ends():
+    X, y, w_star = data.separable(300, 2, margin=0.02, seed=7)
+    run = P.perceptron(X, y, w_star=w_star)
+    R, gamma = P.radius(X), P.geometric_margin(w_star, X, y)
+    w = run.w  # the last update's w: the quantities at k = run.mistakes
+    text = alt_text(demo.show_proof(run, R, gamma))
+    assert f"over the run's {run.mistakes} updates" in text
+    assert f"w·w* climbs to {w @ w_star:.3f}" in text
+    assert f"‖w‖² reaches {w @ w:.3f}" in text
+    assert f"caps k at (R/γ)² = {(R / gamma) ** 2:.0f}." in text

@@ -5,11 +5,15 @@ import math
 
 import numpy as np
 import pytest
+from figure_support import drawn, png_pixels
 from matplotlib.figure import Figure
+from matplotlib.text import Annotation
 
 from mllib import bayes
 from mllib.bayesnet import alarm_network
 from mllib.demos import bayesnet as demo
+from mllib.demos import png
+from mllib.plotting import PALETTE, alt_text
 
 
 def test_beta_density_integrates_to_one_and_has_the_map_as_its_mode():
@@ -49,12 +53,113 @@ def test_explorers_draw_a_static_frame_under_nbgrader(monkeypatch):
     assert isinstance(demo.alarm_explorer(), Figure)
 
 
+def bar_rows(ax) -> dict:
+    """The bar chart's shown rows: {variable's name: bar width}, top row first."""
+    names = [t for t in ax.texts if not isinstance(t, Annotation) and t.get_visible()]
+    bars = [patch for patch in ax.patches if patch.get_visible()]
+    return {name.get_text(): bar.get_width() for name, bar in zip(names, bars, strict=True)}
+
+
+def bar_values(ax) -> list[str]:
+    """The values printed at the shown bars' ends, top row first."""
+    return [t.get_text() for t in ax.texts if isinstance(t, Annotation) and t.get_visible()]
+
+
 def test_alarm_frame_shows_p_burglary_given_both_calls():
     fig = demo.show_alarm(J="1", M="1")
-    bars = {label.get_text(): patch.get_width() for label, patch in
-            zip(fig.axes[1].get_yticklabels(), fig.axes[1].patches, strict=True)}
+    bars = bar_rows(fig.axes[1])
+    assert list(bars) == ["E (earthquake)", "B (burglary)", "R (radio report)", "A (alarm)"]
     assert bars["B (burglary)"] == pytest.approx(0.2842, abs=1e-4)  # R&N §14.4.1: 0.284
     assert "12 parameters" in fig.axes[0].get_title()
+    labels = [t.get_text() for t in fig.axes[0].texts if t.get_text()]  # not the arrows
+    assert sorted(labels) == ["A", "B", "E", "J=1", "M=1", "R"]
+
+
+def joint_probability_of_one(net, v: str, evidence: dict) -> float:
+    """P(v = 1 | evidence) by summing the alarm's joint over every assignment (an oracle
+    independent of the network's query methods)."""
+    mass = [0.0, 0.0]
+    for values in itertools.product((0, 1), repeat=len(net.names)):
+        assignment = dict(zip(net.names, values, strict=True))
+        if all(assignment[e] == x for e, x in evidence.items()):
+            mass[assignment[v]] += net.joint(assignment)
+    return mass[1] / sum(mass)
+
+
+def test_alarm_alt_text_states_the_evidence_and_the_bars_and_follows_the_drop_downs():
+    net = alarm_network()
+    both = alt_text(demo.show_alarm(J="1", M="1"))
+    assert "with J = 1, M = 1 observed" in both
+    for v, name in (("B", "burglary"), ("E", "earthquake"), ("A", "alarm")):
+        assert f"{name} ({v}) {joint_probability_of_one(net, v, {'J': 1, 'M': 1}):.3g}" in both
+    assert "(J)" not in both  # observed: no bar
+    radio = alt_text(demo.show_alarm(J="1", M="1", R="1"))
+    burglary = joint_probability_of_one(net, "B", {"J": 1, "M": 1, "R": 1})
+    assert f"burglary (B) {burglary:.3g}" in radio and radio != both
+    assert "with nothing observed" in alt_text(demo.show_alarm(J="?", M="?"))
+
+
+@pytest.mark.parametrize("setting", [("1", "1", "?", "?", "?"), ("0", "?", "1", "?", "1"),
+                                     ("?", "?", "?", "?", "?")])
+def test_alarm_redrawn_in_place_shows_what_a_fresh_build_shows(setting):
+    """The same data, and the same pixels, whether the figure was just built for the evidence
+    or redrawn in place after other evidence."""
+    demo._alarm_view.cache_clear()
+    fresh = demo.show_alarm(*setting)
+    fresh_drawn, fresh_pixels, fresh_alt = drawn(fresh), png_pixels(fresh), alt_text(fresh)
+    for other in (("?", "?", "?", "?", "?"), ("1", "1", "1", "1", "1"), ("0", "1", "?", "0", "?")):
+        png_pixels(demo.show_alarm(*other))
+    again = demo.show_alarm(*setting)
+    assert again is fresh
+    np.testing.assert_equal(drawn(again), fresh_drawn)  # NaN (an undefined MAP) equals NaN
+    assert alt_text(again) == fresh_alt
+    np.testing.assert_array_equal(png_pixels(again), fresh_pixels)
+
+
+@pytest.mark.parametrize(("a", "b", "seen"), [(2, 2, 4), (1, 1, 0), (30, 3, 12)])
+def test_coin_redrawn_in_place_shows_what_a_fresh_build_shows(a, b, seen):
+    """The same data, and the same pixels, whether the figure was just built for (a, b, seen)
+    or redrawn in place after other values."""
+    demo._coin_view.cache_clear()
+    fresh = demo.show_coin(a, b, seen)
+    fresh_drawn, fresh_pixels, fresh_alt = drawn(fresh), png_pixels(fresh), alt_text(fresh)
+    for other in ((1, 1, 0), (30, 30, 12), (a, b, 1), (2, 7, seen)):
+        png_pixels(demo.show_coin(*other))
+    again = demo.show_coin(a, b, seen)
+    assert again is fresh
+    np.testing.assert_equal(drawn(again), fresh_drawn)  # NaN (an undefined MAP) equals NaN
+    assert alt_text(again) == fresh_alt
+    np.testing.assert_array_equal(png_pixels(again), fresh_pixels)
+
+
+@pytest.mark.parametrize(("a", "b", "seen"), [(2, 2, 4), (5, 1, 7), (3, 9, 12)])
+def test_coin_alt_text_states_the_posterior_and_estimates_from_the_tosses(a, b, seen):
+    # Oracle: the conjugate update counted from the tosses, k heads in m: Beta(a + k, b + m - k),
+    # MAP (a + k - 1)/(a + b + m - 2), ML k/m, posterior mean (a + k)/(a + b + m).
+    k, m = demo.TOSSES[:seen].count("H"), seen
+    K, M = demo.TOSSES.count("H"), len(demo.TOSSES)
+    alt = alt_text(demo.show_coin(a, b, seen))
+    assert f"Beta({a}, {b}) prior" in alt
+    assert f"after {m} tosses with {k} heads, the Beta({a + k}, {b + m - k}) posterior" in alt
+    assert f"MAP {(a + k - 1) / (a + b + m - 2):.3f}, ML {k / m:.3f}" in alt
+    assert (f"over all {M} tosses ({K} heads) the estimates end at ML {K / M:.3f}, MAP "
+            f"{(a + K - 1) / (a + b + M - 2):.3f} and posterior mean {(a + K) / (a + b + M):.3f}"
+            in alt)
+
+
+def test_coin_alt_text_changes_with_the_sliders_and_says_what_is_undefined():
+    frames = {alt_text(demo.show_coin(*values)) for values in ((2, 2, 4), (3, 2, 4), (2, 2, 5))}
+    assert len(frames) == 3
+    flat = alt_text(demo.show_coin(1, 1, 0))
+    assert "MAP undefined (every p is a mode), ML undefined (no tosses)" in flat
+
+
+def test_density_axis_leaves_the_headroom_and_rounds_up_to_a_step():
+    for peak in (1.0, 2.37, 7.9, 13.2):
+        top = demo.density_top(peak)
+        assert top >= demo.HEADROOM * peak
+        scale = 10 ** np.floor(np.log10(top))
+        assert round(top / scale, 9) in demo.DENSITY_STEPS
 
 
 def test_bayes_optimal_table_marks_minus_in_mitchells_example():
@@ -117,10 +222,8 @@ def legend(ax):
 @pytest.mark.parametrize("seen", [0, 1, 6, len(demo.TOSSES)])
 def test_coin_widget_never_raises_its_map_line_agrees_and_its_legends_hide_no_curve(a, b, seen):
     # Every slider at its extremes (a, b in 1..30, seen in 0..12) and a grid inside.
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
     fig = demo.show_coin(a, b, seen)
-    FigureCanvasAgg(fig).draw()
+    png(fig)  # drawn as the widget shows it, so the legends' boxes are laid out
     assert [hidden_vertices(ax) for ax in fig.axes] == [0, 0]
     tosses = demo.TOSSES[:seen]
     if a == b == 1 and seen == 0:
@@ -128,8 +231,9 @@ def test_coin_widget_never_raises_its_map_line_agrees_and_its_legends_hide_no_cu
         with pytest.raises(ValueError):
             bayes.coin_map(tosses, a, b)  # the library still refuses to pick a mode
     else:
-        red = [ln for ln in fig.axes[0].lines if ln.get_color() == "tab:red"]
-        assert red[0].get_xdata()[0] == pytest.approx(bayes.coin_map(tosses, a, b))
+        (red,) = [ln for ln in fig.axes[0].lines if ln.get_color() == PALETTE[1]]
+        assert red.get_visible()
+        assert red.get_xdata()[0] == pytest.approx(bayes.coin_map(tosses, a, b))
     assert ("ML undefined: no tosses" in legend(fig.axes[0])) == (seen == 0)
 
 
@@ -137,7 +241,7 @@ def test_coincident_estimates_stay_visible_in_the_coin_widget():
     # The walk-through: at a = b = 1 MAP equals ML, and the dotted black ML line runs down the
     # middle of the wide red MAP band; on the right the ML crosses sit inside the MAP circles.
     left, right = demo.show_coin(1, 1, 4).axes
-    (band,) = [ln for ln in left.lines if ln.get_color() == "tab:red"]
+    (band,) = [ln for ln in left.lines if ln.get_color() == PALETTE[1]]
     (dotted,) = [ln for ln in left.lines if ln.get_color() == "black"]
     assert band.get_xdata()[0] == dotted.get_xdata()[0] == pytest.approx(0.75)  # HHTH
     assert dotted.get_linestyle() == ":" and dotted.get_zorder() > band.get_zorder()
@@ -174,10 +278,12 @@ def test_alarm_widget_never_raises_on_any_evidence_and_its_bars_are_the_queries(
         setting = dict(zip("JMRAE", values, strict=True))
         fig = demo.show_alarm(**setting)
         evidence = {v: int(x) for v, x in setting.items() if x != "?"}
-        bars = [patch.get_width() for patch in fig.axes[1].patches]
+        rows = bar_rows(fig.axes[1])
         hidden = [v for v in net.names if v not in evidence]
+        assert [name.split()[0] for name in rows] == hidden
+        bars = list(rows.values())
         np.testing.assert_allclose(bars, [net.query(v, evidence)[1] for v in hidden])
-        labels = [float(text.get_text()) for text in fig.axes[1].texts]
+        labels = [float(text) for text in bar_values(fig.axes[1])]
         np.testing.assert_allclose(labels, bars, rtol=5e-3)
         smallest = min(smallest, *bars)
     assert smallest < 1e-4
@@ -462,3 +568,36 @@ def test_cost_figure_labels_at_least_two_ticks_inside_its_log_axes(spread):
         shown = [t for t in (*ax.get_yticklabels(), *ax.get_yticklabels(minor=True))
                  if t.get_text() and low <= t.get_position()[1] <= high]
         assert len(shown) >= 2, ax.get_title()
+
+
+def test_cost_alt_text_states_the_counts_the_crossing_and_the_times():
+    # Made-up counts and timings (no clock): the alt text reads them back, with the first size
+    # where elimination's entries fall below enumeration's terms.
+    sizes = np.array([4, 6, 8])
+    cost = demo.InferenceCost(sizes, relevant=sizes, terms=np.array([8, 32, 128]),
+                              largest_table=np.array([8, 16, 16]),
+                              table_entries=np.array([12, 36, 60]),
+                              enumeration=np.array([2e-4, 8e-4, 3.2e-3]),
+                              elimination=np.array([5e-4, 6e-4, 7e-4]))
+    alt = alt_text(demo.show_cost(cost))
+    assert "Networks of 4 to 8 variables" in alt
+    assert "terms grow from 8 to 128, elimination's table entries from 12 to 60" in alt
+    assert "elimination counts fewer from 8 variables on" in alt
+    assert "enumeration 0.2 ms to 3.2 ms, elimination 0.5 ms to 0.7 ms" in alt
+    never = demo.InferenceCost(sizes, relevant=sizes, terms=np.array([8, 32, 128]),
+                               largest_table=np.array([8, 16, 16]),
+                               table_entries=np.array([12, 36, 600]),
+                               enumeration=cost.enumeration, elimination=cost.elimination)
+    assert "elimination counts more at every size" in alt_text(demo.show_cost(never))
+
+
+def test_coin_and_alarm_moves_that_keep_the_axes_redraw_only_what_moves():
+    # What live.render redraws: the static background only for a stale figure. A move that
+    # keeps the axes' limits (retitling and relabelling the legend included) must leave the
+    # figure fresh, or every frame costs a full draw.
+    png(demo.show_coin(2, 2, 4))
+    assert demo.density_top(demo.beta_density(demo.COIN_GRID, 5, 4).max()) == demo.density_top(
+        demo.beta_density(demo.COIN_GRID, 5, 3).max())  # the same axis for 4 and 5 tosses
+    assert not demo.show_coin(2, 2, 5).stale
+    png(demo.show_alarm("1", "1"))
+    assert not demo.show_alarm("?", "0", "1", "?", "1").stale

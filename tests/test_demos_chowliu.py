@@ -5,11 +5,14 @@ import itertools
 import ipywidgets
 import numpy as np
 import pytest
+from figure_support import drawn, png_pixels
+from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 
 from mllib import bayes, chowliu
 from mllib.demos import chowliu as demo
 from mllib.demos import explore
+from mllib.plotting import PALETTE, alt_text
 
 
 def test_candidates_are_the_slides_distributions():
@@ -54,12 +57,15 @@ def _arrows(fig: Figure, panel: int) -> list[str]:
 
 
 def test_moving_the_sample_size_slider_redraws_the_learned_tree():
-    small, large = demo.show_experiment(10), demo.show_experiment(10_000)
-    assert small.axes[1].get_title() != large.axes[1].get_title()
+    # The widget's one figure is redrawn in place: read each frame before drawing the next.
+    small = demo.show_experiment(10)
+    small_title, small_arrows = small.axes[1].get_title(), _arrows(small, 1)
+    large = demo.show_experiment(10_000)
+    assert small_title != large.axes[1].get_title()
     assert "9 of 9 edges right" in large.axes[1].get_title()
-    green = (0.17254901960784313, 0.6274509803921569, 0.17254901960784313, 1.0)
+    green = to_rgba(PALETTE[2])
     assert all(colour == green for colour in _arrows(large, 1))
-    assert any(colour != green for colour in _arrows(small, 1))
+    assert any(colour != green for colour in small_arrows)
     assert len(_arrows(large, 0)) == 9
 
 
@@ -225,7 +231,7 @@ def test_laplace_smoothing_moves_the_numbers_only_slightly_between_roots():
 # --- The widget swept over every control --------------------------------------------------------
 
 
-GREEN = (0.17254901960784313, 0.6274509803921569, 0.17254901960784313, 1.0)
+GREEN = to_rgba(PALETTE[2])  # a right edge; a wrong one is dashed vermillion
 
 
 def test_sample_size_stops_are_whole_numbers_a_tenth_of_a_decade_apart():
@@ -383,3 +389,57 @@ def test_the_walkthrough_flags_the_copied_slide_title():
     assert "**A copied title.**" in text and "*Distribution 2*" in text
     assert "not* symmetric" in text and "exactly when $P$ and $T$ are the same" in text
     assert "Ties at small m." in text
+
+
+@pytest.mark.parametrize(("m", "root"), [(32, 0), (10, 5), (10_000, 9)])
+def test_experiment_redrawn_in_place_shows_what_a_fresh_build_shows(m, root):
+    """The same data, pixels and alt text, whether the figure was just built for (m, root) or
+    redrawn in place after other sample sizes and roots."""
+    demo._experiment_view.cache_clear()
+    fresh = demo.show_experiment(m, root)
+    fresh_drawn, fresh_pixels, fresh_alt = drawn(fresh), png_pixels(fresh), alt_text(fresh)
+    for other in ((13, root), (m, (root + 3) % 10), (1000, 1)):
+        png_pixels(demo.show_experiment(*other))
+    again = demo.show_experiment(m, root)
+    assert again is fresh
+    assert drawn(again) == fresh_drawn
+    assert alt_text(again) == fresh_alt
+    np.testing.assert_array_equal(png_pixels(again), fresh_pixels)
+
+
+def test_wrong_edges_are_dashed_as_well_as_coloured():
+    fig = demo.show_experiment(13, 0)
+    for arrow in (a for a in fig.axes[1].texts if getattr(a, "arrow_patch", None) is not None):
+        right = arrow.arrow_patch.get_edgecolor() == GREEN
+        assert (arrow.arrow_patch.get_linestyle() == "-") == right
+
+
+def test_experiment_alt_text_counts_the_right_edges_and_follows_m():
+    # Independently: the sample drawn again from the seeds, the tree learned by the library.
+    truth = bayes.random_tree(10, seed=4, strength=0.25)
+    X = bayes.sample(truth, 10_000, seed=104)
+    truth_edges = {frozenset(e) for e in truth.edges}
+    texts = []
+    for m in (13, 10_000):
+        learned = chowliu.chow_liu_tree(X[:m], root=2)
+        right = sum(frozenset(e) in truth_edges for e in learned)
+        wrong = [f"{a}–{b}" for a, b in learned if frozenset((a, b)) not in truth_edges]
+        text = alt_text(demo.show_experiment(m, 2))
+        assert f"learns from m = {m} samples, directed away from the root 2: {right} of its 9" \
+            in text
+        assert (f"the wrong ones, dashed: {', '.join(wrong)}." in text) == bool(wrong)
+        texts.append(text)
+    assert "9 of its 9 edges" in texts[1] and texts[0] != texts[1]
+
+
+def test_mi_heatmap_and_kl_alt_texts_state_their_numbers():
+    truth, X = demo.true_tree()
+    mi = chowliu.mutual_information(X[:500])
+    off = mi[~np.eye(10, dtype=bool)]
+    text = alt_text(demo.show_mi_heatmap(mi, chowliu.chow_liu_tree(X[:500])))
+    assert f"from {off.min():.4f} to {off.max():.4f} nats" in text
+    assert "the 9 Chow-Liu edges are ringed" in text
+    curve = demo.kl_curve(sizes=(10, 100), samples=2)
+    kl = alt_text(demo.show_kl(curve))
+    assert f"falls from {curve.chow_liu[0]:.3g} to {curve.chow_liu[1]:.3g} nats" in kl
+    assert "each the mean of 2 samples" in kl

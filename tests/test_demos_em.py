@@ -5,10 +5,12 @@ import math
 import ipywidgets
 import numpy as np
 import pytest
+from figure_support import drawn, png_pixels
 from matplotlib.figure import Figure
 
 from mllib import em
 from mllib.demos import em as demo
+from mllib.plotting import alt_text
 
 
 def test_e_step_table_prints_the_hand_computed_scenario_iii_row():
@@ -437,3 +439,74 @@ def test_a_start_on_the_diagonal_draws_a_readable_ll_axis(alpha, p, q, steps):
     assert left.yaxis.get_offset_text().get_text() == ""
     labels = [t.get_text() for t in left.get_yticklabels() if t.get_text()]
     assert len(labels) >= 2 and all("e" not in label for label in labels), labels
+
+
+@pytest.mark.parametrize(("alpha", "p", "q", "steps"), [(0.5, 0.6, 0.4, 0), (0.5, 0.6, 0.4, 3),
+                                                        (0.01, 0.99, 0.01, 60),
+                                                        (0.3, 0.5, 0.5, 12)])
+def test_stepper_redrawn_in_place_shows_what_a_fresh_build_shows(alpha, p, q, steps):
+    """The same data, pixels and alt text, whether the figure was just built for a start and
+    a number of steps or redrawn in place after other steps and other starts."""
+    heads, m = demo.three_groups()
+    demo._stepper_view.cache_clear()
+    fresh = demo.show_em_run(heads, m, alpha, p, q, steps)
+    fresh_drawn, fresh_pixels, fresh_alt = drawn(fresh), png_pixels(fresh), alt_text(fresh)
+    for other in ((alpha, p, q, steps + 1), (alpha, p, q, 0), (0.7, 0.2, 0.9, 25),
+                  (alpha, 0.8, q, steps)):
+        png_pixels(demo.show_em_run(heads, m, *other))
+    again = demo.show_em_run(heads, m, alpha, p, q, steps)
+    assert again is fresh
+    assert drawn(again) == fresh_drawn
+    assert alt_text(again) == fresh_alt
+    np.testing.assert_array_equal(png_pixels(again), fresh_pixels)
+
+
+def test_stepper_alt_text_states_the_climb_and_follows_the_steps():
+    # Independently: the three groups drawn again from their seed, EM run by the library.
+    rng = np.random.default_rng(0)
+    heads = np.concatenate([rng.binomial(20, bias, 40) for bias in (0.05, 0.5, 0.95)])
+    texts = []
+    for steps in (2, 9):
+        run = em.three_coins(heads, 20, alpha=0.5, p=0.6, q=0.4, iterations=steps, tol=0)
+        text = alt_text(demo.show_em_run(heads, 20, 0.5, 0.6, 0.4, steps))
+        assert text.startswith("EM on 120 sequences of 20 tosses from α = 0.50, p = 0.60, "
+                               "q = 0.40.")
+        assert (f"LL rises from {run.history[0].loglik:.1f} to {run.loglik:.1f} over {steps} "
+                "update(s)") in text
+        assert f"ends at α = {run.alpha:.3f}, p = {run.p:.3f}, q = {run.q:.3f}" in text
+        texts.append(text)
+    assert texts[0] != texts[1]
+    start = em.log_likelihood(heads, 20, 0.5, 0.6, 0.4)
+    assert (f"Left: the start's LL = {start:.1f}, before any update."
+            in alt_text(demo.show_em_run(heads, 20, 0.5, 0.6, 0.4, 0)))
+    trapped = alt_text(demo.show_em_run(heads, 20, 0.3, 0.5, 0.5, 5))
+    assert "on the diagonal p = q, the symmetric trap" in trapped
+
+
+def test_jensen_alt_text_gives_the_touching_point_and_the_m_step():
+    heads, m = demo.three_groups()
+    posterior = em.e_step(heads, m, 0.5, 0.3, 0.6)
+    p_new = em.m_step(heads, m, posterior)[1]
+    text = alt_text(demo.show_jensen(demo.jensen_curves(heads, m, 0.5, 0.3, 0.6)))
+    assert f"touches it at p₀ = 0.30, where LL = {em.log_likelihood(heads, m, 0.5, 0.3, 0.6):.1f}" \
+        in text
+    assert f"peaks at the M-step's p̃ = {p_new:.3f}" in text
+    assert "p₀ = 0.40" in alt_text(demo.show_jensen(demo.jensen_curves(heads, m, 0.5, 0.4, 0.6)))
+
+
+def test_restarts_alt_text_counts_the_ends():
+    heads, m = demo.three_groups()
+    landscape = demo.restart_landscape(heads, m, count=8, seed=1)
+    ends = {tuple(row) for row in np.round(landscape.finals, 3)}
+    text = alt_text(demo.show_restarts(heads, m, landscape))
+    assert text.startswith(f"EM from 8 random starts ends at {len(ends)} distinct points.")
+    assert f"LL = {max(e[3] for e in ends):.1f}" in text
+
+
+def test_stepper_box_carries_its_frame_and_alt_text_for_a_page_without_widgets(monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    heads, m = demo.three_groups()
+    box = demo.em_stepper(heads, m)
+    data, metadata = box._repr_mimebundle_()
+    assert data["image/png"][:8] == b"\x89PNG\r\n\x1a\n"
+    assert metadata["image/png"]["alt"].startswith("EM on 120 sequences of 20 tosses from α = 0.50")

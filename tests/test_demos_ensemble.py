@@ -5,11 +5,13 @@ from fractions import Fraction
 import ipywidgets
 import numpy as np
 import pytest
+from figure_support import drawn, png_pixels
 
 from mllib import data
 from mllib import ensemble as E
 from mllib.demos import ensemble as demo
 from mllib.demos import explore
+from mllib.plotting import alt_text, described
 
 
 def test_toy_table_shows_the_slides_alpha_rounding():
@@ -168,7 +170,6 @@ def test_round_widget_sweeps_every_round_and_dataset(monkeypatch):
             assert f"ε = {r.error:.3f}, α = {r.alpha:.3f}" in title
             trained = np.mean(movie.run.predict(movie.X, rounds=t) != movie.y)
             assert f"training error of H = {trained:.2f}" in title
-            fig.clf()
 
 
 def test_every_point_lies_in_a_drawn_region_of_its_prediction_by_h():
@@ -186,7 +187,6 @@ def test_every_point_lies_in_a_drawn_region_of_its_prediction_by_h():
             predicted = movie.run.predict(movie.X, rounds=t) > 0
             np.testing.assert_array_equal(drawn[iy, ix].astype(bool), predicted,
                                           err_msg=f"{dataset}, t = {t}")
-            fig.clf()
     # The frame the review looked at: H fits the moons at t = 30, so every point sits on its
     # own colour.
     movie = demo.boosting_movie("moons")
@@ -310,3 +310,80 @@ def test_each_bound_factor_is_at_most_exp_minus_two_gamma_squared():
             z = 2 * np.sqrt(eps * (1 - eps))
             assert z <= np.sqrt(1 - 4 * gamma**2) + 1e-12
             assert np.sqrt(1 - 4 * gamma**2) <= np.exp(-2 * gamma**2) + 1e-12
+
+
+# --- the scrubber redrawn in place, and what every figure says in words ----------------------
+
+
+@pytest.mark.parametrize("t, dataset", [(1, "toy"), (7, "moons"), (30, "moons")])
+def test_round_redrawn_in_place_shows_what_a_fresh_build_shows(t, dataset):
+    """The frame drawn after other rounds (and the other data set) is a fresh figure's frame;
+    each data set keeps its own figure."""
+    demo._round_view.cache_clear()
+    fresh = demo.show_round(t, dataset)
+    fresh_drawn, fresh_pixels, fresh_alt = drawn(fresh), png_pixels(fresh), alt_text(fresh)
+    for other_t, other_dataset in ((30, dataset), (2, "toy"), (1, dataset), (13, dataset)):
+        png_pixels(demo.show_round(other_t, other_dataset))
+    again = demo.show_round(t, dataset)
+    assert again is fresh and not again.stale  # only the animated artists changed
+    assert drawn(again) == fresh_drawn and alt_text(again) == fresh_alt
+    np.testing.assert_array_equal(png_pixels(again), fresh_pixels)
+    assert demo.show_round(t, "toy" if dataset == "moons" else "moons") is not fresh
+
+
+def test_round_frame_says_the_stump_its_error_and_the_regions_share():
+    """The alt text states round t's stump rule, ε and α (from the run's own stump, its error
+    recomputed under Dₜ), the share of the picture's area where H says +1 (recomputed from H's
+    predictions at the cells' centres) and H's training error; it changes with t."""
+    movie = demo.boosting_movie("toy")
+    texts = []
+    for t in (1, 3):
+        r = movie.run.history[t - 1]
+        wrong = r.learner.predict(movie.X) != movie.y
+        assert r.error == pytest.approx(r.distribution[wrong].sum())
+        centres = np.column_stack([movie.grid_x.ravel(), movie.grid_y.ravel()])
+        positive = (movie.run.predict(centres, rounds=t) > 0).reshape(movie.grid_x.shape)
+        area = np.outer(np.diff(movie.y_edges), np.diff(movie.x_edges))
+        text = alt_text(demo.show_round(t, "toy"))
+        side = ">" if r.learner.polarity > 0 else "<="
+        assert (f"round {t}: the stump says +1 where x{r.learner.feature + 1} {side} "
+                f"{r.learner.threshold:.2f} (ε = {r.error:.3f}, α = {r.alpha:.3f})") in text
+        assert f"+1 on {area[positive].sum() / area.sum():.0%} of the picture" in text
+        trained = np.mean(movie.run.predict(movie.X, rounds=t) != movie.y)
+        assert f"training error {trained:.2f}" in text
+        texts.append(text)
+    assert texts[0] != texts[1]
+
+
+def test_static_figures_say_what_their_data_show():
+    c = demo.boosting_curves()
+    text = alt_text(demo.show_boosting_curves())
+    assert f"from {c.training_error[0]:.3f} to {c.training_error[-1]:.3f}" in text
+    errors = np.array([h.error for h in E.adaboost(*demo._moons_split()[:2], rounds=300).history])
+    bound = np.prod(2 * np.sqrt(errors * (1 - errors)))  # the slides' ∏ 2√(εₜ(1 − εₜ))
+    assert f"bound ∏Zₜ, which ends at {bound:.3f}" in text
+    margins = alt_text(demo.show_toy_margins())
+    assert "falls from 0.30 to 0 at round 3" in margins  # the slides' ε₁ = 0.30
+    v = demo.bagging_variance()
+    assert f"{v.tree_dispute:.3f} of the plane for the tree and {v.bag_dispute:.3f}" in alt_text(
+        demo.show_bagging_variance())
+    r = demo.bagged_regression()
+    assert f"1-NN {r.single['1-NN']:.3f} for one fit" in alt_text(demo.show_bagged_regression())
+    f = demo.forest_curves()
+    assert f"random forest OOB {f.forest_oob[-1]:.3f}" in alt_text(demo.show_forest_curves())
+    for show in (demo.show_boosting_curves, demo.show_toy_margins, demo.show_bagging_variance,
+                 demo.show_bagged_regression, demo.show_forest_curves):
+        assert described(show())
+
+
+def test_region_colours_are_the_classes_palette_colours():
+    """The regions are tints of the points' own colours (PALETTE, apart under colour
+    blindness), named in the legend; the classes also differ by marker."""
+    from mllib.plotting import NEGATIVE, POSITIVE
+
+    ax = demo.show_round(1, "toy").axes[0]
+    assert demo.REGION_COLOURS == (NEGATIVE, POSITIVE)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels[-2:] == ["H says −1", "H says +1"]
+    shapes = {str(c.get_paths()[0].vertices.round(3).tolist()) for c in ax.collections[-2:]}
+    assert len(shapes) == 2

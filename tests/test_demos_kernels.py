@@ -3,11 +3,13 @@
 import ipywidgets
 import numpy as np
 import pytest
+from figure_support import drawn, png_pixels
 from matplotlib.figure import Figure
 
 from mllib import data, kernels, perceptron, svm
 from mllib.demos import explore
 from mllib.demos import kernels as demo
+from mllib.plotting import alt_text
 
 
 def test_dual_representation_table_ends_at_the_slides_w():
@@ -356,3 +358,67 @@ def test_the_svm_legend_sits_beside_the_panel_clear_of_the_points():
     ax = fig.axes[1]
     legend = ax.get_legend().get_window_extent(renderer)
     assert legend.x0 > ax.get_window_extent(renderer).x1  # right of the data area
+
+
+@pytest.mark.parametrize("setting", [("rings", "polynomial", 2, 1.0, 1.0),
+                                     ("xor", "rbf", 2, 10 ** 1.5, 0.01),
+                                     ("moons", "linear", 2, 1.0, 100.0)])
+def test_kernel_widget_redrawn_in_place_shows_what_a_fresh_build_shows(setting):
+    """The same data, and the same pixels, whether the figure was just built for a setting or
+    redrawn in place after other data sets, kernels and sliders."""
+    demo._kernels_view.cache_clear()
+    fresh = demo.show_kernels(*setting)
+    fresh_drawn, fresh_pixels, fresh_alt = drawn(fresh), png_pixels(fresh), alt_text(fresh)
+    for other in (("moons", "rbf", 2, 0.1, 1.0), ("xor", "polynomial", 5, 1.0, 10.0),
+                  (setting[0], "rbf", 2, 3.16, 1.0)):
+        png_pixels(demo.show_kernels(*other))
+    again = demo.show_kernels(*setting)
+    assert again is fresh
+    assert drawn(again) == fresh_drawn
+    assert alt_text(again) == fresh_alt
+    np.testing.assert_array_equal(png_pixels(again), fresh_pixels)
+
+
+def test_kernel_widget_alt_text_states_both_fits_and_follows_the_controls():
+    # Independently: the data and both classifiers rebuilt from the library, not from demo.fit.
+    X, y = data.rings(80, gap=0.3, seed=5)
+    texts = {}
+    for C in (0.01, 100.0):
+        run = kernels.kernel_perceptron(X, y, kernel="rbf", max_epochs=50, gamma=1.0)
+        solution = svm.solve_dual(X, y, C=C, kernel="rbf", gamma=1.0)
+        wrong = int(np.sum(svm.predict_dual(solution, X) != y))
+        text = alt_text(demo.show_kernels("rings", "rbf", 2, 1.0, C))
+        assert text.startswith(f"80 points of the rings data, {int(np.sum(y > 0))} labelled +1")
+        assert f"the kernel perceptron made {run.mistakes} mistakes" in text
+        assert (f"C = {C:.3g} has {len(solution.support)} support vectors (ringed) and {wrong} "
+                "training errors") in text
+        assert "γ = 1" in text
+        texts[C] = text
+    assert texts[0.01] != texts[100.0]
+
+
+def test_the_svm_legend_fits_inside_the_widget_image():
+    fig = demo.show_kernels("moons", "rbf", 2, 10 ** 1.5, 1.0)
+    fig.canvas.draw()
+    assert fig.axes[1].get_legend().get_window_extent().x1 <= fig.bbox.x1
+
+
+def test_spectrum_alt_text_counts_the_negative_eigenvalues():
+    X = np.random.default_rng(4).standard_normal((40, 2))
+    distances = np.sqrt(((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=-1))
+    negative = int(np.sum(np.linalg.eigvalsh(distances) < -1e-10))
+    text = alt_text(demo.show_spectrum())
+    assert "40×40 Gram matrices" in text
+    assert "0 negative (positive semi-definite" in text
+    assert f"{negative} negative (not a kernel)" in text
+    assert "30×30" in alt_text(demo.show_spectrum(n=30))
+
+
+@pytest.mark.parametrize("show", [demo.show_circle, demo.show_polar])
+def test_circle_and_polar_alt_texts_count_the_classes(show):
+    seed, gap = (0, 0.3) if show is demo.show_circle else (1, 0.5)
+    _, y = data.rings(200, gap=gap, seed=seed)
+    text = alt_text(show())
+    assert f"{int(np.sum(y > 0))} " in text and f"{int(np.sum(y < 0))} " in text
+    assert "separates them" in text and "does not" not in text
+    assert alt_text(show(n=100)) != text

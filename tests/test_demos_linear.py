@@ -2,12 +2,13 @@
 
 import numpy as np
 import pytest
-from figure_support import labelled_ticks
+from figure_support import drawn, labelled_ticks, png_pixels
 from matplotlib.figure import Figure
 
 from mllib import linear
 from mllib.demos import explore
 from mllib.demos import linear as demo
+from mllib.plotting import alt_text, described
 
 
 def test_example_12_2_table_prints_the_books_numbers_and_the_true_rmse():
@@ -485,3 +486,103 @@ def test_sgd_gets_to_moderate_accuracy_fast_then_crawls():
     assert sgd[0] / sgd[2] > 10
     assert np.all(np.diff(sgd) < 0)
     assert sgd[10] / sgd[25] < 4
+
+
+# --- widgets redrawn in place, and what every figure says in words ---------------------------
+
+
+@pytest.mark.parametrize("eta, decay, rate", [(0.05, 0.01, 0.2), (0.2, 1.0, 3.16)])
+def test_race_redrawn_in_place_shows_what_a_fresh_build_shows(eta, decay, rate):
+    """The race drawn after other rates (and so other y-ranges) is a fresh figure's frame."""
+    demo._race_view.cache_clear()
+    fresh = demo.show_race(eta, decay, rate)
+    fresh_drawn, fresh_pixels, fresh_alt = drawn(fresh), png_pixels(fresh), alt_text(fresh)
+    for others in ((0.005, 1e-4, 0.0316), (eta, 0.1, rate), (eta, decay, 1.0)):
+        png_pixels(demo.show_race(*others))
+    again = demo.show_race(eta, decay, rate)
+    assert again is fresh
+    assert drawn(again) == fresh_drawn and alt_text(again) == fresh_alt
+    np.testing.assert_array_equal(png_pixels(again), fresh_pixels)
+
+
+def test_race_frame_with_the_same_range_redraws_only_the_curves():
+    demo.show_race(0.05, 0.01, 0.2)
+    png_pixels(demo._race_view().fig)
+    fig = demo.show_race(0.05, 0.01, 0.25)  # AdaGrad's curve moves within the same decades
+    assert not fig.stale
+
+
+@pytest.mark.parametrize("C", [0.001, 1.0, 100.0])
+def test_logistic_redrawn_in_place_shows_what_a_fresh_build_shows(C):
+    demo._logistic_view.cache_clear()
+    fresh = demo.show_logistic(C)
+    fresh_drawn, fresh_pixels, fresh_alt = drawn(fresh), png_pixels(fresh), alt_text(fresh)
+    for other in (0.01, 31.6, 0.1):
+        png_pixels(demo.show_logistic(other))
+    again = demo.show_logistic(C)
+    assert again is fresh and not again.stale
+    assert drawn(again) == fresh_drawn and alt_text(again) == fresh_alt
+    np.testing.assert_array_equal(png_pixels(again), fresh_pixels)
+
+
+def test_logistic_contour_lines_are_where_the_probability_is_their_level():
+    """Each drawn contour line is the set σ(w·x) = level, checked by evaluating the fitted
+    model on the line's ends; its label sits on the line."""
+    X, y = demo.logistic_data()
+    w = linear.logistic_regression(X, y, C=1.0).w
+    view = demo._logistic_view()
+    demo.show_logistic(1.0)
+    for line, label, level in zip(view.contours, view.labels, demo.LOGISTIC_LEVELS,
+                                  strict=True):
+        ends = np.column_stack([*line.get_data(), np.ones(2)])
+        np.testing.assert_allclose(linear.predict_proba(w, ends), level, rtol=1e-9)
+        on = np.r_[label.get_position(), 1.0]
+        assert linear.predict_proba(w, on[None])[0] == pytest.approx(level, rel=1e-9)
+
+
+def test_logistic_frame_says_w_the_band_width_and_the_errors():
+    """The alt text gives w, the width of the 0.1-0.9 band (the distance between the two lines,
+    measured here from points on them) and the training points on the wrong side of 0.5; it
+    changes with C."""
+    X, y = demo.logistic_data()
+    texts = []
+    for C in (0.01, 10.0):
+        w = linear.logistic_regression(X, y, C=C).w
+        text = alt_text(demo.show_logistic(C))
+        unit = w[:2] / np.linalg.norm(w[:2])
+        low = -(w[2] + np.log(9)) / np.linalg.norm(w[:2])  # signed offsets along w of the lines
+        high = -(w[2] - np.log(9)) / np.linalg.norm(w[:2])
+        p_low = linear.predict_proba(w, np.r_[low * unit, 1.0][None])[0]
+        p_high = linear.predict_proba(w, np.r_[high * unit, 1.0][None])[0]
+        assert (p_low, p_high) == (pytest.approx(0.1), pytest.approx(0.9))
+        assert f"w = {np.round(w, 2).tolist()}" in text
+        assert f"band from P = 0.1 to 0.9 is {high - low:.2f} wide" in text
+        wrong = int(np.sum((linear.predict_proba(w, X) > 0.5) != (y > 0)))
+        assert f"{wrong} points lie on the wrong side" in text
+        texts.append(text)
+    assert texts[0] != texts[1]
+
+
+def test_race_frame_says_where_each_method_ends():
+    race = demo.race(0.05, 0.01, 0.2)
+    text = alt_text(demo.show_race(0.05, 0.01, 0.2))
+    for name, distance in race.distances.items():
+        assert f"{name} {distance[-1]:.2g}" in text
+    assert "SGD, η₀/(1 + ct) ends closest" in text  # the walk-through's claim
+    assert alt_text(demo.show_race(0.05, 1.0, 0.2)) != text
+
+
+def test_static_figures_say_what_their_data_show():
+    text = alt_text(demo.show_example_12_2())
+    assert "least squares y = 0.6x + 1 (sum of squared errors 3.2)" in text  # the book's line
+    paths = demo.coefficient_paths()
+    zeros = np.sum(paths.lasso == 0, axis=1)
+    assert f"{zeros[-1]} at α = 1000" in alt_text(demo.show_paths())
+    bv = demo.bias_variance()
+    total = bv.bias2 + bv.variance
+    assert f"at C = {bv.Cs[np.argmin(total)]:.3g}" in alt_text(demo.show_bias_variance())
+    losses = alt_text(demo.show_losses())
+    assert f"log {np.log(2):.2f}" in losses and f"exponential {np.exp(-1):.2f}" in losses
+    for show in (demo.show_example_12_2, demo.show_paths, demo.show_bias_variance,
+                 demo.show_losses):
+        assert described(show())

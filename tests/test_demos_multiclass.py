@@ -3,12 +3,15 @@
 import ipywidgets
 import numpy as np
 import pytest
+from figure_support import drawn, png_pixels
+from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 from scipy.optimize import minimize
 
-from mllib import multiclass
+from mllib import data, multiclass
 from mllib.demos import explore
 from mllib.demos import multiclass as demo
+from mllib.plotting import MARKERS, PALETTE, alt_text
 
 
 def test_example_counts_are_the_slides():
@@ -499,3 +502,137 @@ def test_the_multiclass_margin_is_the_smallest_kesler_margin():
             rows, labels = multiclass.kesler(Xb[n:n + 1], y[n:n + 1], 4)
             smallest = np.min(rows[labels > 0] @ W.ravel())
             assert margins[n] == pytest.approx(smallest, abs=1e-12)  # same sums, reordered
+
+
+@pytest.mark.parametrize(("code_name", "flipped"), [("six learnable bits", -1),
+                                                    ("exhaustive (7 bits)", 1),
+                                                    ("two bits (minimal)", 0)])
+def test_ecoc_redrawn_in_place_shows_what_a_fresh_build_shows(code_name, flipped):
+    """The same data, pixels and alt text, whether the figure was just built for a code and
+    flip or redrawn in place after other codes and flips."""
+    demo._ecoc_view.cache_clear()
+    fresh = demo.show_ecoc(code_name, flipped)
+    fresh_drawn, fresh_pixels, fresh_alt = drawn(fresh), png_pixels(fresh), alt_text(fresh)
+    for other in (("exhaustive (7 bits)", 6), (code_name, flipped + 1), ("one-vs-all (4 bits)",
+                                                                         -1)):
+        png_pixels(demo.show_ecoc(*other))
+    again = demo.show_ecoc(code_name, flipped)
+    assert again is fresh
+    assert drawn(again) == fresh_drawn
+    assert alt_text(again) == fresh_alt
+    np.testing.assert_array_equal(png_pixels(again), fresh_pixels)
+
+
+@pytest.mark.parametrize(("step", "conservative"), [(0, True), (7, True), (12, False)])
+def test_update_redrawn_in_place_shows_what_a_fresh_build_shows(step, conservative):
+    demo._update_view.cache_clear()
+    fresh = demo.show_update(step, conservative)
+    fresh_drawn, fresh_pixels, fresh_alt = drawn(fresh), png_pixels(fresh), alt_text(fresh)
+    for other in ((step + 3, conservative), (1, not conservative), (0, True)):
+        png_pixels(demo.show_update(*other))
+    again = demo.show_update(step, conservative)
+    assert again is fresh
+    assert drawn(again) == fresh_drawn
+    assert alt_text(again) == fresh_alt
+    np.testing.assert_array_equal(png_pixels(again), fresh_pixels)
+
+
+def test_ecoc_regions_are_hamming_decoding_of_the_grid():
+    fig = demo.show_ecoc("exhaustive (7 bits)", 1)
+    image = fig.axes[0].get_images()[0]
+    X, _ = demo.ecoc_data()
+    g1, g2, points = demo._grid(X)
+    model = demo._ecoc_model("exhaustive (7 bits)", 1)
+    expected = multiclass.predict_ecoc(model, demo.with_bias(points)).reshape(g1.shape)
+    np.testing.assert_array_equal(image.get_array(), expected)
+    # pixels centred on the grid points, as pcolormesh drew them
+    left, right, bottom, top = image.get_extent()
+    assert left < g1.min() < g1.max() < right and bottom < g2.min() < g2.max() < top
+
+
+def test_ecoc_alt_text_states_the_decoding_and_follows_the_flip():
+    # Independently: the column classifiers trained on the same blobs, decoded by hand.
+    X, y = data.blobs(120, demo.SQUARE_CENTRES, spread=0.8, seed=4)
+    code = demo.CODES["exhaustive (7 bits)"]
+    Xb = np.hstack([X, np.ones((len(X), 1))])
+    scores = np.column_stack([multiclass.perceptron_learner(Xb, column[y])(Xb)
+                              for column in code.T])
+    texts = []
+    for flipped in (-1, 1):
+        signs = np.where(np.arange(code.shape[1]) == flipped, -1.0, 1.0)
+        bits = np.where(scores * signs > 0, 1.0, -1.0)
+        distances = np.sum(bits[:, None, :] != code[None], axis=2)
+        decoded = np.argmax(distances == distances.min(axis=1, keepdims=True), axis=1)
+        ties = int(np.sum(np.sum(distances == distances.min(axis=1, keepdims=True), axis=1) > 1))
+        text = alt_text(demo.show_ecoc("exhaustive (7 bits)", flipped))
+        counts = [int(np.sum(y == c)) for c in range(4)]
+        assert text.startswith(f"120 points in 4 classes ({counts[0]} circles of class 0, "
+                               f"{counts[1]} squares of class 1")
+        assert f"{np.mean(decoded == y):.0%} of the points decoded right" in text
+        assert f"{ties} tie{'' if ties == 1 else 's'} sent to the lowest label" in text
+        assert "rows are at least 4 apart, so it corrects 1 wrong bit;" in text
+        column = np.mean(bits[:, 1] == code[y, 1])
+        assert f"right on {np.mean(bits[:, 0] == code[y, 0]):.0%}, {column:.0%}," in text
+        texts.append(text)
+    assert "column 1 flipped" in texts[1] and "flipped" not in texts[0]
+
+
+def test_update_alt_text_names_the_update_and_counts_the_errors():
+    X, y = data.blobs(60, demo.SQUARE_CENTRES, spread=0.7, seed=3)
+    run = multiclass.multiclass_perceptron(np.hstack([X, np.ones((60, 1))]), y, k=4,
+                                           conservative=True)
+    for step in (0, 3, run.mistakes):
+        W = run.history[step - 1].W if step else np.zeros((4, 3))
+        wrong = int(np.sum(np.argmax(np.hstack([X, np.ones((60, 1))]) @ W.T, axis=1) != y))
+        text = alt_text(demo.show_update(step, True))
+        assert f"(conservative rule) after {step} of its {run.mistakes} updates" in text
+        assert text.endswith(f"{wrong} training error{'' if wrong == 1 else 's'}.")
+        if step:
+            update = run.history[step - 1]
+            x1, x2 = X[update.index]
+            assert f"the ringed example at ({x1:.1f}, {x2:.1f}), of class {update.label}" in text
+    assert "(full rule)" in alt_text(demo.show_update(3, False))
+
+
+def test_static_figures_alt_texts_give_their_accuracies():
+    X, y = demo.middle_data()
+    ova = multiclass.one_vs_all(demo.with_bias(X), y, k=3)
+    accuracy = np.mean(np.argmax(ova.scores(demo.with_bias(X)), axis=1) == y)
+    text = alt_text(demo.show_ova_vs_ava())
+    assert f"one-vs-all (winner takes all), {accuracy:.0%} of the points right" in text
+    assert "all-vs-all (majority vote), 100% of the points right" in text
+    assert "the first 12 of the 180 Kesler rows" in alt_text(demo.show_kesler(n=45))
+    assert "the first 12 of the 120 Kesler rows" in alt_text(demo.show_kesler(n=30))
+
+
+def test_classes_differ_by_marker_and_palette_colour():
+    fig = demo.show_ova_vs_ava()
+    from matplotlib.collections import PathCollection
+
+    scatters = [c for c in fig.axes[0].collections if isinstance(c, PathCollection)]
+    shapes = {tuple(np.round(s.get_paths()[0].vertices, 3).ravel()) for s in scatters}
+    assert len(shapes) == 3  # three classes, three marker shapes
+    from matplotlib.markers import MarkerStyle
+
+    assert shapes == {tuple(np.round(MarkerStyle(m).get_path().transformed(
+        MarkerStyle(m).get_transform()).vertices, 3).ravel()) for m in MARKERS[:3]}
+    assert [to_hex(s.get_facecolor()[0]) for s in scatters] == [c.lower() for c in PALETTE[:3]]
+    # the regions are outlined, not told apart by their pale shades alone
+    assert len(fig.axes[0].collections[0].get_segments()) >= 2
+
+
+@pytest.mark.parametrize("code_name", list(demo.CODES))
+def test_every_code_entry_is_written_on_its_cell_not_only_coloured(code_name):
+    fig = demo.show_ecoc(code_name)
+    right = fig.axes[1]
+    plus, minus = (c for c in right.collections if c.get_offsets().size)
+    code = demo.CODES[code_name]
+    image = right.get_images()[0]
+    left, width = image.get_extent()[0], image.get_extent()[1] - image.get_extent()[0]
+    for marks, sign in ((plus, 1), (minus, -1)):
+        # each mark's cell: column from x across the image's width, row from y
+        cells = {(int(round(y)), int((x - left) // (width / code.shape[1])))
+                 for x, y in marks.get_offsets()}
+        assert cells == {tuple(cell) for cell in np.argwhere(code == sign)}
+    assert [t.get_text() for t in right.texts if t.get_text()] == [
+        f"{c}\n{a:.0%}" for c, a in enumerate(demo.ecoc_frame(code_name).column_accuracy)]

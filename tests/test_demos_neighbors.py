@@ -3,6 +3,7 @@
 import ipywidgets
 import numpy as np
 import pytest
+from figure_support import drawn, png_pixels
 from hypothesis import given
 from hypothesis import strategies as st
 from property_support import examples
@@ -11,6 +12,7 @@ from mllib import data
 from mllib import neighbors as N
 from mllib.demos import explore
 from mllib.demos import neighbors as demo
+from mllib.plotting import alt_text, described
 
 
 def test_fig_12_24_table_prints_the_books_lines_and_sums():
@@ -57,7 +59,7 @@ def test_kernel_widget_draws_the_gaussian_fit_for_sigma():
     x, y = data.mmds_peak()
     np.testing.assert_allclose(fitted, N.kernel_regression(x, y, q, kernel="gaussian",
                                                            sigma=0.8))
-    assert "σ = 0.80" in fig.axes[0].get_legend().get_texts()[0].get_text()
+    assert "σ = 0.80" in fig.axes[0].get_title()
 
 
 def test_concentration_table_shrinks_with_d():
@@ -74,7 +76,7 @@ def test_widgets_rerun_their_frames(monkeypatch):
     assert "k = 9" in box.result.figure.axes[0].get_title()
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     frame = explore(demo.show_kernel, sigma=ipywidgets.FloatSlider(value=0.5))
-    assert "σ = 0.50" in frame.axes[0].get_legend().get_texts()[0].get_text()
+    assert "σ = 0.50" in frame.axes[0].get_title()
 
 
 # --- §1 corrections and §3 claims of the walk-through ----------------------------------------
@@ -279,7 +281,6 @@ def test_knn_widget_sweeps_every_k_and_weighting(monkeypatch):
                     r.labels.ravel(), N.knn_predict(X, y, grid, k=k, weights=weights))
                 assert r.test_error == np.mean(N.knn_predict(X, y, X_test, k=k,
                                                              weights=weights) != y_test)
-            fig.clf()
 
 
 def test_kernel_widget_sweeps_every_sigma(monkeypatch):
@@ -293,7 +294,6 @@ def test_kernel_widget_sweeps_every_sigma(monkeypatch):
         assert np.all(np.isfinite(fitted))
         np.testing.assert_allclose(fitted, N.kernel_regression(x, y, q, kernel="gaussian",
                                                                sigma=controls["sigma"].value))
-        fig.clf()
 
 
 def test_log_axes_have_two_labelled_ticks():
@@ -392,3 +392,110 @@ def test_voronoi_walls_grow_linearly_not_as_n_log_n():
         walls = N.voronoi_neighbours(P)
         assert {tuple(sorted(map(int, r))) for r in Voronoi(P).ridge_points} == set(walls)
         assert len(walls) <= 3 * n - 6
+
+
+# --- widgets redrawn in place, and what every figure says in words ---------------------------
+
+
+@pytest.mark.parametrize("k, weights", [(1, "uniform"), (31, "distance")])
+def test_knn_redrawn_in_place_shows_what_a_fresh_build_shows(k, weights):
+    """The k-NN frame drawn after other k and weightings is the frame of a fresh figure."""
+    demo._knn_view.cache_clear()
+    fresh = demo.show_knn(k, weights)
+    fresh_drawn, fresh_pixels, fresh_alt = drawn(fresh), png_pixels(fresh), alt_text(fresh)
+    for other_k, other_weights in ((149, "uniform"), (7, "distance"), (k, "uniform")):
+        png_pixels(demo.show_knn(other_k, other_weights))
+    again = demo.show_knn(k, weights)
+    assert again is fresh and not again.stale  # nothing but the animated artists changed
+    assert drawn(again) == fresh_drawn and alt_text(again) == fresh_alt
+    np.testing.assert_array_equal(png_pixels(again), fresh_pixels)
+
+
+@pytest.mark.parametrize("sigma", [0.3, 2.5])
+def test_kernel_redrawn_in_place_shows_what_a_fresh_build_shows(sigma):
+    demo._kernel_view.cache_clear()
+    fresh = demo.show_kernel(sigma)
+    fresh_drawn, fresh_pixels = drawn(fresh), png_pixels(fresh)
+    for other in (0.1, 4.0, 1.0):
+        png_pixels(demo.show_kernel(other))
+    again = demo.show_kernel(sigma)
+    assert again is fresh and not again.stale
+    assert drawn(again) == fresh_drawn
+    np.testing.assert_array_equal(png_pixels(again), fresh_pixels)
+
+
+def test_knn_regions_are_knn_predict_for_every_k_on_the_cached_neighbours():
+    """The widget votes among the first k of each query's sorted neighbours; knn_predict (an
+    independent selection of the k nearest) gives the same labels and errors."""
+    X, y, X_test, y_test, gx, gy = demo._moons_split()
+    grid = np.column_stack([gx.ravel(), gy.ravel()])[::7]
+    for weights in N.WEIGHTS:
+        for k in (2, 3, 20, 64, 150):
+            r = demo.knn_regions(k, weights)
+            np.testing.assert_array_equal(r.labels.ravel()[::7],
+                                          N.knn_predict(X, y, grid, k=k, weights=weights))
+            assert r.training_error == np.mean(N.knn_predict(X, y, X, k=k, weights=weights) != y)
+    with pytest.raises(ValueError, match="between 1 and 150"):
+        demo.knn_regions(0)
+
+
+def test_knn_frame_says_k_the_share_predicted_positive_and_the_errors():
+    """The alt text states k, the weighting, the share of the window predicted +1 and the
+    errors, all recomputed here with knn_predict, and changes with k."""
+    X, y, X_test, y_test, gx, gy = demo._moons_split()
+    grid = np.column_stack([gx.ravel(), gy.ravel()])
+    texts = []
+    for k in (1, 45):
+        text = alt_text(demo.show_knn(k, "uniform"))
+        positive = np.mean(N.knn_predict(X, y, grid, k=k) > 0)
+        train = np.mean(N.knn_predict(X, y, X, k=k) != y)
+        test = np.mean(N.knn_predict(X, y, X_test, k=k) != y_test)
+        assert f"{len(X)} training points" in text
+        assert f"k = {k} and uniform weights" in text
+        assert f"+1 on {positive:.0%} of the window" in text
+        assert f"training error {train:.2f}, test error {test:.2f}" in text
+        texts.append(text)
+    assert texts[0] != texts[1]
+
+
+def test_kernel_frame_says_the_estimate_at_the_books_query():
+    """The alt text gives the Gaussian estimate at q = 3.5, computed here from the kernel's
+    definition, next to the book's 5.51, and changes with σ."""
+    x, y = data.mmds_peak()
+    texts = []
+    for sigma in (0.5, 2.0):
+        w = np.exp(-((x - 3.5) ** 2) / sigma**2)
+        text = alt_text(demo.show_kernel(sigma))
+        assert f"σ = {sigma:.2f} estimates {(w @ y) / w.sum():.2f} at q = 3.5" in text
+        assert "kernel: 5.51" in text
+        texts.append(text)
+    assert texts[0] != texts[1]
+
+
+def test_static_figures_say_what_their_data_show():
+    """Every figure of the walk-through is described; the numbers are recomputed here."""
+    X, y, breeds = data.dogs()
+    voronoi = alt_text(demo.show_voronoi())
+    assert "7 dogs (3 Chihuahuas, 2 Dachshunds, 2 Beagles)" in voronoi
+    assert "not convex: Dachshund and Beagle" in voronoi
+    _, _, answer = demo.two_nn_regions()
+    unclassified = f"{np.mean(answer < 0):.0%} of the window is unclassified"
+    assert unclassified in alt_text(demo.show_two_nn())
+    curve = alt_text(demo.show_error_curve())
+    ks, _, test = demo.error_curve("uniform")
+    assert f"lowest, {test.min():.3f}, at k = {ks[np.argmin(test)]}" in curve
+    rules = alt_text(demo.show_rules())
+    assert "average of 3 nearest from 2.33 to 5.33" in rules  # (1+2+4)/3 and (4+8+4)/3
+    concentration = alt_text(demo.show_concentration())
+    c = N.distance_concentration(demo.CURSE_DIMS, n=500, queries=20, seed=0)
+    assert f"falls from {c.contrast[0]:.3g} to {c.contrast[-1]:.3g}" in concentration
+    for fig in (demo.show_voronoi(), demo.show_two_nn(), demo.show_error_curve(),
+                demo.show_rules(), demo.show_concentration()):
+        assert described(fig)
+
+
+def test_breeds_and_classes_differ_by_marker_as_well_as_colour():
+    ax = demo.show_voronoi().axes[0]
+    markers = [c.get_paths()[0].vertices.round(3).tolist() for c in ax.collections[-3:]]
+    assert len({str(m) for m in markers}) == 3
+    assert demo.BREED_COLOURS == demo.PALETTE[:3]

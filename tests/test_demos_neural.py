@@ -2,10 +2,13 @@
 
 import numpy as np
 import pytest
+from figure_support import drawn, png_pixels
+from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
 from mllib import neural
 from mllib.demos import neural as demo
+from mllib.plotting import alt_text
 
 
 def test_one_unit_gets_at_most_three_xor_points_right():
@@ -34,7 +37,7 @@ def test_trainer_step_button_and_sliders_redraw(monkeypatch):
     seen = []
     monkeypatch.setattr(demo, "show_training", lambda **kw: seen.append(kw) or Figure())
     buttons, view = demo.trainer().children
-    step, play = buttons.children
+    step, run, play = buttons.children
     sliders = {w.description: w for w in view.children if hasattr(w, "description")}
     assert {"learning rate η", "hidden units", "seed", "epoch"} <= set(sliders)
     sliders["hidden units"].value = 5
@@ -46,6 +49,22 @@ def test_trainer_step_button_and_sliders_redraw(monkeypatch):
     step.click()  # stays at the last epoch
     assert sliders["epoch"].value == demo.WIDGET_EPOCHS
     assert play.max == sliders["epoch"].max == demo.WIDGET_EPOCHS
+
+
+def test_trainer_runs_from_a_labelled_toggle_linked_to_a_hidden_play_control(monkeypatch):
+    """Play's own buttons are icons without an accessible name: Run is a named button that
+    the browser links to Play's ``playing``, and Play itself is not shown."""
+    import ipywidgets
+    from ipywidgets.widgets.widget_link import Link
+
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    monkeypatch.setattr(demo, "show_training", lambda **kw: Figure())
+    step, run, play = demo.trainer().children[0].children
+    assert isinstance(run, ipywidgets.ToggleButton) and run.description == "Run"
+    assert isinstance(play, ipywidgets.Play) and play.layout.display == "none"
+    links = {(link.source[0].model_id, link.source[1], link.target[0].model_id, link.target[1])
+             for link in ipywidgets.widgets.widget._instances.values() if isinstance(link, Link)}
+    assert (run.model_id, "value", play.model_id, "playing") in links
 
 
 def test_trainer_is_a_static_frame_under_nbgrader(monkeypatch):
@@ -223,3 +242,116 @@ def test_summary_delta_rule_in_the_notebooks_weight_layout():
             W_next = net.weights[layer + 1]  # (fan_in, fan_out)
             np.testing.assert_allclose(deltas[layer], h * (1 - h) * (W_next @ deltas[layer + 1]),
                                        rtol=1e-12, atol=1e-15)
+
+
+def test_the_trainers_run_grows_to_exactly_the_one_shot_run_in_any_order():
+    # Oracle: one mllib.neural.mlp call of WIDGET_EPOCHS epochs from the seed. The widget trains
+    # only as far as the epoch slider asks, forwards and back, on a fresh cache.
+    X, t = demo.noisy_xor()
+    one_shot = neural.mlp(X, t, hidden=2, eta=3.0, epochs=demo.WIDGET_EPOCHS, batch_size=10,
+                          seed=7)
+    demo._growing_run.cache_clear()
+    for epoch in (0, 5, 3, 60, 61, 200, 120):
+        demo.show_training(3.0, 2, 7, epoch)
+        shown = demo._growing_run(3.0, 2, 7).upto(epoch)
+        assert [step.epoch for step in shown] == list(range(epoch + 1))
+        np.testing.assert_array_equal([step.loss for step in shown],
+                                      one_shot.losses[:epoch + 1])
+    whole = demo._training(3.0, 2, 7)
+    for mine, theirs in zip(whole.network.weights, one_shot.network.weights, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+    with pytest.raises(ValueError, match="between 0 and 200"):
+        demo.show_training(3.0, 2, 7, demo.WIDGET_EPOCHS + 1)
+
+
+@pytest.mark.parametrize(("eta", "width", "seed", "epoch"),
+                         [(2.0, 3, 0, 0), (2.0, 3, 0, 150), (8.0, 1, 4, 200)])
+def test_trainer_redrawn_in_place_shows_what_a_fresh_build_shows(eta, width, seed, epoch):
+    """The same data, and the same pixels, whether the figure was just built for the controls
+    or redrawn in place after other values."""
+    demo._training_view.cache_clear()
+    fresh = demo.show_training(eta, width, seed, epoch)
+    fresh_drawn, fresh_pixels, fresh_alt = drawn(fresh), png_pixels(fresh), alt_text(fresh)
+    fresh_shade = fresh.axes[0].images[0].get_array().copy()
+    for other in ((0.1, 8, 9, 200), (eta, width, seed, 5), (eta, 2, seed, epoch)):
+        png_pixels(demo.show_training(*other))
+    again = demo.show_training(eta, width, seed, epoch)
+    assert again is fresh
+    np.testing.assert_equal(drawn(again), fresh_drawn)
+    np.testing.assert_array_equal(again.axes[0].images[0].get_array(), fresh_shade)
+    assert alt_text(again) == fresh_alt
+    np.testing.assert_array_equal(png_pixels(again), fresh_pixels)
+
+
+@pytest.mark.parametrize(("eta", "epoch"), [(2.0, 0), (2.0, 40), (0.5, 200)])
+def test_trainer_alt_text_states_accuracy_mistakes_and_loss_of_the_epoch_shown(eta, epoch):
+    # Oracle: the run trained here in one call, its network at that epoch judged on the points.
+    X, t = demo.noisy_xor()
+    run = neural.mlp(X, t, hidden=3, eta=eta, epochs=demo.WIDGET_EPOCHS, batch_size=10, seed=0)
+    net = run.history[epoch].network
+    wrong = int(np.sum((neural.predict_proba(net, X) >= 0.5) != t))
+    alt = alt_text(demo.show_training(eta, 3, 0, epoch))
+    assert f"Epoch {epoch} of training 3 hidden units with η = {eta:g} (seed 0)" in alt
+    assert f"on 120 noisy XOR points: {1 - wrong / 120:.0%} right, {wrong} misclassified" in alt
+    loss = (f"went from {run.losses[0]:.4f} at epoch 0 to {run.losses[epoch]:.4f}." if epoch
+            else f"starts at {run.losses[0]:.4f}.")
+    assert loss in alt
+
+
+def test_trainer_alt_text_changes_with_every_control():
+    frames = {alt_text(demo.show_training(*values)) for values in
+              ((2.0, 3, 0, 50), (2.1, 3, 0, 50), (2.0, 4, 0, 50), (2.0, 3, 1, 50),
+               (2.0, 3, 0, 55))}
+    assert len(frames) == 5
+
+
+def test_the_drawn_boundary_is_where_the_output_is_one_half():
+    # Every vertex of the boundary the frame draws, fed back through the network, gives
+    # o = 1/2 up to the grid's linear interpolation (cells of 2.5/199 ≈ 0.013 where the
+    # output's slope is at most a few units: |o - 1/2| well below 0.05).
+    fig = demo.show_training(2.0, 3, 0, 150)
+    boundary = [c for c in fig.axes[0].collections if isinstance(c, LineCollection)]
+    vertices = np.vstack([s for c in boundary for s in c.get_segments()])
+    assert len(vertices) > 50
+    net = demo._training(2.0, 3, 0).history[150].network
+    assert np.abs(neural.predict_proba(net, vertices) - 0.5).max() < 0.05
+
+
+def test_unit_alt_text_counts_the_xor_points_on_the_right_side_of_its_line():
+    # Oracle: the unit is right on x when w·x + b >= 0 exactly when t = 1 (σ(z) >= 1/2 iff
+    # z >= 0), counted here on XOR's table.
+    X, t = np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), np.array([0, 1, 1, 0])
+    alts = set()
+    for w1, w2, b in ((1.0, 1.0, -0.5), (1.0, -2.0, -0.5), (-1.0, -1.0, 0.5)):
+        right = int(np.sum(((X @ [w1, w2] + b) >= 0) == t))
+        alt = alt_text(demo.show_unit(w1, w2, b))
+        assert f"gets {right} of XOR's 4 points right" in alt
+        alts.add(alt)
+    assert "σ(1·x₁ − 2·x₂ − 0.5)" in alt_text(demo.show_unit(1.0, -2.0, -0.5))
+    assert len(alts) == 3
+
+
+def test_xor_runs_alt_text_states_each_seeds_result_and_final_loss():
+    from mllib.data import xor_table
+    X, t = xor_table()
+    alt = alt_text(demo.show_xor_runs())
+    solved, stuck = (neural.mlp(X, t, hidden=2, eta=demo.XOR_ETA, epochs=demo.XOR_EPOCHS,
+                                seed=seed) for seed in (demo.XOR_SOLVED, demo.XOR_STUCK))
+    for seed, run in ((demo.XOR_SOLVED, solved), (demo.XOR_STUCK, stuck)):
+        right = int(np.sum(neural.predict(run.network, X) == t))
+        gets = "it gets " if seed == demo.XOR_SOLVED else ""
+        assert f"from seed {seed} {gets}{right} of 4" in alt
+        assert f"{run.losses[0]:.3f} to {run.losses[-1]:.4f}" in alt
+    assert "misclassified, ringed: (1, 0)" in alt  # the stuck run's one wrong point
+
+
+def test_trainer_moves_that_keep_the_loss_axis_redraw_only_what_moves():
+    # What live.render redraws: the static background only for a stale figure (a new loss
+    # axis). Moving the epoch or η within the same loss axis leaves the figure fresh.
+    from mllib.demos import png
+
+    png(demo.show_training(2.0, 3, 0, 10))
+    for values in ((2.0, 3, 0, 150), (2.5, 3, 0, 150), (2.0, 3, 0, 60)):
+        assert demo.loss_top(demo._training(*values[:3]).losses[:values[3] + 1]) == 0.15
+        assert not demo.show_training(*values).stale
+        png(demo.show_training(*values))

@@ -5,11 +5,13 @@ import itertools
 
 import numpy as np
 import pytest
+from figure_support import drawn, png_pixels
 
 from mllib import online
 from mllib import perceptron as P
 from mllib.data import separable
 from mllib.demos import online as demo
+from mllib.plotting import alt_text, described
 
 # The experts widget's sliders as the notebook wires them: β from 0 to 0.95 and the best
 # expert's error rate p from 0 to 0.5, in steps of 0.05 (extremes and a grid inside).
@@ -388,3 +390,60 @@ def test_expert_zero_is_best_only_in_expectation_and_the_legend_names_the_real_b
         label = next(iter(demo.experts_frame(0.5, float(noise)).curves))
         assert label == f"best expert (#{best}, {mistakes.min()} mistakes)"
         assert (best == 0) == (noise < 0.25)
+
+
+# --- the experts widget redrawn in place, and what every figure says in words ----------------
+
+
+def _legend(fig) -> list[str]:
+    return [text.get_text() for text in fig.axes[0].get_legend().get_texts()]
+
+
+@pytest.mark.parametrize("beta, noise", [(0.5, 0.1), (0.0, 0.0), (0.0, 0.3), (0.05, 0.5)])
+def test_experts_redrawn_in_place_shows_what_a_fresh_build_shows(beta, noise):
+    """The frame drawn after frames of the other regimes (halving with and without a perfect
+    expert, weighted majority, bounds off scale) is a fresh figure's frame, legend included."""
+    demo._experts_view.cache_clear()
+    fresh = demo.show_experts(beta, noise)
+    fresh_drawn, fresh_pixels, fresh_alt = drawn(fresh), png_pixels(fresh), alt_text(fresh)
+    fresh_legend = _legend(fresh)
+    for others in ((0.0, 0.0), (0.95, 0.5), (0.0, 0.25), (0.3, 0.05)):
+        png_pixels(demo.show_experts(*others))
+    again = demo.show_experts(beta, noise)
+    assert again is fresh
+    assert drawn(again) == fresh_drawn and alt_text(again) == fresh_alt
+    assert _legend(again) == fresh_legend
+    np.testing.assert_array_equal(png_pixels(again), fresh_pixels)
+
+
+def test_experts_frame_says_every_final_count_and_changes_with_the_controls():
+    """The alt text gives the best expert's mistakes (counted here from the predictions), the
+    learner's (from an independent run of weighted majority) and the bounds."""
+    texts = []
+    for beta, noise in ((0.5, 0.1), (0.5, 0.3)):
+        predictions, outcomes = demo.experts_problem(noise)
+        best = int((predictions != outcomes[:, None]).sum(axis=0).min())
+        learner = online.weighted_majority(predictions, outcomes, beta=beta).mistakes
+        text = alt_text(demo.show_experts(beta, noise))
+        assert f"best expert {best};" in text
+        assert f"weighted majority {learner};" in text
+        bound = online.weighted_majority_bound(best, demo.N_EXPERTS, beta)
+        assert f"WM bound {bound:.1f}" in text
+        texts.append(text)
+    assert texts[0] != texts[1]
+    halving = alt_text(demo.show_experts(0.0, 0.3))
+    eliminated = demo.experts_frame(0.0, 0.3).eliminated_at
+    assert f"Every expert is eliminated by round {eliminated}." in halving
+
+
+def test_static_figures_say_what_their_data_show():
+    shift = demo.shifting_target()
+    plain, robust = shift.after_last_shift()
+    text = alt_text(demo.show_shift(shift))
+    assert f"Winnow ends at {shift.winnow[-1]}, Winnow-R at {shift.winnow_r[-1]}" in text
+    assert f"Winnow makes {plain} mistakes, Winnow-R {robust}" in text
+    scaling = demo.winnow_vs_perceptron()
+    text = alt_text(demo.show_scaling(scaling))
+    assert f"from {scaling.winnow[0]:.1f} to {scaling.winnow[-1]:.1f}" in text
+    assert f"under its bound ({online.winnow_bound(2, 8)} to {online.winnow_bound(2, 256)})" in text
+    assert described(demo.show_shift(shift)) and described(demo.show_scaling(scaling))

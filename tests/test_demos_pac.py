@@ -1,13 +1,17 @@
 """The PAC walk-through's widget logic, driven without a browser."""
 
+import math
+
 import ipywidgets
 import numpy as np
 import pytest
+from figure_support import assert_redrawn_in_place_like_a_fresh_build
 from matplotlib.figure import Figure
 
 from mllib import pac
 from mllib.demos import explore
 from mllib.demos import pac as demo
+from mllib.plotting import alt_text
 
 UNIFORM, SKEWED = list(demo.DISTRIBUTIONS)
 
@@ -24,7 +28,8 @@ def test_sample_size_frame_follows_the_sliders():
     assert fig.axes[1].get_title() == "ε = 0.1: m = 146 realizable, 726 agnostic"
     markers = fig.axes[0].lines[2].get_ydata().tolist()
     assert markers == [146, 726]  # (ln 10^5 + ln 20)/0.1 = 145.1; /(2·0.01) = 725.6
-    assert demo.show_sample_sizes(0.05, 0.05, 5).axes[1].get_title() != fig.axes[1].get_title()
+    title = fig.axes[1].get_title()  # the one figure is redrawn in place by the next frame
+    assert demo.show_sample_sizes(0.05, 0.05, 5).axes[1].get_title() != title
 
 
 def test_bound_comparison_puts_the_counting_bound_between_the_vc_bounds():
@@ -76,7 +81,8 @@ def test_simulation_frame_reports_the_failure_rate_at_the_slider_m():
     rate = sim.failure_rate[sim.sample_sizes == 40][0]
     assert fig.axes[0].get_title() == f"m = 40: P̂[error > ε] = {rate:.3f} (δ = 0.05)"
     assert sum(p.get_height() for p in fig.axes[0].patches) == sim.trials
-    assert demo.show_simulation(80, 0.1, UNIFORM).axes[0].get_title() != fig.axes[0].get_title()
+    title = fig.axes[0].get_title()  # the one figure is redrawn in place by the next frame
+    assert demo.show_simulation(80, 0.1, UNIFORM).axes[0].get_title() != title
 
 
 def test_simulation_table_rows():
@@ -388,3 +394,63 @@ def test_simulation_legend_stays_off_the_data(name):
             figure_box = fig.bbox
             assert (legend.x0 >= figure_box.x0 and legend.x1 <= figure_box.x1
                     and legend.y0 >= figure_box.y0), (eps, m)
+
+
+# --- The widgets redraw one figure in place, and say what each frame shows ------------------
+
+
+@pytest.mark.parametrize(("eps", "delta", "log10_h"), [(0.1, 0.05, 5.0), (0.01, 1e-4, 30.0)])
+def test_sample_size_widget_redrawn_in_place_shows_what_a_fresh_build_shows(eps, delta, log10_h):
+    assert_redrawn_in_place_like_a_fresh_build(
+        demo._sample_sizes_view, lambda: demo.show_sample_sizes(eps, delta, log10_h),
+        [lambda: demo.show_sample_sizes(0.3, delta, log10_h),
+         lambda: demo.show_sample_sizes(eps, 0.3, log10_h),
+         lambda: demo.show_sample_sizes(eps, delta, 0.0)])
+
+
+@pytest.mark.parametrize(("n", "eps", "delta"), [(10, 0.1, 0.05), (1, 0.01, 1e-4)])
+def test_bound_widget_redrawn_in_place_shows_what_a_fresh_build_shows(n, eps, delta):
+    assert_redrawn_in_place_like_a_fresh_build(
+        demo._bound_view, lambda: demo.show_bound_comparison(n, eps, delta),
+        [lambda: demo.show_bound_comparison(40, eps, delta),
+         lambda: demo.show_bound_comparison(n, 0.3, delta),
+         lambda: demo.show_bound_comparison(n, eps, 0.3)])
+
+
+@pytest.mark.parametrize(("m", "eps", "name"), [(40, 0.1, UNIFORM), (1, 0.02, SKEWED)])
+def test_simulation_widget_redrawn_in_place_shows_what_a_fresh_build_shows(m, eps, name):
+    other = SKEWED if name == UNIFORM else UNIFORM
+    assert_redrawn_in_place_like_a_fresh_build(
+        demo._simulation_view, lambda: demo.show_simulation(m, eps, name),
+        [lambda: demo.show_simulation(300, eps, name), lambda: demo.show_simulation(m, 0.12, name),
+         lambda: demo.show_simulation(m, eps, other)])
+
+
+def test_sample_size_alt_text_states_both_bounds_at_the_sliders():
+    # Occam: ⌈(ln|H| + ln(1/δ))/ε⌉; agnostic (CS446's Hoeffding form): the same over 2ε².
+    text = alt_text(demo.show_sample_sizes(0.1, 0.05, 5.0))
+    occam = math.ceil((5 * math.log(10) + math.log(1 / 0.05)) / 0.1)
+    agnostic = math.ceil((5 * math.log(10) + math.log(1 / 0.05)) / (2 * 0.1**2))
+    assert text.startswith(f"Examples needed with |H| = 10^5 and δ = 0.05: at ε = 0.1, {occam:,} "
+                           f"in the realizable case (Occam) and {agnostic:,} in the agnostic case")
+    assert alt_text(demo.show_sample_sizes(0.2, 0.05, 5.0)) != text
+    assert alt_text(demo.show_sample_sizes(0.1, 0.05, 6.0)) != text
+
+
+def test_simulation_alt_text_counts_the_trials_above_eps():
+    sim = demo.learning_curve(0.1, 0.05, UNIFORM, m=40)
+    errors = sim.exact_errors[np.flatnonzero(sim.sample_sizes == 40)[0]]
+    above = int(np.sum(errors > 0.1))
+    text = alt_text(demo.show_simulation(40, 0.1, UNIFORM))
+    assert f"the true errors of {len(errors)} conjunctions learned from m = 40 examples" in text
+    assert f"{above} of them exceed ε = 0.1, a rate of {above / len(errors):.3f}" in text
+    # the Occam m of |H| = 3^10 + 1 at ε = 0.1, δ = 0.05 is the walk-through's 140
+    assert text.endswith("at the Occam m = 140.")
+    assert alt_text(demo.show_simulation(41, 0.1, UNIFORM)) != text
+    assert alt_text(demo.show_simulation(40, 0.1, SKEWED)) != text
+
+
+def test_bound_alt_text_reads_the_three_bounds_at_n():
+    text = alt_text(demo.show_bound_comparison(10, 0.1, 0.05))
+    assert "At n = 10: the VC upper bound 5,831, the |H| bound 140, the lower bound 30." in text
+    assert "lower bound none (VC ≤ 2)" in alt_text(demo.show_bound_comparison(2, 0.1, 0.05))

@@ -3,13 +3,17 @@ browser."""
 
 import numpy as np
 import pytest
+from figure_support import drawn, labelled_ticks, png_pixels
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import PolyCollection
+from matplotlib.legend import Legend
 
 from mllib import parallel
 from mllib import perceptron as P
 from mllib.data import mmds_spam, separable
 from mllib.demos import parallel as demo
+from mllib.demos import png
+from mllib.plotting import alt_text
 
 
 def texts(fig):
@@ -36,6 +40,23 @@ def test_scheme_shows_each_chunks_mistakes_and_the_new_w_of_mmds_fig_12_6():
     assert "Reduce: sum the\n0 pairs\nkey by key i" in round_2
 
 
+def test_scheme_alt_text_states_each_chunks_mistakes_pairs_and_the_new_w():
+    X, y, words = mmds_spam()
+    chunks = parallel.split(X, y, 3)
+    run = parallel.mapreduce_perceptron(chunks, eta=0.5)
+    first = alt_text(demo.show_scheme(run, chunks, 1, words))
+    # Oracle: in round 1 (w = 0) every e-mail is a mistake and emits one pair per word in it.
+    per_chunk = [int((X_p != 0).sum()) for X_p, _ in chunks]
+    assert sum(per_chunk) == 16
+    assert "round 1 on 3 chunks" in first and "w = [0, 0, 0, 0, 0]" in first
+    assert (f"make {len(chunks[0][1])}, {len(chunks[1][1])} and {len(chunks[2][1])} mistakes"
+            in first)
+    assert f"emit {per_chunk[0]}, {per_chunk[1]} and {per_chunk[2]} key-value pairs" in first
+    assert "sums the 16 pairs" in first and "new w = [0, 1, 0, -1, 1]" in first
+    second = alt_text(demo.show_scheme(run, chunks, 2, words))
+    assert "make 0, 0 and 0 mistakes" in second and second != first
+
+
 def lines_by_label(ax):
     return {line.get_label(): line for line in ax.get_lines()}
 
@@ -60,22 +81,75 @@ def test_partition_slider_draws_one_unstacked_line_per_chunk_and_the_runs_it_cla
                                       [r.total for r in run.history])
         epochs = lines[f"sequential: {result.sequential.epochs} epochs"].get_ydata()
         assert epochs.sum() == result.sequential.mistakes
-    # One y-scale for both panels, whole rounds, and a legend entry per chunk.
+    # Only the P chunks' lines are drawn, each its own colour and marker, none black (the
+    # sequential line's colour).
+    chunk_lines = [line for line in mapreduce_ax.get_lines()
+                   if line.get_label().startswith("chunk ")]
+    assert [line.get_visible() for line in chunk_lines] == [p < parts
+                                                           for p in range(demo.MAX_PARTS)]
+    styles = {(line.get_color(), line.get_marker()) for line in chunk_lines}
+    assert len(styles) == demo.MAX_PARTS and "#000000" not in {c for c, _ in styles}
+    # One y-scale for both panels, whole rounds, and a legend entry per chunk shown.
     assert mapreduce_ax.get_ylim() == mixing_ax.get_ylim()
     assert mapreduce_ax.get_yscale() == "symlog"
-    (legend,) = fig.legends
+    png(fig)  # the frame as the widget shows it: lays out the legend drawn
+    (legend,) = shown_legends(fig)
     labels = [t.get_text() for t in legend.get_texts()]
     assert labels[2:] == [f"chunk {p + 1}" for p in range(parts)]
-    fig.canvas.draw()
-    ticks = [t.get_text() for t in mapreduce_ax.get_xticklabels() if t.get_text()]
+    ticks = labelled_ticks(mapreduce_ax, "x")
     assert all(tick.lstrip("−-").isdigit() for tick in ticks)
-    assert len([t for t in mapreduce_ax.get_yticklabels() if t.get_text()]) >= 2
+    assert len(labelled_ticks(mapreduce_ax, "y")) >= 2
     # The legend sits below both panels (their x labels included) and inside the canvas.
-    renderer = FigureCanvasAgg(fig).get_renderer()
-    fig.draw(renderer)  # lay out the text, so the extents are the drawn ones
+    png(fig)
+    renderer = fig.canvas.get_renderer()
     box = legend.get_window_extent(renderer)
     assert box.y0 >= 0 and box.x0 >= 0 and box.x1 <= fig.bbox.x1
-    assert all(box.y1 < ax.get_tightbbox(renderer).y0 for ax in (mapreduce_ax, mixing_ax))
+    assert all(box.y1 < ax.get_tightbbox(renderer, bbox_extra_artists=[]).y0
+               for ax in (mapreduce_ax, mixing_ax))
+
+
+def shown_legends(fig):
+    return [artist for ax in fig.axes for artist in ax.get_children()
+            if isinstance(artist, Legend) and artist.get_visible()]
+
+
+@pytest.mark.parametrize("parts", [1, 4, 8])
+def test_partitions_redrawn_in_place_shows_what_a_fresh_build_shows(parts):
+    """The same data, and the same pixels, whether the figure was just built for P or redrawn
+    in place after other values of P."""
+    demo._partitions_view.cache_clear()
+    fresh = demo.show_partitions(parts)
+    fresh_drawn, fresh_pixels = drawn(fresh), png_pixels(fresh)
+    fresh_alt = alt_text(fresh)
+    for other in (8, 1, 5):
+        png_pixels(demo.show_partitions(other))
+    again = demo.show_partitions(parts)
+    assert again is fresh
+    np.testing.assert_equal(drawn(again), fresh_drawn)  # NaN (an undefined MAP) equals NaN
+    assert alt_text(again) == fresh_alt
+    np.testing.assert_array_equal(png_pixels(again), fresh_pixels)
+
+
+@pytest.mark.parametrize("parts", [2, 5])
+def test_partitions_alt_text_states_the_rounds_of_each_run(parts):
+    # Oracle: the three runs computed here, not through the demo's cache.
+    X, y = demo.shifted_sample()
+    chunks = parallel.split(X, y, parts)
+    mapreduce = parallel.mapreduce_perceptron(chunks, max_rounds=2000)
+    mixing = parallel.parameter_mixing(chunks, max_rounds=2000)
+    epochs = P.perceptron(X, y, max_epochs=2000).epochs
+    alt = alt_text(demo.show_partitions(parts))
+    assert f"P = {parts} chunks" in alt
+    assert f"MapReduce perceptron takes {mapreduce.rounds} rounds" in alt
+    assert f"starting from {int(np.sum(y * (X @ np.zeros(X.shape[1])) <= 0))} mistakes" in alt
+    assert f"parameter mixing takes {mixing.rounds} rounds" in alt
+    assert f"starting from {mixing.history[0].total};" in alt
+    assert f"needs {epochs} epochs" in alt
+
+
+def test_partitions_alt_text_changes_with_the_slider():
+    two = alt_text(demo.show_partitions(2))
+    assert alt_text(demo.show_partitions(5)) != two and not two.startswith("Figure: ")
 
 
 @pytest.mark.parametrize("parts", [1, 2, 3, 6])
@@ -120,6 +194,15 @@ def test_wall_time_chart_marks_the_ideal_for_each_worker_count():
     np.testing.assert_allclose(heights, [1.2, 1.3, 0.8])  # drawn as measured
     ideals = [line.get_ydata()[0] for line in ax.get_lines()]
     np.testing.assert_allclose(ideals, [1.2, 0.6])
+
+
+def test_wall_time_alt_text_states_the_measured_and_ideal_times():
+    times = {"in process": 1.2, "1 worker": 1.3, "2 workers": 0.8}
+    alt = alt_text(demo.show_wall_times(times, 2))
+    assert "in process 1.20 s; 1 worker 1.30 s; 2 workers 0.80 s" in alt
+    assert "1 worker 1.20 s; 2 workers 0.60 s" in alt  # 1.2 / 1, 1.2 / 2
+    faster = alt_text(demo.show_wall_times({**times, "2 workers": 0.5}, 2))
+    assert "2 workers 0.50 s" in faster
 
 
 def test_wall_time_measures_the_work():
@@ -336,3 +419,12 @@ def test_iterative_parameter_mixing_is_cited_as_mcdonald_et_al_fig_3():
              for figure in re.findall(r"McDonald[^.]*?(?:2010|NAACL 2010),? Fig\. (\d)",
                                       source.read_text(encoding="utf-8"))]
     assert len(cited) == 3 and all(figure == "3" for _, figure in cited), cited
+
+
+def test_partitions_moves_redraw_only_what_moves():
+    # The limits hold every P's runs, so no move makes the figure stale (live.render would then
+    # draw the whole figure again): titles, lines and legends are all redrawn in place.
+    png(demo.show_partitions(1))
+    for parts in (8, 3, 4):
+        assert not demo.show_partitions(parts).stale
+        png(demo.show_partitions(parts))

@@ -9,6 +9,7 @@ from matplotlib.figure import Figure
 from mllib import svm
 from mllib.demos import explore
 from mllib.demos import svm as demo
+from mllib.plotting import alt_text
 
 
 def test_descent_table_prints_mmds_fig_12_20_rows_1_to_4():
@@ -514,3 +515,41 @@ def test_exercise_6_large_c_gives_the_line_at_height_1_5_and_b_free_small_c_misc
     z = svm.margins(plain.w, plain.b, X, y)
     assert z[1] == pytest.approx(-1 / 3, abs=1e-9)  # (2, 2) on the wrong side, as §4 says
     np.testing.assert_array_equal(X[1], [2, 2])
+
+
+# --- Alt texts -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("C", [1.0, 0.01])
+def test_soft_margin_alt_text_counts_the_slack_from_the_solution(C):
+    from mllib import data
+
+    X, y, _ = data.noisy(40, 2, margin=0.15, flip=0.1, seed=3)
+    sol = svm.solve(X, y, C=C)
+    slack = np.maximum(0.0, 1 - y * (X @ sol.w + sol.b))  # ξᵢ, recomputed here
+    text = alt_text(demo.show_soft_margin(C))
+    assert text.startswith(f"40 points in two classes ({np.sum(y == 1)} circles y = +1, "
+                           f"{np.sum(y == -1)} squares y = −1) with C = {C:.3g}: ")
+    assert f"margin γ = {1 / np.linalg.norm(sol.w):.3f}, total slack Σξ = {slack.sum():.2f}." \
+        in text
+    inside, wrong = np.sum((slack > 1e-6) & (slack <= 1)), np.sum(slack > 1)
+    assert text.endswith(f"Its {len(sol.support)} support vectors: "
+                         f"{len(sol.support) - inside - wrong} on the margin, {inside} inside it, "
+                         f"{wrong} misclassified.")
+    assert alt_text(demo.show_soft_margin(10 * C)) != text
+
+
+def test_descent_alt_text_counts_the_bad_points_of_step_k():
+    X, y = svm.mmds_fig_12_18()
+    step = demo.book_run(60, 0.2).history[7]
+    bad = int(np.sum(y * (X @ step.w + step.b) < 1))  # MMDS: bad when y(w·x + b) < 1
+    text = alt_text(demo.show_descent(0.2, 7))
+    assert "after 7 steps of size η = 0.2: " in text and f"bad points: {bad} " in text
+    assert alt_text(demo.show_descent(0.2, 8)) != text
+
+
+def test_hinge_alt_text_reads_the_losses_off_the_curves():
+    text = alt_text(demo.show_hinge())
+    # At z = -2: hinge 1 - (-2) = 3, squared 9, logistic ln(1 + e²); at z = 0 the logistic is ln 2.
+    assert "falling from 3 to 0 at z = 1" in text and "the squared hinge, 9 at z = -2" in text
+    assert f"{np.log1p(np.exp(2)):.2f} at z = -2, {np.log(2):.2f} at z = 0" in text

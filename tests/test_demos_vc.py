@@ -3,6 +3,8 @@
 import ipywidgets
 import numpy as np
 import pytest
+from figure_support import assert_redrawn_in_place_like_a_fresh_build
+from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 from matplotlib.patches import Polygon
 from matplotlib.patches import Rectangle as Box
@@ -10,6 +12,7 @@ from matplotlib.patches import Rectangle as Box
 from mllib import vc
 from mllib.demos import explore
 from mllib.demos import vc as demo
+from mllib.plotting import alt_text
 
 # Realizable labellings of each preset, counted by hand from the slides' arguments. The diamond
 # and its centre: the empty set, 5 singletons, each diamond point with the centre (4), the
@@ -40,23 +43,26 @@ def test_each_preset_realizes_the_hand_counted_labellings_with_witnesses(name):
             assert witness.classify(grid.points).tolist() == labels.tolist()
 
 
-def test_frame_marks_each_unrealizable_labelling_in_red():
+def test_frame_marks_each_unrealizable_labelling_by_more_than_colour():
     fig = demo.show_configuration("half-planes: XOR (square corners)")
     assert [p.title for p in fig.panels if not p.realizable] == ["−−++ ✗", "++−− ✗"]
-    red_titles = [t.get_text() for t in fig.axes[0].texts if t.get_color() == "red"]
-    assert red_titles == ["−−++ ✗", "++−− ✗"]
-    red_frames = [patch for patch in fig.axes[0].patches
-                  if patch.get_edgecolor()[:3] == (1, 0, 0) and not patch.get_fill()]
-    assert len(red_frames) == 2
-    assert fig._suptitle.get_text() == ("half-planes: 14 of 16 labellings realizable, "
-                                        "not shattered · ★ at (1.0, 0.0)")
+    crossed = [t.get_text() for t in fig.axes[0].texts if "✗" in t.get_text()]
+    assert crossed == ["−−++ ✗", "++−− ✗"]
+    # Titles stay black (text needs 4.5:1); the frame is coloured and thicker.
+    assert {t.get_color() for t in fig.axes[0].texts} <= {"black"}
+    marked = [patch for patch in fig.axes[0].patches
+              if to_rgb(patch.get_edgecolor()) == to_rgb(demo.UNREALIZABLE)
+              and not patch.get_fill()]
+    assert len(marked) == 2 and all(patch.get_linewidth() == 2 for patch in marked)
+    assert fig.axes[0].get_title() == ("half-planes: 14 of 16 labellings realizable, "
+                                       "not shattered · ★ at (1.0, 0.0)")
 
 
 def test_moving_the_star_off_the_line_shatters_three_points():
     hclass, points = demo.moved("half-planes: 3 collinear points", 0.0, 0.5)
     assert points[-1].tolist() == [2.0, 2.5]
     assert demo.labeling_grid(hclass, points).shattered
-    title = demo.show_configuration("half-planes: 3 collinear points", 0.0, 0.5)._suptitle
+    title = demo.show_configuration("half-planes: 3 collinear points", 0.0, 0.5).axes[0].title
     assert title.get_text().endswith("8 of 8 labellings realizable, shattered · ★ at (2.0, 2.5)")
 
 
@@ -119,7 +125,7 @@ def test_moving_a_slider_redraws_other_labellings(monkeypatch):
 
     def frame(configuration, dx, dy):
         fig = demo.show_configuration(configuration, dx, dy)
-        seen.append(fig._suptitle.get_text())
+        seen.append(fig.axes[0].get_title())
         return fig
 
     box = explore(frame, configuration=ipywidgets.Dropdown(
@@ -146,7 +152,10 @@ def test_the_first_panel_numbers_the_points_in_the_order_of_the_titles():
 
 def test_every_point_is_drawn_once_per_panel_in_its_colour():
     fig = demo.show_configuration("rectangles: diamond of 4")
-    positives, negatives = (c.get_offsets() for c in fig.axes[0].collections[:2])
+    # The fixed points and the moved one are drawn apart: + then −, each fixed then moved.
+    fixed_plus, moved_plus, fixed_minus, moved_minus = fig.axes[0].collections[:4]
+    positives = np.vstack([fixed_plus.get_offsets(), moved_plus.get_offsets()])
+    negatives = np.vstack([fixed_minus.get_offsets(), moved_minus.get_offsets()])
     assert len(positives) + len(negatives) == 16 * 4
     points = np.array(demo.CONFIGURATIONS["rectangles: diamond of 4"][1])
     drawn_positive = {tuple(np.round(xy, 9)) for xy in positives}
@@ -233,8 +242,8 @@ def test_the_star_on_a_line_through_two_points_is_on_it():
     assert points[-1].tolist() == [1.4, 1.2]
     grid = demo.placed("half-planes: triangle and a point inside", 0.4, 0.5)
     assert int(grid.realizable.sum()) == 12
-    title = demo.show_configuration("half-planes: triangle and a point inside", 0.4, 0.5)
-    assert title.get_suptitle().endswith("12 of 16 labellings realizable, not shattered · "
+    fig = demo.show_configuration("half-planes: triangle and a point inside", 0.4, 0.5)
+    assert fig.axes[0].get_title().endswith("12 of 16 labellings realizable, not shattered · "
                                          "★ at (1.4, 1.2)")
 
 
@@ -319,7 +328,7 @@ def test_learning_a_rectangle_lowers_the_error_as_m_grows():
 
 def test_the_line_presets_say_the_vertical_slider_does_nothing():
     fig = demo.show_configuration("intervals: 3 points", 0.5, 1.5)
-    assert fig.get_suptitle().endswith("★ at (3.5); move y does nothing on the line")
+    assert fig.axes[0].get_title().endswith("★ at (3.5); move y does nothing on the line")
 
 
 def test_the_brute_force_table_of_section_7():
@@ -369,3 +378,63 @@ def test_the_exercise_statements_match_the_hidden_cases():
     assert intervals.reference(*both.args) is False
     assert all(len(c.args[0]) >= 1 for c in intervals.cases)
     assert all(len(c.args[1]) >= 1 for c in grading.shattering().cases)
+
+
+# --- Alt texts -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(demo.CONFIGURATIONS))
+def test_configuration_alt_text_states_the_hand_count_and_the_points(name):
+    points = demo.CONFIGURATIONS[name][1]
+    count = 2 ** len(points)
+    text = alt_text(demo.show_configuration(name))
+    places = ", ".join("(" + ", ".join(f"{v:g}" for v in point) + ")" for point in points)
+    assert f"on {len(points)} points, numbered 1 to {len(points)} at {places}: " in text
+    assert f"{HAND_COUNTS[name]} of {count} labellings realizable" in text
+    assert ("not shattered" in text) == (HAND_COUNTS[name] < count)
+    assert text.count("✗") == (1 if HAND_COUNTS[name] < count else 0)
+
+
+def test_configuration_alt_text_follows_the_star():
+    off = alt_text(demo.show_configuration("half-planes: 3 collinear points", 0.0, 0.5))
+    on = alt_text(demo.show_configuration("half-planes: 3 collinear points"))
+    assert "8 of 8 labellings realizable, shattered" in off and "(2, 2.5): " in off
+    # On the line, the middle point cannot be split from the two ends (−+− and +−+).
+    assert "6 of 8" in on and "no hypothesis realizes −+−, +−+" in on
+
+
+def test_growth_alt_text_reads_the_known_formulas_at_m_8():
+    text = alt_text(demo.show_growth(demo.growth_curves(8)))
+    m = 8
+    assert f"half-lines (VC = 1): Π(8) = {m + 1} of {2**m}" in text
+    assert f"intervals (VC = 2): Π(8) = {m * (m + 1) // 2 + 1} of {2**m}" in text
+    assert f"half-planes (VC = 3): Π(8) = {m * m - m + 2} of {2**m}" in text  # Cover
+    assert alt_text(demo.show_growth(demo.growth_curves(6))) != text
+
+
+# --- The widget redraws one figure per preset in place ----------------------------------------
+
+
+@pytest.mark.parametrize(("name", "dx", "dy"), [
+    ("half-planes: triangle and a point inside", 0.0, 0.0),
+    ("half-planes: 3 collinear points", 0.0, 0.5),
+    ("rectangles: diamond and its centre", -2.0, 2.0),
+    ("intervals: 3 points", 1.5, 0.0),
+    ("half-lines: 2 points", -2.0, 0.0),
+])
+def test_placement_widget_redrawn_in_place_shows_what_a_fresh_build_shows(name, dx, dy):
+    others = [lambda x=x, y=y: demo.show_configuration(name, x, y)
+              for x, y in ((2.0, -2.0), (dx, -dy), (0.0, 0.0), (-dx, dy))]
+    assert_redrawn_in_place_like_a_fresh_build(
+        demo._configuration_view, lambda: demo.show_configuration(name, dx, dy), others)
+
+
+def test_every_slider_position_stays_inside_its_panel():
+    # The panels are sized once per preset for every place the sliders reach.
+    for name, (_, points) in demo.CONFIGURATIONS.items():
+        for dx, dy in ((-2.0, -2.0), (2.0, 2.0), (-2.0, 2.0), (2.0, -2.0)):
+            fig = demo.show_configuration(name, dx, dy)
+            x_lo, x_hi, y_lo, y_hi = demo._configuration_view(name).limits
+            star = demo._plane(demo.placed(name, dx, dy).points)[-1] * demo.SLIDER_STEP
+            assert x_lo < star[0] < x_hi and y_lo < star[1] < y_hi, (name, dx, dy)
+            assert len(fig.panels) == 2 ** len(points)

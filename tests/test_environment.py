@@ -15,6 +15,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pytest
 import yaml
 from packaging.markers import Marker
 from packaging.specifiers import SpecifierSet
@@ -261,7 +262,7 @@ def test_lock_check_names_each_problem():
 MLLIB = ROOT / "mllib"
 ALLOWED_EVERYWHERE = {"numpy", "mllib", "__future__"} | set(sys.stdlib_module_names)
 # Only the figure and widget helpers may draw, make widgets or speak the display protocol.
-ALLOWED_IN_HELPERS = {"matplotlib", "ipywidgets", "IPython"}
+ALLOWED_IN_HELPERS = {"matplotlib", "contourpy", "ipywidgets", "IPython"}
 NEVER = {"sklearn", "scipy", "pgmpy"}
 # The one exception to "numpy only" (issue #15): lecture 15's Dask executor. Only
 # mllib/parallel.py may import Dask, and only inside a function (lazily), so that
@@ -340,3 +341,17 @@ def test_helpers_are_only_demos_and_plotting():
     assert is_helper(MLLIB / "plotting.py")
     assert not is_helper(MLLIB / "perceptron.py")
     assert not is_helper(MLLIB / "grading" / "perceptron.py")
+
+
+def test_a_plain_make_test_replays_the_same_property_examples():
+    """Without HYPOTHESIS_PROFILE (a user's `make test`, CI alike), hypothesis is derandomized:
+    every run draws the same examples; `make test-explore` sets the exploring profile."""
+    import os
+
+    from hypothesis import settings
+
+    if os.environ.get("HYPOTHESIS_PROFILE"):
+        pytest.skip("an explicit hypothesis profile was asked for")
+    assert settings.default.derandomize
+    assert not settings.get_profile("explore").derandomize
+    assert "HYPOTHESIS_PROFILE=explore" in (ROOT / "Makefile").read_text()

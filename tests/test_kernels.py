@@ -295,3 +295,15 @@ def test_the_gram_matrix_is_computed_once_per_training_run(monkeypatch):
     assert run.epochs * len(y) > 60 and calls == ["rbf"]  # many visits, one Gram matrix
     solve_dual(X, y, C=1.0, kernel="rbf", gamma=1.0)
     assert calls == ["rbf", "rbf"]
+
+
+def test_xor_with_the_quadratic_kernel_errs_as_exercise_3_says():
+    """Lecture 07, Exercise 3's comment: with (x·z + 1)², pass 1 errs on rows 0, 2 and 3, pass 2
+    on row 1, pass 3 is clean, so every corner is mistaken exactly once."""
+    X_xor = np.array([[1.0, 1], [-1, -1], [1, -1], [-1, 1]])
+    y_xor = np.array([1.0, 1, -1, -1])
+    run = kernel_perceptron(X_xor, y_xor, kernel="polynomial", degree=2, c=1.0)
+    assert [(update.epoch, update.index) for update in run.history] == [
+        (1, 0), (1, 2), (1, 3), (2, 1)]
+    assert run.converged and run.epochs == 3
+    assert run.alpha.tolist() == [1, 1, 1, 1]  # mistake counts: integers, exact

@@ -128,6 +128,44 @@ def test_blocks_do_not_change_the_answer(monkeypatch):
     np.testing.assert_array_equal(N.knn_predict(X, y, Q, k=3, task="regress"), whole)
 
 
+@examples(60)
+@given(st.integers(1, 40), st.integers(1, 48), st.integers(0, 2**32 - 1), st.data())
+def test_tiled_selection_equals_a_stable_sort_for_any_tiling(rows, n, seed, draw):
+    """The k smallest per row, searched tile by tile below a bound, are those of a stable sort
+    of the whole row (a theorem: every entry at or below the final k-th is looked at). Entries
+    from a handful of integers: ties everywhere, also across tiles and at the k-th place."""
+    rng = np.random.default_rng(seed)
+    D = rng.integers(-3, 4, (rows, n)).astype(float)
+    k = draw.draw(st.integers(1, n))
+    width = draw.draw(st.integers(1, n))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(N, "GROUP", draw.draw(st.integers(1, 4)))
+        tiles = ((start, D[:, start : start + width].copy()) for start in range(0, n, width))
+        values, columns = N._k_smallest(tiles, rows, n, k)
+    expected = np.argsort(D, axis=1, kind="stable")[:, :k]
+    np.testing.assert_array_equal(columns, expected)
+    np.testing.assert_array_equal(values, np.take_along_axis(D, expected, axis=1))
+
+
+@examples(30)
+@given(st.integers(1, 30), st.integers(1, 3), st.integers(0, 2**32 - 1), st.data())
+def test_neighbours_with_tiny_tiles_equal_a_stable_sort(n, d, seed, draw):
+    """kneighbors through many tiles and blocks (a few columns and queries each), on integer
+    points with many exactly tied distances, which must go to the earlier row."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-2, 3, (n, d)).astype(float)
+    Q = rng.integers(-2, 3, (9, d)).astype(float)
+    k = draw.draw(st.integers(1, n))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(N, "TILE_COLUMNS", draw.draw(st.integers(1, n)))
+        patch.setattr(N, "BLOCK_ENTRIES", draw.draw(st.integers(1, 3 * n)))
+        patch.setattr(N, "GROUP", draw.draw(st.integers(1, 3)))
+        for metric in ("euclidean", "manhattan"):
+            _, idx = N.kneighbors(X, Q, k=k, metric=metric)
+            D = N.pairwise_distances(Q, X, metric)
+            np.testing.assert_array_equal(idx, np.argsort(D, axis=1, kind="stable")[:, :k])
+
+
 def test_distance_ties_go_to_training_order_and_vote_ties_to_the_smallest_label():
     X = np.array([[1.0], [-1.0], [2.0], [-2.0]])
     _, idx = N.kneighbors(X, [[0.0]], k=3)

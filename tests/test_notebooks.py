@@ -195,6 +195,22 @@ def test_walkthrough_runs(executed: dict, path: Path, mode: str | None) -> None:
     )
 
 
+@pytest.mark.parametrize("mode", ["autograde", None], ids=["autograde", "live-widgets"])
+@pytest.mark.parametrize("path", WALKTHROUGHS, ids=label)
+def test_every_figure_says_what_its_data_show(executed: dict, path: Path, mode: str | None):
+    """Every image a walk-through shows (figures, widgets' first frames) carries an alt text in
+    its output metadata, written from its data by mllib.plotting.describe: not missing, and not
+    the fallback built from titles alone ("Figure: ...")."""
+    missing = []
+    for i, cell in enumerate(result_of(executed, path, mode).cells):
+        for out in cell.get("outputs", []):
+            if "image/png" in out.get("data", {}):
+                alt = out.get("metadata", {}).get("image/png", {}).get("alt", "")
+                if not alt or alt.startswith("Figure: "):
+                    missing.append(f"cell {i}: {alt or 'no alt text'}")
+    assert not missing, f"{label(path)}: figures not described:\n" + "\n".join(missing)
+
+
 @pytest.mark.parametrize("path", WALKTHROUGHS, ids=label)
 def test_live_widgets_never_ask_for_capture(executed: dict, path: Path) -> None:
     """No widget makes the headless front end send output back to the kernel (the send that

@@ -273,12 +273,13 @@ def one_submission(copy_course, code: str) -> Path:
 
 
 def test_grading_refuses_to_start_without_the_sandbox(copy_course, monkeypatch, capsys) -> None:
-    from grader import cli
+    from grader import autograde, cli, validate
 
     root = one_submission(copy_course, "pass")
-    monkeypatch.setattr(cli, "unavailable_reason",
-                        lambda: "bubblewrap is not installed: install bubblewrap (Debian/Ubuntu: "
-                                "`apt-get install bubblewrap`)")
+    for module in (autograde, validate):
+        monkeypatch.setattr(module, "unavailable_reason",
+                            lambda: "bubblewrap is not installed: install bubblewrap "
+                                    "(Debian/Ubuntu: `apt-get install bubblewrap`)")
     with pytest.raises(SystemExit, match="refusing to autograde without the sandbox.*apt-get "
                                          "install bubblewrap.*--no-sandbox"):
         cli.main(["--course-root", str(root), "autograde", "01_perceptron"])

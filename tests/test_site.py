@@ -337,31 +337,111 @@ def test_math_renders_with_mathjax_from_the_site(site: Path, browser) -> None:
         assert problems == []
 
 
+# Put the focus on a marker just before a widget (the test's own), so that Tab goes into it.
+TAB_START_JS = """widget => {
+    const start = document.createElement("span");
+    start.tabIndex = 0;
+    start.dataset.test = "tab-start";
+    widget.before(start);
+    start.focus();
+}"""
+MAX_TABS = 20
+
+
+def tab_to(page, widget, target) -> None:
+    """Press Tab from just before ``widget`` until ``target`` has the focus, every stop on the
+    way being one of the widget's controls."""
+    widget.evaluate(TAB_START_JS)
+    try:
+        for _ in range(MAX_TABS):
+            page.keyboard.press("Tab")
+            where = target.evaluate("""(el) => el === document.activeElement ? "target"
+                : el.closest(".course-widget").contains(document.activeElement) ? "widget"
+                : (document.activeElement?.outerHTML ?? "nothing").slice(0, 120)""")
+            if where == "target":
+                return
+            assert where == "widget", f"Tab left the widget before the control, for {where}"
+        raise AssertionError(f"{MAX_TABS} Tab presses did not reach the control")
+    finally:
+        page.evaluate("() => document.querySelector('[data-test=tab-start]')?.remove()")
+
+
+def keyboard_presses(widget) -> list[tuple[object, str]]:
+    """(control, key) to press on a precomputed widget: its first slider that can move (an
+    arrow key) or else its first drop-down (ArrowDown), then each of its buttons (Enter for a
+    Step, Space for Run, which plays its slider to the end)."""
+    sliders = widget.locator("input[type=range]:not([disabled])")
+    movable = [sliders.nth(i) for i in range(sliders.count())
+               if int(sliders.nth(i).get_attribute("max")) > 0]
+    selects = widget.locator("select:not([disabled])")
+    presses = []
+    if movable:
+        at_end = movable[0].input_value() == movable[0].get_attribute("max")
+        presses.append((movable[0], "ArrowLeft" if at_end else "ArrowRight"))
+    elif selects.count():
+        presses.append((selects.first, "ArrowDown"))
+    buttons = widget.locator("button:not([disabled])")
+    for i in range(buttons.count()):
+        run = buttons.nth(i).get_attribute("aria-pressed") is not None
+        presses.append((buttons.nth(i), "Space" if run else "Enter"))
+    return presses
+
+
+def rewind(page, widget, data: dict, button) -> None:
+    """Bring the slider a Step or Run button moves back to its start (Tab, Home) if it is at its
+    end, where the button could not move it."""
+    action = data["actions"][int(button.get_attribute("data-action"))]
+    field = widget.locator(f'[data-control="{action["control"]}"]')
+    if field.input_value() == field.get_attribute("max"):
+        tab_to(page, widget, field)
+        page.keyboard.press("Home")
+
+
 @pytest.mark.parametrize("lecture", LECTURES)
-def test_moving_a_slider_by_keyboard_changes_the_figure(site: Path, browser, lecture: str):
+def test_every_widget_by_keyboard_says_the_recorded_alt_of_its_new_frame(site: Path, browser,
+                                                                         lecture: str):
+    """Each precomputed widget: Tab reaches its controls, an arrow key moves a slider (or a
+    drop-down), Enter presses Step and Space Run; after each, the figure's alt text and the
+    status line are the alt text the build recorded for the grid point the controls show, and
+    they changed."""
     page, problems = open_page(browser, walkthrough_page(site, lecture))
-    sliders = page.locator(".course-widget input[type=range]:not([disabled])")
-    movable = [i for i in range(sliders.count()) if int(sliders.nth(i).get_attribute("max")) > 0]
-    assert movable, f"{lecture}: no precomputed widget with a slider to move"
-    slider = sliders.nth(movable[0])
-    widget = slider.locator(
-        "xpath=ancestor::div[contains(concat(' ', @class, ' '), ' course-widget ')][1]")
-    image = widget.locator("img.course-widget-frame")
-    readout = widget.locator(f'output[for="{slider.get_attribute("id")}"]')
-    before = (image.get_attribute("src"), readout.text_content())
-    slider.focus()
-    key = "ArrowLeft" if slider.input_value() == slider.get_attribute("max") else "ArrowRight"
-    page.keyboard.press(key)
-    after = (image.get_attribute("src"), readout.text_content())
-    page.wait_for_function("img => img.complete && img.naturalWidth > 0",
-                           arg=image.element_handle())
-    status = widget.locator(".course-widget-status").text_content()
-    alt = image.get_attribute("alt")
+    widgets = page.locator(".course-widget")
+    driven, silent = 0, []
+    for index in range(widgets.count()):
+        widget = widgets.nth(index)
+        data = json.loads(widget.locator("script.course-widget-data").text_content())
+        image, status = widget.locator("img.course-widget-frame"), widget.locator("[role=status]")
+        unlabelled = widget.evaluate("""w => [...w.querySelectorAll("[data-control], button")]
+            .filter(c => !(c.tagName === "BUTTON" ? c.textContent
+                           : [...c.labels].map(l => l.textContent).join("")).trim())
+            .map(c => c.outerHTML.slice(0, 80))""")
+        assert unlabelled == [], f"{lecture}, widget {index + 1}: controls without a label"
+        presses = keyboard_presses(widget)
+        for control, key in presses:
+            if control.get_attribute("data-action") is not None:
+                rewind(page, widget, data, control)
+            before = image.get_attribute("alt")
+            tab_to(page, widget, control)
+            page.keyboard.press(key)
+            if key == "Space":  # Run plays the (small) grid to its end, then stops itself
+                page.wait_for_function("b => b.getAttribute('aria-pressed') === 'false'",
+                                       arg=control.element_handle())
+            point = ".".join(widget.locator("[data-control]").evaluate_all(
+                "fields => fields.map(f => f.value)"))
+            page.wait_for_function("img => img.complete && img.naturalWidth > 0",
+                                   arg=image.element_handle())
+            recorded, alt = data["alts"][point], image.get_attribute("alt")
+            where = f"{lecture}, widget {index + 1}, {key} on {control.evaluate('e => e.id')}"
+            assert alt == recorded == status.text_content(), where
+            assert image.get_attribute("src").endswith(data["frames"][point]), where
+            if alt == before:  # the next widgets are still driven: report them all
+                silent.append(f"{where}: {alt!r}")
+        driven += bool(presses)
     page.close()
-    assert after[1] != before[1], f"{lecture}: the readout did not move"
-    assert after[0] != before[0], f"{lecture}: the figure did not change"
-    assert status == alt and alt.startswith("Figure: ")  # read out to a screen reader too
+    assert driven, f"{lecture}: no precomputed widget with a control to move"
     assert problems == []
+    assert not silent, ("the frame changed but its alt text did not, so a screen reader hears "
+                        "nothing new:\n  " + "\n  ".join(silent))
 
 
 def test_a_step_button_moves_its_slider_and_the_figure(site: Path, browser) -> None:

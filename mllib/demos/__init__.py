@@ -9,11 +9,15 @@ Every image shown carries its figure's alt text (:func:`mllib.plotting.alt_text`
 metadata (``{"image/png": {"alt": ...}}``), where nbconvert and MyST-NB put it on the page's
 ``<img>``: widget frames through :class:`PNG`, and figures shown as a cell's result through the
 kernel's PNG formatter, which importing this package wraps (:func:`describe_shown_figures`).
+JupyterLab (4.6) ignores that metadata, so a live widget's frame also comes as ``text/html``, an
+``<img>`` with the alt text, which JupyterLab prefers, and under the figure the widget says the
+same text in a status line that screen readers announce on every redraw (:func:`explore`).
 """
 
 from __future__ import annotations
 
 import base64
+import html
 import os
 import traceback
 from collections.abc import Callable
@@ -108,6 +112,11 @@ def explore(frame: Callable[..., Figure], **controls):
     a notebook viewer) has no widget state and shows that static frame instead of the box's
     ``interactive(...)`` text.
 
+    Each redraw also writes the frame's alt text under the figure, in a ``role="status"`` line
+    (``aria-live="polite"``, an ``ipywidgets.HTML`` after the output; :func:`summary_html`), so a
+    screen-reader user hears what changed; the figure's own ``<img>`` carries the same text as
+    its alt (:func:`frame_output`). The box has the class ``mllib-explorer``.
+
     Notes
     -----
     A frame reaches the output widget as its ``outputs`` state, set from the kernel
@@ -126,18 +135,52 @@ def explore(frame: Callable[..., Figure], **controls):
     import ipywidgets
 
     class Explorer(ipywidgets.interactive):
+        def __init__(self, f: Callable[..., Figure], **widgets) -> None:
+            # interactive() draws the first frame while it is built: the summary must exist.
+            self.summary = ipywidgets.HTML()
+            super().__init__(f, **widgets)
+            self.children = (*self.children, self.summary)
+            self.add_class(EXPLORER_CLASS)
+
         def _repr_mimebundle_(self, **kwargs) -> tuple[dict, dict]:
             return with_first_frame(super()._repr_mimebundle_(**kwargs), self.result)
 
         def update(self, *args) -> None:
-            """Draw the frame for the controls' values into the output widget."""
+            """Draw the frame for the controls' values into the output widget, and say it."""
             self.kwargs = {w._kwarg: w.get_interact_value() for w in self.kwargs_widgets}
             self.out.outputs, self.result = frame_output(self.f, self.kwargs, self.result)
+            self.summary.value = summary_html(frame_summary(self.out.outputs[0], self.result))
 
     # Explorer draws its first frame on construction, as interactive() does, and is shown once
     # as the cell's result (interact() would also display it). ``**values`` takes exactly the
     # controls given, never a widget made up from a default of ``frame``.
     return Explorer(lambda **values: frame(**values), **controls)
+
+
+EXPLORER_CLASS = "mllib-explorer"
+SUMMARY_CLASS = "mllib-frame-summary"
+
+
+def summary_html(text: str) -> str:
+    """The status line under a widget's figure, saying ``text`` (escaped).
+
+    ``role="status"`` is a polite live region: a screen reader reads the new text once the user
+    is idle. ipywidgets' HTML view replaces its content on each change, so the line is a new
+    element each time: no ipywidgets 8 view keeps an element whose ARIA attributes the kernel
+    could set. A screen reader that announces only changes inside a live region already on the
+    page may stay silent; the text is still the line under the figure and the image's alt.
+    """
+    return (f'<p class="{SUMMARY_CLASS}" role="status" aria-live="polite" aria-atomic="true">'
+            f"{html.escape(text)}</p>")
+
+
+def frame_summary(output: dict, shown: PNG) -> str:
+    """What the status line says after a redraw: the shown frame's alt text, or, when the frame
+    function raised (``output`` is the traceback), that the figure was not redrawn and why."""
+    if output["output_type"] == "display_data":
+        return shown.alt
+    error = output["text"].strip().splitlines()[-1]
+    return f"Not redrawn for these values ({error}); the error is shown above."
 
 
 def with_first_frame(bundle: dict, first: PNG) -> tuple[dict, dict]:
@@ -163,9 +206,10 @@ def frame_output(frame: Callable[..., Figure], values: dict, last: PNG | None,
     -------
     outputs : tuple of one dict
         A ``display_data`` output with the frame's PNG (base64, as the display protocol sends
-        images). If ``frame`` raises on a later draw, a ``stderr`` stream with the traceback
-        instead, so that the widget shows why it did not redraw; a first draw that raises
-        raises, so that the cell fails.
+        images) and its alt text, and the same as ``text/html``: an ``<img>`` with that alt.
+        If ``frame`` raises on a later draw, a ``stderr`` stream with the traceback instead, so
+        that the widget shows why it did not redraw; a first draw that raises raises, so that
+        the cell fails.
     shown : PNG or None
         The new frame, or ``last`` when ``frame`` raised.
     """
@@ -175,7 +219,10 @@ def frame_output(frame: Callable[..., Figure], values: dict, last: PNG | None,
         if last is None:
             raise
         return ({"output_type": "stream", "name": "stderr", "text": traceback.format_exc()},), last
-    data = {"image/png": base64.b64encode(image.data).decode("ascii")}
+    encoded = base64.b64encode(image.data).decode("ascii")
+    # JupyterLab shows text/html before image/png, and only the <img> of HTML has an alt text.
+    data = {"image/png": encoded, "text/html": f'<img src="data:image/png;base64,{encoded}" '
+                                               f'alt="{html.escape(image.alt)}">'}
     metadata = {"image/png": {"alt": image.alt}}
     return ({"output_type": "display_data", "data": data, "metadata": metadata},), image
 

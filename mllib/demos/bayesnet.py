@@ -13,12 +13,18 @@ from functools import lru_cache
 
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.collections import PathCollection
+from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
+from matplotlib.legend import Legend
+from matplotlib.lines import Line2D
+from matplotlib.text import Annotation, Text
 
 from mllib import bayes
 from mllib.bayesnet import BayesNet, alarm_network, bayes_net
 from mllib.demos import explore
-from mllib.plotting import figure, markdown_table
+from mllib.demos.live import animate, animate_legend, set_view
+from mllib.plotting import PALETTE, describe, figure, markdown_table
 from mllib.validation import positive_int
 
 TOSSES = "HHTHTHHHTHHT"  # starts with the slides' HHTH
@@ -48,6 +54,75 @@ def _estimate(value: float) -> str:
     return "undefined" if np.isnan(value) else f"{value:.3f}"
 
 
+# The density axis's top, as a multiple of a power of 10: the highest density times HEADROOM,
+# rounded up to the next of these, so that most slider moves keep the same axis.
+DENSITY_STEPS = (1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
+COIN_GRID = np.linspace(0.001, 0.999, 400)  # the densities' p
+
+
+def density_top(peak: float) -> float:
+    """The density axis's upper limit for curves that reach ``peak``: at least HEADROOM times
+    the peak (room for the legend), rounded up to a step of :data:`DENSITY_STEPS`."""
+    wanted = HEADROOM * peak
+    scale = 10.0 ** math.floor(math.log10(wanted))
+    return scale * next(step for step in DENSITY_STEPS if step * scale >= wanted * (1 - 1e-12))
+
+
+@dataclass(frozen=True)
+class _CoinView:
+    """The coin widget's figure and the artists each frame updates in place."""
+
+    fig: Figure
+    left: Axes
+    prior: Line2D
+    posterior: Line2D
+    map_line: Line2D
+    ml_line: Line2D
+    legend: Legend
+    mean: Line2D
+    map_path: Line2D
+    ml_path: Line2D
+    seen: Line2D
+
+
+@lru_cache(maxsize=4)
+def _coin_view(tosses: str) -> _CoinView:
+    """Build the coin widget's figure once per toss sequence: axes, labels and the right panel's
+    legend stay; the curves, estimate lines, the left legend's texts and the title move."""
+    fig, (left, right) = figure(2, width=4.8, height=3.6)
+    prior, = left.plot(COIN_GRID, COIN_GRID, "--", color="grey", zorder=2.5)  # over the posterior
+    posterior, = left.plot(COIN_GRID, COIN_GRID, color=PALETTE[0], linewidth=2.5)
+    map_line = left.axvline(0.5, color=PALETTE[1], linewidth=4, alpha=0.5)
+    ml_line = left.axvline(0.5, color="black", linestyle=":", linewidth=1.5, zorder=3)
+    left.set_xlabel("head probability p")
+    left.set_ylabel("density")
+    legend = left.legend([prior, posterior, map_line, ml_line], ["prior", "posterior", "MAP",
+                                                                 "ML"],
+                         fontsize=7, loc="upper left")
+    m = np.arange(len(tosses) + 1)
+    mean, = right.plot(m, m, "-", color=PALETTE[0], linewidth=5, alpha=0.35,
+                       label="posterior mean")
+    map_path, = right.plot(m, m, "--", color=PALETTE[1], marker="o", mfc="none", ms=6,
+                           label="MAP")
+    ml_path, = right.plot(m[1:], m[1:], ":", color="black", marker="x", ms=4, label="ML k/m")
+    seen = right.axvline(0, color="grey", linewidth=0.8)
+    right.set_xlim(-0.05 * len(tosses), 1.05 * len(tosses))  # matplotlib's 5% margins
+    right.set_ylim(0, 1.3)
+    right.set_yticks(np.linspace(0, 1, 5))
+    right.set_xlabel("tosses m")
+    right.set_ylabel("estimate of p")
+    right.set_title("estimates toss by toss")
+    # Animated artists are drawn over the static ones of their axes: both legends are animated,
+    # so that the tosses-seen line passes under the right one, as in a full draw.
+    paths_legend = right.legend(fontsize=7, loc="upper center", ncol=3)
+    animate(prior, posterior, map_line, ml_line, left.title, mean, map_path, ml_path, seen)
+    animate_legend(legend)
+    animate_legend(paths_legend)
+    return _CoinView(fig, left, prior, posterior, map_line, ml_line, legend, mean, map_path,
+                     ml_path, seen)
+
+
+
 def show_coin(a: float, b: float, seen: int, tosses: str = TOSSES) -> Figure:
     """Left: the Beta(a, b) prior and the posterior after the first ``seen`` tosses, with the
     ML and MAP estimates. Right: ML, MAP and the posterior mean after each toss.
@@ -56,47 +131,47 @@ def show_coin(a: float, b: float, seen: int, tosses: str = TOSSES) -> Figure:
     and says that the MAP is undefined (and so is ML before any toss) instead of drawing them.
     Estimates that coincide stay visible: the one drawn first is a wide pale band, the ones
     drawn over it thinner, dashed or dotted, with their own markers; both legends sit in
-    headroom above the curves.
+    headroom above the curves. The figure is built once per toss sequence and redrawn in place:
+    each call returns the same Figure.
     """
     post = bayes.coin_posterior(tosses[:seen], a, b)
     full = bayes.coin_posterior(tosses, a, b)
-    grid = np.linspace(0.001, 0.999, 400)
-    fig, (left, right) = figure(2, width=4.8, height=3.6)
-    densities = beta_density(grid, a, b), beta_density(grid, post.a, post.b)
-    left.plot(grid, densities[0], "--", color="grey", zorder=2.5,  # over the posterior
-              label=f"prior Beta({a:g}, {b:g})")
-    left.plot(grid, densities[1], color="tab:blue", linewidth=2.5,
-              label=f"posterior Beta({post.a:g}, {post.b:g})")
-    if np.isnan(post.map):
-        left.plot([], [], " ", label="MAP undefined: every p is a mode")
-    else:
-        left.axvline(post.map, color="tab:red", linewidth=4, alpha=0.5, label=f"MAP {post.map:.3f}")
-    if seen:
-        left.axvline(post.ml, color="black", linestyle=":", linewidth=1.5, zorder=3,
-                     label=f"ML {post.ml:.3f}")
-    else:
-        left.plot([], [], " ", label="ML undefined: no tosses")
-    left.set_ylim(0, HEADROOM * max(d.max() for d in densities))
-    left.set_xlabel("head probability p")
-    left.set_ylabel("density")
-    left.set_title(f"after {seen} toss(es): {tosses[:seen] or '(none)'}")
-    left.legend(fontsize=7, loc="upper left")
+    view = _coin_view(tosses)
+    densities = beta_density(COIN_GRID, a, b), beta_density(COIN_GRID, post.a, post.b)
+    view.prior.set_ydata(densities[0])
+    view.posterior.set_ydata(densities[1])
+    set_view(view.left, (0.0, 1.0), (0.0, density_top(max(d.max() for d in densities))))
+    has_map, has_ml = not np.isnan(post.map), seen > 0
+    for line, shown, value in ((view.map_line, has_map, post.map), (view.ml_line, has_ml, post.ml)):
+        line.set_visible(shown)
+        line.set_xdata([value, value] if shown else [0.5, 0.5])
+    labels = (f"prior Beta({a:g}, {b:g})", f"posterior Beta({post.a:g}, {post.b:g})",
+              f"MAP {post.map:.3f}" if has_map else "MAP undefined: every p is a mode",
+              f"ML {post.ml:.3f}" if has_ml else "ML undefined: no tosses")
+    for text, handle, label, shown in zip(view.legend.get_texts(), view.legend.legend_handles,
+                                          labels, (True, True, has_map, has_ml), strict=True):
+        text.set_text(label)
+        handle.set_visible(shown)
+    view.left.title.set_text(f"after {seen} toss(es): {tosses[:seen] or '(none)'}")
     steps = full.history
-    m = np.arange(len(steps))
-    right.plot(m, [s.mean for s in steps], "-", color="tab:blue", linewidth=5, alpha=0.35,
-               label="posterior mean")
-    right.plot(m, [s.map for s in steps], "--", color="tab:red", marker="o", mfc="none", ms=6,
-               label="MAP")
-    right.plot(m[1:], [s.ml for s in steps[1:]], ":", color="black", marker="x", ms=4,
-               label="ML k/m")
-    right.axvline(seen, color="grey", linewidth=0.8)
-    right.set_ylim(0, 1.3)
-    right.set_yticks(np.linspace(0, 1, 5))
-    right.set_xlabel("tosses m")
-    right.set_ylabel("estimate of p")
-    right.set_title("estimates toss by toss")
-    right.legend(fontsize=7, loc="upper center", ncol=3)
-    return fig
+    view.mean.set_ydata([s.mean for s in steps])
+    view.map_path.set_ydata([s.map for s in steps])
+    view.ml_path.set_ydata([s.ml for s in steps[1:]])
+    view.seen.set_xdata([seen, seen])
+    return describe(view.fig, coin_alt(post, full, a, b))
+
+
+def coin_alt(post: bayes.CoinPosterior, full: bayes.CoinPosterior, a: float, b: float) -> str:
+    """The coin figure in words (its alt text): the posterior after the tosses seen and its
+    estimates, then where the three estimates end after every toss."""
+    seen, end = post.history[-1], full.history[-1]
+    shown = (f"MAP {post.map:.3f}" if not np.isnan(post.map)
+             else "MAP undefined (every p is a mode)")
+    shown += f", ML {post.ml:.3f}" if seen.tosses else ", ML undefined (no tosses)"
+    return (f"Left: the Beta({a:g}, {b:g}) prior and, after {seen.tosses} tosses with "
+            f"{seen.heads} heads, the Beta({post.a:g}, {post.b:g}) posterior; {shown}. "
+            f"Right: over all {end.tosses} tosses ({end.heads} heads) the estimates end at ML "
+            f"{end.ml:.3f}, MAP {end.map:.3f} and posterior mean {end.mean:.3f}.")
 
 
 def coin_explorer(tosses: str = TOSSES):
@@ -178,46 +253,119 @@ def naive_bayes_accuracy(train_sizes: list[int], *, seed: int = 0,
     return rows
 
 
-def draw_network(ax: Axes, net: BayesNet, layout: dict, *, evidence: dict | None = None,
-                 highlight: str | None = None) -> None:
-    """The DAG: a circle per variable (grey when observed), an arrow per parent link."""
-    evidence = evidence or {}
+OBSERVED_FILL = "#D9D9D9"  # light, under black text; the node's label also says "J=1"
+
+
+@dataclass(frozen=True)
+class _NetworkDrawing:
+    """A drawn DAG: the node markers (one scatter, a point per variable in ``names`` order)
+    and each node's label."""
+
+    names: tuple[str, ...]
+    nodes: PathCollection
+    labels: tuple[Text, ...]
+
+
+def draw_network(ax: Axes, net: BayesNet, layout: dict, *, highlight: str | None = None,
+                 ) -> _NetworkDrawing:
+    """The DAG: a circle per variable, ``highlight`` ringed thick in vermillion, an arrow per
+    parent link. :func:`show_evidence` fills and labels the nodes for some evidence."""
     for v in net.names:
         for p in net.parents[v]:
             ax.annotate("", xy=layout[v], xytext=layout[p],
                         arrowprops={"arrowstyle": "-|>", "color": "black", "shrinkA": 16,
                                     "shrinkB": 16})
-    for v in net.names:
-        colour = "lightgrey" if v in evidence else ("gold" if v == highlight else "white")
-        ax.scatter(*layout[v], s=900, c=colour, edgecolors="black", zorder=3)
-        label = f"{v}={evidence[v]}" if v in evidence else v
-        ax.text(*layout[v], label, ha="center", va="center", zorder=4, fontsize=9)
+    names = tuple(net.names)
+    nodes = ax.scatter(*np.transpose([layout[v] for v in names]), s=900, c="white",
+                       edgecolors=[PALETTE[1] if v == highlight else "black" for v in names],
+                       linewidths=[2.5 if v == highlight else 1.0 for v in names], zorder=3)
+    labels = tuple(ax.text(*layout[v], v, ha="center", va="center", zorder=4, fontsize=9)
+                   for v in names)
     xs, ys = zip(*layout.values(), strict=True)
     ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
     ax.set_ylim(min(ys) - 0.5, max(ys) + 0.5)
     ax.set_axis_off()
+    return _NetworkDrawing(names, nodes, labels)
+
+
+def show_evidence(drawing: _NetworkDrawing, evidence: dict) -> None:
+    """Fill the observed nodes of ``drawing`` light grey and label them "v=value"."""
+    drawing.nodes.set_facecolors([OBSERVED_FILL if v in evidence else "white"
+                                  for v in drawing.names])
+    for v, label in zip(drawing.names, drawing.labels, strict=True):
+        label.set_text(f"{v}={evidence[v]}" if v in evidence else v)
+
+
+@dataclass(frozen=True)
+class _AlarmView:
+    """The alarm widget's figure and the artists each frame updates in place: the nodes, and
+    one row per variable on the right (a bar, its value and its name), of which the first rows
+    show the unobserved variables."""
+
+    fig: Figure
+    network: _NetworkDrawing
+    bars: BarContainer
+    values: tuple[Annotation, ...]
+    names: tuple[Text, ...]
+
+
+@lru_cache(maxsize=1)
+def _alarm_view() -> _AlarmView:
+    """Build the alarm widget's figure once: the DAG's arrows, the bar chart's axes."""
+    net = _alarm()
+    fig, (left, right) = figure(2, width=4.6, height=3.4)
+    network = draw_network(left, net, ALARM_LAYOUT, highlight="B")
+    left.set_title(f"{net.parameter_count()} parameters (a full joint needs "
+                   f"{net.full_joint_parameter_count()})", fontsize=9)
+    rows = np.arange(len(net.names))
+    bars = right.barh(rows, np.zeros(len(rows)), color=PALETTE[0])
+    values = tuple(right.annotate("", (0, row), xytext=(3, 0), textcoords="offset points",
+                                  va="center", fontsize=8) for row in rows)
+    # the variables' names where the tick labels go, as texts that change with the rows
+    names = tuple(right.text(-0.02, row, "", ha="right", va="center", fontsize=10,
+                             transform=right.get_yaxis_transform()) for row in rows)
+    right.set_yticks([])
+    right.set_xlim(0, 1.2)
+    right.set_ylim(len(rows) - 0.5, -0.5)  # the first row at the top
+    right.set_xlabel("probability")
+    right.set_title("P(variable = 1 | evidence)", fontsize=9)
+    animate(network.nodes, *network.labels, *bars, *values, *names)
+    return _AlarmView(fig, network, bars, values, names)
 
 
 def show_alarm(J: str = "1", M: str = "1", R: str = "?", A: str = "?", E: str = "?") -> Figure:
     """The alarm network with the chosen evidence, and P(v = 1 | evidence) for each unobserved
-    variable by variable elimination. "?" leaves a variable unobserved."""
+    variable by variable elimination. "?" leaves a variable unobserved. The figure is built
+    once and redrawn in place: each call returns the same Figure."""
     net = _alarm()
     evidence = {v: int(value) for v, value in dict(J=J, M=M, R=R, A=A, E=E).items()
                 if value != "?"}
-    fig, (left, right) = figure(2, width=4.6, height=3.4)
-    draw_network(left, net, ALARM_LAYOUT, evidence=evidence, highlight="B")
-    left.set_title(f"{net.parameter_count()} parameters (a full joint needs "
-                   f"{net.full_joint_parameter_count()})", fontsize=9)
     hidden = [v for v in net.names if v not in evidence]
     probs = [net.query(v, evidence)[1] for v in hidden]  # every CPT entry > 0: never P = 0
-    bars = right.barh([f"{v} ({ALARM_NAMES[v]})" for v in hidden], probs, color="tab:blue")
-    # significant digits, not decimals: "%.4f" printed P(B = 1 | J = 0, M = 0) = 9.0e-5 as 0.0001
-    right.bar_label(bars, fmt="%.3g", fontsize=8)
-    right.set_xlim(0, 1.2)
-    right.set_xlabel("probability")
-    right.set_title("P(variable = 1 | evidence)", fontsize=9)
-    right.invert_yaxis()
-    return fig
+    view = _alarm_view()
+    show_evidence(view.network, evidence)
+    for row, (bar, value, name) in enumerate(zip(view.bars, view.values, view.names,
+                                                 strict=True)):
+        shown = row < len(hidden)
+        width = probs[row] if shown else 0.0
+        bar.set_width(width)
+        value.xy = (width, row)
+        # significant digits, not decimals: "%.4f" printed P(B = 1 | J = 0, M = 0) = 9.0e-5
+        # as 0.0001
+        value.set_text(f"{width:.3g}" if shown else "")
+        name.set_text(f"{hidden[row]} ({ALARM_NAMES[hidden[row]]})" if shown else "")
+        for artist in (bar, value, name):
+            artist.set_visible(shown)
+    return describe(view.fig, alarm_alt(evidence, dict(zip(hidden, probs, strict=True))))
+
+
+def alarm_alt(evidence: dict, probs: dict) -> str:
+    """The alarm figure in words (its alt text): the evidence and each unobserved variable's
+    probability of being 1, as the bars' labels print it."""
+    observed = ", ".join(f"{v} = {value}" for v, value in evidence.items()) or "nothing"
+    bars = "; ".join(f"{ALARM_NAMES[v]} ({v}) {p:.3g}" for v, p in probs.items())
+    return (f"The alarm network of 6 variables with {observed} observed. P(variable = 1 | "
+            f"evidence) for each unobserved variable: {bars}.")
 
 
 @lru_cache(maxsize=1)
@@ -328,8 +476,8 @@ def show_cost(cost: InferenceCost) -> Figure:
     fig, (counted, timed) = figure(2, width=4.6, height=3.6)
     for ax, (enumeration, elimination) in ((counted, (cost.terms, cost.table_entries)),
                                            (timed, (cost.enumeration, cost.elimination))):
-        ax.semilogy(cost.sizes, enumeration, "o-", color="tab:red", label="enumeration")
-        ax.semilogy(cost.sizes, elimination, "s--", color="tab:blue",
+        ax.semilogy(cost.sizes, enumeration, "o-", color=PALETTE[1], label="enumeration")
+        ax.semilogy(cost.sizes, elimination, "s--", color=PALETTE[0],
                     label="variable elimination")
         ax.set_xlabel("variables in the network")
         ax.legend(fontsize=8)
@@ -337,7 +485,25 @@ def show_cost(cost: InferenceCost) -> Figure:
     counted.set_title("work: enumeration's terms, elimination's table entries", fontsize=9)
     timed.set_ylabel("seconds per query")
     timed.set_title("seconds per query on this machine", fontsize=9)
-    return fig
+    return describe(fig, cost_alt(cost))
+
+
+def cost_alt(cost: InferenceCost) -> str:
+    """The cost figure in words (its alt text): the counts and times at the smallest and the
+    largest network, and the first size from which elimination counts less."""
+    first, last = cost.sizes[0], cost.sizes[-1]
+    fewer = cost.table_entries < cost.terms
+    crossing = (f"elimination counts fewer from {cost.sizes[np.argmax(fewer)]} variables on"
+                if fewer.any() else "elimination counts more at every size")
+    return (f"Networks of {first} to {last} variables, log scales. Work: enumeration's terms "
+            f"grow from {cost.terms[0]:,} to {cost.terms[-1]:,}, elimination's table entries "
+            f"from {cost.table_entries[0]:,} to {cost.table_entries[-1]:,}; {crossing}. Time "
+            f"per query: enumeration {_ms(cost.enumeration[0])} to {_ms(cost.enumeration[-1])}, "
+            f"elimination {_ms(cost.elimination[0])} to {_ms(cost.elimination[-1])}.")
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.3g} ms"
 
 
 # --- Naive Bayes as a network; learning the structure ----------------------------------------

@@ -11,13 +11,22 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.text import Annotation, Text
 
 from mllib import bayes, chowliu
-from mllib.plotting import figure, markdown_table
+from mllib.demos.live import animate
+from mllib.plotting import PALETTE, describe, figure, markdown_table
+
+# A learned edge that is also an edge of the true tree is drawn solid in bluish green, one that
+# is not dashed in vermillion: told apart by line style as well as colour.
+RIGHT_EDGE = {"color": PALETTE[2], "linestyle": "-"}
+WRONG_EDGE = {"color": PALETTE[1], "linestyle": "--"}
 
 SLIDES_DATA = ("1011", "1001", "0100")  # x1 x2 x3 x4
 # The sample-size slider's stops: 10 to 10,000 in tenths of a decade, rounded to whole samples,
@@ -125,22 +134,45 @@ def draw_tree(ax: Axes, edges, positions: np.ndarray, *, root: int | None = None
               truth=None, title: str = "") -> None:
     """Draw (parent, child) edges as arrows between the nodes at ``positions`` (n, 2).
 
-    With ``truth`` (a set of undirected edges as frozensets), correct edges are green and
-    wrong ones red; without, all are black. The root is drawn as a square.
+    With ``truth`` (a set of undirected edges as frozensets), correct edges are solid green and
+    wrong ones dashed vermillion (:data:`RIGHT_EDGE`, :data:`WRONG_EDGE`); without, all are
+    black. The root is drawn as a square.
     """
     for parent, child in edges:
-        colour = "black" if truth is None else (
-            "tab:green" if frozenset((parent, child)) in truth else "tab:red")
-        ax.annotate("", xy=positions[child], xytext=positions[parent],
-                    arrowprops={"arrowstyle": "-|>", "color": colour, "lw": 1.8,
-                                "shrinkA": 9, "shrinkB": 9})
+        arrow = _arrow(ax)
+        _point(arrow, positions[parent], positions[child],
+               {"color": "black", "linestyle": "-"} if truth is None else _edge_style(
+                   (parent, child), truth))
     for i, (x, y) in enumerate(positions):
         ax.plot(x, y, "s" if i == root else "o", ms=16, color="white", mec="black")
         ax.text(x, y, str(i), ha="center", va="center", fontsize=8)
+    _tree_axes(ax)
+    ax.set_title(title)
+
+
+def _tree_axes(ax: Axes) -> None:
+    """The limits that hold a :func:`tree_layout` with room below for two lines of text."""
     ax.set_xlim(-1.15, 1.15)
     ax.set_ylim(-1.3, 1.15)
     ax.axis("off")
-    ax.set_title(title)
+
+
+def _arrow(ax: Axes) -> Annotation:
+    """An arrow between two nodes, drawn short of both node markers; placed by :func:`_point`."""
+    return ax.annotate("", xy=(0, 0), xytext=(0, 0),
+                       arrowprops={"arrowstyle": "-|>", "lw": 1.8, "shrinkA": 9, "shrinkB": 9})
+
+
+def _point(arrow: Annotation, start, end, style: dict) -> None:
+    """Make ``arrow`` run from ``start`` to ``end`` in ``style`` (colour and line style)."""
+    arrow.xy = tuple(end)
+    arrow.xyann = tuple(start)
+    arrow.arrow_patch.set_color(style["color"])
+    arrow.arrow_patch.set_linestyle(style["linestyle"])
+
+
+def _edge_style(edge, truth) -> dict:
+    return RIGHT_EDGE if frozenset(edge) in truth else WRONG_EDGE
 
 
 def show_mi_heatmap(mi: np.ndarray, edges=()) -> Figure:
@@ -156,7 +188,15 @@ def show_mi_heatmap(mi: np.ndarray, edges=()) -> Figure:
     ax.set_xlabel("variable j")
     ax.set_ylabel("variable i")
     ax.set_title("mutual information; squares: the Chow-Liu edges")
-    return fig
+    n = len(shown)
+    i, j = np.unravel_index(np.nanargmax(shown), shown.shape)
+    ringed = (f"; the {len(edges)} Chow-Liu edges are ringed with squares: "
+              + ", ".join(f"{a}–{b}" for a, b in edges)) if len(edges) else ""
+    return describe(fig, (
+        f"The mutual information between each pair of {n} variables as a {n}×{n} grid of "
+        f"colours (viridis, brighter is larger), from {np.nanmin(shown):.4f} to "
+        f"{np.nanmax(shown):.4f} nats; the largest is between variables {min(i, j)} and "
+        f"{max(i, j)}{ringed}."))
 
 
 # --- The maximum spanning tree, one edge at a time ----------------------------------------------
@@ -391,25 +431,76 @@ def tie_note(maximum_trees: int) -> str:
     return f"ties in I: the tie rule picked 1 of {maximum_trees} maximum trees"
 
 
-def show_experiment(m: float, root: int = 0) -> Figure:
-    """The slider's frame: the true tree (left) and the tree learned from m samples (right),
-    green where an edge is right and red where it is wrong, directed away from ``root``."""
-    exp = experiment(m, root)
-    positions = tree_layout(exp.truth)
+@dataclass(frozen=True)
+class _ExperimentView:
+    """The sample-size widget's figure and the artists each frame updates in place."""
+
+    fig: Figure
+    right: Axes
+    positions: np.ndarray
+    arrows: tuple[Annotation, ...]
+    root: Line2D
+    scores: Text
+    ties: Text
+
+
+@lru_cache(maxsize=1)
+def _experiment_view() -> _ExperimentView:
+    """Build the widget's figure once: the true tree (left) stays; on the right the nodes stay,
+    and the learned arrows, the root's square, the node numbers over them, the title and the
+    two lines of numbers move with the controls. The legend sits below the tree."""
+    truth, _ = true_tree()
+    positions = tree_layout(truth)
     fig, (left, right) = figure(2, width=4.6, height=4.6)
-    draw_tree(left, exp.truth.edges, positions, root=exp.truth.root, title="true tree")
-    draw_tree(right, exp.learned, positions, root=root,
-              truth={frozenset(e) for e in exp.truth.edges},
-              title=f"learned from m = {exp.m}: {exp.correct} of {len(exp.learned)} edges right")
-    right.text(0, -1.28, f"KL = {exp.kl:.4f} nats, log-likelihood = {exp.loglik:.1f}",
-               ha="center", fontsize=9)
-    right.text(0, -1.45, tie_note(exp.maximum_trees), ha="center", fontsize=9,
-               color="black" if exp.maximum_trees == 1 else "tab:red")
-    right.plot([], [], color="tab:green", label="also an edge of the true tree")
-    right.plot([], [], color="tab:red", label="not an edge of the true tree")
+    draw_tree(left, truth.edges, positions, root=truth.root, title="true tree")
+    arrows = tuple(_arrow(right) for _ in truth.edges)
+    right.plot(*positions.T, "o", ms=16, color="white", mec="black", linestyle="none")
+    root, = right.plot([], [], "s", ms=16, color="white", mec="black")
+    numbers = [right.text(x, y, str(i), ha="center", va="center", fontsize=8)
+               for i, (x, y) in enumerate(positions)]
+    scores = right.text(0, -1.28, "", ha="center", fontsize=9)
+    ties = right.text(0, -1.45, "", ha="center", fontsize=9)
+    _tree_axes(right)
+    for style, label in ((RIGHT_EDGE, "also an edge of the true tree"),
+                         (WRONG_EDGE, "not an edge of the true tree")):
+        right.plot([], [], label=label, **style)
     right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.07), ncol=2, fontsize=7,
                  frameon=False)  # below the tree, clear of the nodes
-    return fig
+    animate(*arrows, root, *numbers, scores, ties, right.title)
+    return _ExperimentView(fig, right, positions, arrows, root, scores, ties)
+
+
+def show_experiment(m: float, root: int = 0) -> Figure:
+    """The slider's frame: the true tree (left) and the tree learned from m samples (right),
+    solid green where an edge is right and dashed vermillion where it is wrong, directed away
+    from ``root``.
+
+    The figure is built once and redrawn in place: each call returns the same Figure."""
+    exp = _cached_experiment(int(round(m)), int(root))
+    view = _experiment_view()
+    truth = {frozenset(e) for e in exp.truth.edges}
+    for arrow, (parent, child) in zip(view.arrows, exp.learned, strict=True):
+        _point(arrow, view.positions[parent], view.positions[child],
+               _edge_style((parent, child), truth))
+    view.root.set_data([view.positions[int(root), 0]], [view.positions[int(root), 1]])
+    view.right.title.set_text(f"learned from m = {exp.m}: {exp.correct} of {len(exp.learned)} "
+                              "edges right")
+    view.scores.set_text(f"KL = {exp.kl:.4f} nats, log-likelihood = {exp.loglik:.1f}")
+    view.ties.set_text(tie_note(exp.maximum_trees))
+    wrong = [f"{a}–{b}" for a, b in exp.learned if frozenset((a, b)) not in truth]
+    return describe(view.fig, (
+        f"Left: the true tree over {len(view.positions)} variables, rooted at "
+        f"{exp.truth.root}. Right: the tree Chow-Liu learns from m = {exp.m} samples, directed "
+        f"away from the root {root}: {exp.correct} of its {len(exp.learned)} edges are edges "
+        f"of the true tree" + (f"; the wrong ones, dashed: {', '.join(wrong)}" if wrong else "")
+        + f". KL = {exp.kl:.4f} nats, log-likelihood = {exp.loglik:.1f}; "
+        f"{tie_note(exp.maximum_trees)}."))
+
+
+@lru_cache(maxsize=512)
+def _cached_experiment(m: int, root: int) -> Experiment:
+    """:func:`experiment` for the widget, cached by the controls' values."""
+    return experiment(m, root)
 
 
 @dataclass(frozen=True)
@@ -468,4 +559,11 @@ def show_kl(curve: KLCurve) -> Figure:
     ax.set_ylabel("KL divergence D(P, T) in nats")
     ax.set_title("the gap between the curves: the cost of wrong edges")
     ax.legend(fontsize=8)
-    return fig
+    return describe(fig, (
+        f"KL divergence from the true tree against the sample size m from {curve.sizes[0]} to "
+        f"{curve.sizes[-1]}, log-log, each the mean of {samples} samples. The Chow-Liu tree "
+        f"(circles) falls from {curve.chow_liu[0]:.3g} to {curve.chow_liu[-1]:.3g} nats; the "
+        f"true structure with fitted CPTs (squares, dashed) from {curve.true_structure[0]:.3g} "
+        f"to {curve.true_structure[-1]:.3g}. The Chow-Liu tree gets {curve.correct[0]:.1f} of "
+        f"9 edges right on average at m = {curve.sizes[0]} and {curve.correct[-1]:.1f} at "
+        f"m = {curve.sizes[-1]}."))

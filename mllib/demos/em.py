@@ -7,14 +7,21 @@ Jensen's lower bound, and the advice to restart.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
+from matplotlib import colormaps as plt_colormaps
 from matplotlib.axes import Axes
+from matplotlib.colors import BoundaryNorm
 from matplotlib.figure import Figure
+from matplotlib.image import AxesImage
+from matplotlib.lines import Line2D
+from matplotlib.text import Annotation
 
 from mllib import em
-from mllib.demos import explore, grading
-from mllib.plotting import figure, markdown_table
+from mllib.demos import explore, grading, with_first_frame
+from mllib.demos.live import animate, set_view
+from mllib.plotting import PALETTE, describe, figure, markdown_table
 
 # CS446 "Estimation Problems". In scenario II the first toss is coin 0's.
 SCENARIO_I = "HHTH"
@@ -104,27 +111,53 @@ def loglik_slice(heads: np.ndarray, m: int, alpha: float, grid: np.ndarray) -> n
     return np.tensordot(counts, mixture, axes=1)
 
 
-def _contours(ax: Axes, heads: np.ndarray, m: int, alpha: float) -> None:
-    """LL over the (p, q) square at a fixed α, as filled contours of LL minus its largest value
-    on the slice (0 at the top), with a colour bar.
+SLICE_GRID = np.linspace(0.005, 0.995, 120)  # the (p, q) grid of the LL pictures
+
+
+def _slice_levels(drop: np.ndarray) -> np.ndarray:
+    """The colour levels for a slice of LL minus its largest value: 14 levels spaced
+    geometrically from 0.5 nats below the top to the slice's lowest value, then 0."""
+    return np.append(-np.geomspace(0.5, max(-drop.min(), 1.0), 14)[::-1], 0.0)
+
+
+def _slice_image(ax: Axes, drop: np.ndarray, levels: np.ndarray) -> AxesImage:
+    """LL minus its largest value on the (p, q) square as an image in bands at ``levels`` (0 at
+    the top; anything lower than the lowest level in its colour), with a colour bar, the
+    dotted diagonal p = q, and the square's limits and labels."""
+    colours = plt_colormaps["Blues"].with_extremes(under=plt_colormaps["Blues"](0.0))
+    step = (SLICE_GRID[1] - SLICE_GRID[0]) / 2
+    extent = (SLICE_GRID[0] - step, SLICE_GRID[-1] + step) * 2
+    image = ax.imshow(drop, cmap=colours, norm=BoundaryNorm(levels, colours.N), origin="lower",
+                      extent=extent, interpolation="nearest")
+    bar = ax.figure.colorbar(image, ax=ax, shrink=0.8, ticks=np.append(levels[:-1:3], 0.0))
+    bar.ax.yaxis.set_major_formatter("{x:.3g}" if levels[0] > -100 else "{x:.0f}")
+    bar.set_label("LL − its largest value on this slice (nats)")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xticks([0, 0.25, 0.5, 0.75, 1])  # fewer labels to draw than the default six
+    ax.set_yticks([0, 0.25, 0.5, 0.75, 1])
+    ax.set_aspect("equal")
+    ax.set_xlabel("p (coin 1)")
+    ax.set_ylabel("q (coin 2)")
+    return image
+
+
+def _slice_drop(heads: np.ndarray, m: int, alpha: float) -> np.ndarray:
+    """LL(α, p, q) minus its largest value over the grid, indexed [q, p].
 
     Renaming the coins maps (α, p, q) to (1 - α, q, p), so the slice at α is the mirror image of
     the slice at 1 - α: only the slice α = 1/2 is symmetric about the diagonal.
     """
-    grid = np.linspace(0.005, 0.995, 120)
-    surface = loglik_slice(heads, m, alpha, grid)
-    drop = surface - surface.max()
-    levels = -np.geomspace(0.5, max(-drop.min(), 1.0), 14)[::-1]
-    filled = ax.contourf(grid, grid, drop, levels=np.append(levels, 0.0), cmap="Blues")
-    bar = ax.figure.colorbar(filled, ax=ax, shrink=0.8, ticks=np.append(levels[::3], 0.0))
-    bar.ax.yaxis.set_major_formatter("{x:.3g}" if drop.min() > -100 else "{x:.0f}")
-    bar.set_label("LL − its largest value on this slice (nats)")
+    surface = loglik_slice(heads, m, alpha, SLICE_GRID)
+    return surface - surface.max()
+
+
+def _contours(ax: Axes, heads: np.ndarray, m: int, alpha: float) -> None:
+    """LL over the (p, q) square at a fixed α, in bands of LL minus its largest value on the
+    slice (0 at the top), with a colour bar and the dotted diagonal p = q."""
+    drop = _slice_drop(heads, m, alpha)
+    _slice_image(ax, drop, _slice_levels(drop))
     ax.plot([0, 1], [0, 1], color="grey", linewidth=0.8, linestyle=":")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
-    ax.set_aspect("equal")
-    ax.set_xlabel("p (coin 1)")
-    ax.set_ylabel("q (coin 2)")
 
 
 MIN_LL_SPAN = 1.0  # nats: a flat stretch (EM at a fixed point) is drawn flat, not magnified
@@ -151,41 +184,136 @@ def _room_for_the_colour_bar(fig: Figure) -> None:
     fig.subplots_adjust(left=1.2 / width, right=1 - 1.0 / width, bottom=1.0 / height)
 
 
+# The LL panel is scaled to the run up to the first of these that holds the steps shown (the
+# start alone, then the first 5 updates, ...), so a step within a block moves only the curve.
+BLOCKS = (0, 5, 10, 20, 40, MAX_STEPS)
+
+
+@dataclass(frozen=True)
+class _StepperView:
+    """The EM stepper's figure for one data set and the artists each frame updates in place."""
+
+    fig: Figure
+    left: Axes
+    right: Axes
+    trace: Line2D
+    below: Annotation
+    surface: AxesImage
+    path: Line2D
+    start: Line2D
+
+
+@lru_cache(maxsize=2)
+def _stepper_view(heads: tuple[int, ...], m: int) -> _StepperView:
+    """Build the stepper's figure once per data set: the axes, the colour bar (its bands fixed
+    by the slice at α = 1/2), and the legend under the right panel, so that it never hides the
+    start; the LL trace, the slice, the path and the titles move with the controls."""
+    fig, (left, right) = figure(2, width=5.0, height=4.4)
+    _room_for_the_colour_bar(fig)
+    trace, = left.plot([], [], "o-", ms=4, color="black")
+    below = left.annotate("", xy=(0, 0), xytext=(0.5, 0.04), textcoords="axes fraction",
+                          fontsize=8, ha="center", arrowprops={"arrowstyle": "->",
+                                                               "color": "grey"})
+    left.ticklabel_format(axis="y", useOffset=False)
+    left.set_autoscaley_on(False)
+    left.set_xlabel("EM update")
+    left.set_ylabel("log-likelihood LL")
+    drop = _slice_drop(np.array(heads), m, 0.5)
+    surface = _slice_image(right, drop, _slice_levels(drop))
+    diagonal, = right.plot([0, 1], [0, 1], color="grey", linewidth=0.8, linestyle=":")
+    path, = right.plot([], [], "o-", ms=3, color=PALETTE[1], label="EM path")
+    start, = right.plot([], [], "s", color=PALETTE[1], ms=7, label="start")
+    right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize=8, ncols=2)
+    # The LL axis is drawn with the trace on every frame (see :func:`_set_ll_range`).
+    _drawn_every_frame(left.yaxis)
+    animate(trace, below, left.yaxis, left.title, surface, diagonal, path, start, right.title)
+    return _StepperView(fig, left, right, trace, below, surface, path, start)
+
+
+def _drawn_every_frame(axis, ticks: int = 16) -> None:
+    """Keep an animated ``axis`` from marking its figure stale when it is drawn.
+
+    Drawing an axis places its ticks, tick labels and label, and each of them reports the change
+    to the axes directly (not through the axis), which would have the next frame draw the whole
+    background again for nothing: the axis is drawn over the background on every frame anyway.
+    The pool of ``ticks`` ticks is made now, more than any view here needs, so that no tick is
+    made (and reports) later.
+    """
+    for tick in axis.get_major_ticks(ticks):
+        for artist in (tick, tick.tick1line, tick.tick2line, tick.gridline, tick.label1,
+                       tick.label2):
+            artist.stale_callback = None
+    axis.label.stale_callback = None
+    axis.offsetText.stale_callback = None
+
+
+def _set_ll_range(ax: Axes, low: float, top: float) -> None:
+    """Set the LL panel's y limits without marking the figure stale.
+
+    A new start changes the LL range, and ``set_ylim`` would have the whole figure, colour bar
+    and all, drawn again for it. Only the y axis and the animated artists of the panel depend
+    on these limits, and the y axis is animated (:func:`_stepper_view`): all are drawn on every
+    frame, so setting the view box itself is enough.
+    """
+    ax.viewLim.intervaly = (low, top)
+
+
+@lru_cache(maxsize=256)
+def _em_block(heads: tuple[int, ...], m: int, alpha: float, p: float, q: float,
+              block: int) -> em.ThreeCoinsResult:
+    """``block`` EM updates from (α, p, q) (cached: a frame shows a prefix of the run)."""
+    return em.three_coins(np.array(heads), m, alpha=alpha, p=p, q=q, iterations=block, tol=0)
+
+
+@lru_cache(maxsize=256)
+def _cached_drop(heads: tuple[int, ...], m: int, alpha: float) -> np.ndarray:
+    """:func:`_slice_drop` cached by α (each EM update moves α, so each frame needs one)."""
+    return _slice_drop(np.array(heads), m, alpha)
+
+
 def show_em_run(heads, tosses: int, alpha: float, p: float, q: float, steps: int) -> Figure:
     """The stepper's frame: ``steps`` EM updates from (α, p, q).
 
-    Left: LL after each update, which never goes down (when the first update's jump would
-    flatten the rest, the axis starts at update 1 and an arrow points to the start). Right: the
-    path of (p, q) over the contours of LL at the current α, with a colour bar; the dotted
-    diagonal p = q is the symmetric trap. The legend sits under the right panel, so it never
-    hides the start.
+    Left: LL after each update, which never goes down, scaled to the run up to the first of
+    :data:`BLOCKS` that holds ``steps`` updates, so that a step within it moves only the curve
+    (when the first update's jump would flatten the rest, the axis starts at update 1 and an
+    arrow points to the start). Right: the path of (p, q) over LL at the current α,
+    in bands with a colour bar; the dotted diagonal p = q is the symmetric trap. The legend
+    sits under the right panel, so it never hides the start.
+
+    The figure is built once per data set and redrawn in place: each call returns the same
+    Figure.
     """
     heads, m = em.as_heads(heads, tosses)
-    run = em.three_coins(heads, m, alpha=alpha, p=p, q=q, iterations=steps, tol=0)
-    shown = run.history
+    key = tuple(int(h) for h in heads)
+    block = next(b for b in BLOCKS if b >= steps) if steps <= MAX_STEPS else steps
+    run = _em_block(key, m, alpha, p, q, block)
+    shown = run.history[: steps + 1]
     now = shown[-1]
-    fig, (left, right) = figure(2, width=5.0, height=4.4)
-    _room_for_the_colour_bar(fig)
-    trace = np.array([s.loglik for s in shown])
-    left.plot(np.arange(len(trace)), trace, "o-", ms=4, color="black")
-    low, top = _visible_range(trace)
-    left.set_ylim(low, top)
-    if low > trace[0]:  # the first jump would flatten the rest: show the start off the scale
-        left.annotate(f"start: LL = {trace[0]:.1f} (below)", xy=(0, low), xytext=(0.5, 0.04),
-                      textcoords="axes fraction", fontsize=8, ha="center",
-                      arrowprops={"arrowstyle": "->", "color": "grey"})
-    left.set_xlim(-0.5, max(steps, 5) + 0.5)
-    left.ticklabel_format(axis="y", useOffset=False)
-    left.set_xlabel("EM update")
-    left.set_ylabel("log-likelihood LL")
-    left.set_title(f"LL = {now.loglik:.3f} after {steps} update(s)")
-    _contours(right, heads, m, now.alpha)
-    right.plot([s.p for s in shown], [s.q for s in shown], "o-", ms=3, color="tab:red",
-               label="EM path")
-    right.plot(shown[0].p, shown[0].q, "s", color="tab:red", ms=7, label="start")
-    right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize=8, ncols=2)
-    right.set_title(f"α = {now.alpha:.3f}, p = {now.p:.3f}, q = {now.q:.3f}")
-    return fig
+    view = _stepper_view(key, m)
+    whole = np.array([s.loglik for s in run.history])
+    trace = whole[: len(shown)]
+    view.trace.set_data(np.arange(len(trace)), trace)
+    low, top = _visible_range(whole)
+    set_view(view.left, (-0.5, max(block, 5) + 0.5), view.left.get_ylim())
+    _set_ll_range(view.left, low, top)
+    off_scale = low > trace[0]  # the first jump would flatten the rest: the start is below
+    view.below.set_visible(off_scale)
+    view.below.set_text(f"start: LL = {trace[0]:.1f} (below)" if off_scale else "")
+    view.below.xy = (0, low)
+    view.left.title.set_text(f"LL = {now.loglik:.3f} after {steps} update(s)")
+    view.surface.set_data(_cached_drop(key, m, now.alpha))
+    view.path.set_data([s.p for s in shown], [s.q for s in shown])
+    view.start.set_data([shown[0].p], [shown[0].q])
+    view.right.title.set_text(f"α = {now.alpha:.3f}, p = {now.p:.3f}, q = {now.q:.3f}")
+    trap = " on the diagonal p = q, the symmetric trap" if now.p == now.q else ""
+    climb = (f"LL rises from {trace[0]:.1f} to {now.loglik:.1f} over {steps} update(s) and "
+             "never goes down" if steps else f"the start's LL = {trace[0]:.1f}, before any "
+             "update")
+    return describe(view.fig, (
+        f"EM on {len(heads)} sequences of {m} tosses from α = {alpha:.2f}, p = {p:.2f}, "
+        f"q = {q:.2f}. Left: {climb}. Right: the path of (p, q) ends at α = {now.alpha:.3f}, "
+        f"p = {now.p:.3f}, q = {now.q:.3f}{trap}, drawn over LL at that α."))
 
 
 def em_stepper(heads, tosses: int, *, alpha: float = 0.5, p: float = 0.6, q: float = 0.4):
@@ -215,7 +343,15 @@ def em_stepper(heads, tosses: int, *, alpha: float = 0.5, p: float = 0.6, q: flo
         steps.value = min(steps.value + 1, steps.max)
 
     button.on_click(step_once)
-    return ipywidgets.VBox([button, view])
+
+    class Stepper(ipywidgets.VBox):
+        """The button over the sliders and frame; shown headless (nbconvert, the site) as the
+        first frame with its alt text, as :func:`mllib.demos.explore`'s box is."""
+
+        def _repr_mimebundle_(self, **kwargs) -> tuple[dict, dict]:
+            return with_first_frame(super()._repr_mimebundle_(**kwargs), view.result)
+
+    return Stepper([button, view])
 
 
 @dataclass(frozen=True)
@@ -263,15 +399,22 @@ def show_restarts(heads, tosses: int, landscape: Landscape) -> Figure:
         p_start, q_start = (start.p, start.q) if end.p >= end.q else (start.q, start.p)
         paths.plot([p_start, p_end], [q_start, q_end], color="grey", linewidth=0.5)
         paths.plot(p_start, q_start, ".", color="grey", ms=4)
-        paths.plot(p_end, q_end, "o", color="tab:red", ms=5)
+        paths.plot(p_end, q_end, "o", color=PALETTE[1], ms=5)
     paths.set_title(f"{len(landscape.runs)} starts, {len(landscape.maxima)} distinct ends\n"
                     f"(contours at the best α = {landscape.maxima[0, 0]:.3f})", fontsize=10)
     ordered = np.sort(landscape.finals[:, 3])[::-1]
-    ranked.plot(np.arange(1, len(ordered) + 1), ordered, "o", ms=4, color="tab:red")
+    ranked.plot(np.arange(1, len(ordered) + 1), ordered, "o", ms=4, color=PALETTE[1])
     ranked.set_xlabel("run (sorted by final LL)")
     ranked.set_ylabel("final log-likelihood")
     ranked.set_title("the local maxima EM reaches")
-    return fig
+    best, worst = landscape.maxima[0], landscape.maxima[-1]
+    return describe(fig, (
+        f"EM from {len(landscape.runs)} random starts ends at {len(landscape.maxima)} distinct "
+        f"points. Left: the final LL of each run, sorted, in steps: {landscape.visits[0]} runs "
+        f"reach the best, LL = {best[3]:.1f} at α = {best[0]:.3f}, p = {best[1]:.3f}, "
+        f"q = {best[2]:.3f}; the lowest end has LL = {worst[3]:.1f}. Right: each start (grey "
+        f"dot) joined to its end (vermillion circle) over LL at the best α, with the coins "
+        "named so that p ≥ q."))
 
 
 @dataclass(frozen=True)
@@ -312,17 +455,24 @@ def show_jensen(curves: JensenCurves) -> Figure:
     bound's peak p̃, where LL is at least as high as the bound, hence at least LL(p₀)."""
     fig, (ax,) = figure(1, width=6.0, height=4.0)
     ax.plot(curves.grid, curves.loglik, color="black", label="LL(p)")
-    ax.plot(curves.grid, curves.bound, color="tab:blue", label="Jensen bound B(p)")
+    ax.plot(curves.grid, curves.bound, color=PALETTE[0], linestyle="-.",
+            label="Jensen bound B(p)")
     low = np.interp(curves.p_old, curves.grid, curves.loglik)
     ax.axvline(curves.p_old, color="grey", linestyle=":", label="p₀ (bound touches LL)")
-    ax.axvline(curves.p_new, color="tab:red", linestyle="--", label="p̃ (M-step: bound's peak)")
+    ax.axvline(curves.p_new, color=PALETTE[1], linestyle="--", label="p̃ (M-step: bound's peak)")
     top = max(curves.loglik.max(), curves.bound.max())
     ax.set_ylim(low - 2 * (top - low) - 1, top + 0.1 * (top - low) + 0.5)
     ax.set_xlabel("p (α and q held at the start)")
     ax.set_ylabel("log-likelihood")
     ax.legend(fontsize=8, loc="lower center")
     ax.set_title("EM maximizes a lower bound that touches LL")
-    return fig
+    high = np.interp(curves.p_new, curves.grid, curves.loglik)
+    return describe(fig, (
+        f"LL (solid) and its Jensen lower bound (dash-dotted) against p from "
+        f"{curves.grid[0]:.2f} to {curves.grid[-1]:.2f}, α and q held at the start. The bound "
+        f"stays below LL and touches it at p₀ = {curves.p_old:.2f}, where LL = {low:.1f}; it "
+        f"peaks at the M-step's p̃ = {curves.p_new:.3f}, where LL = {high:.1f}, higher than at "
+        "p₀."))
 
 
 def dispersion(heads, tosses: int) -> tuple[float, float]:

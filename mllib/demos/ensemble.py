@@ -11,8 +11,11 @@ from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.collections import PathCollection, QuadMesh
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from mllib import data
@@ -20,11 +23,24 @@ from mllib import ensemble as E
 from mllib import linear as L
 from mllib import neighbors as N
 from mllib import trees as T
-from mllib.plotting import NEGATIVE, POSITIVE, figure, log_axis, markdown_table, scatter_labelled
+from mllib.demos.live import animate
+from mllib.plotting import (
+    MARKERS,
+    NEGATIVE,
+    PALETTE,
+    POSITIVE,
+    describe,
+    figure,
+    log_axis,
+    markdown_table,
+    scatter_labelled,
+)
 
 # The toy example as printed on the CS446 slides: (ε, α) per round.
 SLIDE_TOY = ((0.30, 0.42), (0.21, 0.65), (0.14, 0.92))
-REGION_COLOURS = ["#fde0c5", "#c6dbef"]  # H = -1, H = +1
+REGION_COLOURS = (NEGATIVE, POSITIVE)  # H = -1, H = +1, as tints (REGION_ALPHA)
+REGION_ALPHA = 0.3
+ROUND_LEGEND_INCHES = 1.6  # a column right of the round scrubber's axes for its legend
 GRID = 100
 
 
@@ -107,34 +123,87 @@ def round_controls() -> dict:
             "dataset": Dropdown(options=["toy", "moons"], description="data")}
 
 
+@dataclass(frozen=True)
+class _RoundView:
+    """The round scrubber's figure for one data set and the artists each frame updates."""
+
+    fig: Figure
+    ax: Axes
+    regions: QuadMesh
+    points: tuple[PathCollection, PathCollection]  # y = +1, y = -1
+    stump: Line2D
+
+
+@lru_cache(maxsize=2)
+def _round_view(dataset: str) -> _RoundView:
+    """Build the scrubber's figure once per data set: H's regions, the points' sizes, the stump
+    and the title change. The points are drawn over the regions, so they are animated too; the
+    legend stands beside the axes, where nothing animated covers it."""
+    movie = boosting_movie(dataset)
+    width = 5.2 + ROUND_LEGEND_INCHES
+    fig, (ax,) = figure(1, width=width, height=4.4)
+    fig.subplots_adjust(right=1 - ROUND_LEGEND_INCHES / width)
+    regions = ax.pcolormesh(movie.x_edges, movie.y_edges, movie.grid_scores[0] > 0,
+                            cmap=ListedColormap(REGION_COLOURS), vmin=0, vmax=1,
+                            alpha=REGION_ALPHA)
+    points = tuple(ax.scatter(*movie.X[movie.y == label].T, c=colour, marker=marker,
+                              edgecolors="black", linewidths=0.5, label=f"y = {label:+d}")
+                   for label, colour, marker in ((1, POSITIVE, MARKERS[0]),
+                                                 (-1, NEGATIVE, MARKERS[1])))
+    stump, = ax.plot([], [], color="black", ls="--", lw=1.5, label="stump hₜ")
+    ax.set_xlim(movie.x_edges[0], movie.x_edges[-1])
+    ax.set_ylim(movie.y_edges[0], movie.y_edges[-1])
+    ax.set_xlabel("$x_1$")
+    ax.set_ylabel("$x_2$")
+    ax.title.set_fontsize(9)
+    key = [Patch(facecolor=colour, alpha=REGION_ALPHA, edgecolor="grey", label=f"H says {sign}")
+           for colour, sign in zip(REGION_COLOURS, ("−1", "+1"), strict=True)]
+    handles, _ = ax.get_legend_handles_labels()
+    ax.legend(handles=[*handles, *key], fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    animate(regions, *points, stump, ax.title)
+    return _RoundView(fig, ax, regions, points, stump)
+
+
 def show_round(t: int = 1, dataset: str = "toy") -> Figure:
     """The widget frame for round t: points sized by Dₜ, the stump hₜ (a dashed line, its +1 side
-    marked) and the regions of H after t rounds."""
+    marked) and the regions of H after t rounds.
+
+    The figure of each data set is built once and redrawn in place: each call with the same
+    ``dataset`` returns the same Figure."""
     movie = boosting_movie(dataset)
     t = min(t, len(movie.run.history))
     r = movie.run.history[t - 1]
-    fig, (ax,) = figure(1, width=5.2, height=4.4)
-    ax.pcolormesh(movie.x_edges, movie.y_edges, movie.grid_scores[t - 1] > 0,
-                  cmap=ListedColormap(REGION_COLOURS), vmin=0, vmax=1)
+    view = _round_view(dataset)
+    view.regions.set_array(movie.grid_scores[t - 1] > 0)
     size = 2000 * r.distribution / r.distribution.max() ** 0.5 / len(movie.y) ** 0.5
-    for label, colour, marker in ((1, POSITIVE, "o"), (-1, NEGATIVE, "s")):
-        rows = movie.y == label
-        ax.scatter(*movie.X[rows].T, s=size[rows], c=colour, marker=marker,
-                   edgecolors="black", linewidths=0.5, label=f"y = {label:+d}")
+    for points, label in zip(view.points, (1, -1), strict=True):
+        points.set_sizes(size[movie.y == label])
     stump = r.learner
-    if np.isfinite(stump.threshold):
-        line = ax.axvline if stump.feature == 0 else ax.axhline
-        line(stump.threshold, color="black", ls="--", lw=1.5, label=f"h_{t}")
-    ax.set_xlim(movie.x_edges[0], movie.x_edges[-1])
-    ax.set_ylim(movie.y_edges[0], movie.y_edges[-1])
+    (x_lo, x_hi), (y_lo, y_hi) = view.ax.get_xlim(), view.ax.get_ylim()
+    if not np.isfinite(stump.threshold):
+        view.stump.set_data([], [])
+    elif stump.feature == 0:
+        view.stump.set_data([stump.threshold] * 2, [y_lo, y_hi])
+    else:
+        view.stump.set_data([x_lo, x_hi], [stump.threshold] * 2)
     side = ">" if stump.polarity > 0 else "<="
-    ax.set_title(f"round {t}: h says +1 where x{stump.feature + 1} {side} {stump.threshold:.2f}\n"
-                 f"ε = {r.error:.3f}, α = {r.alpha:.3f}, training error of H = "
-                 f"{r.training_error:.2f}", fontsize=9)
-    ax.set_xlabel("$x_1$")
-    ax.set_ylabel("$x_2$")
-    ax.legend(fontsize=7, loc="lower left")
-    return fig
+    rule = f"x{stump.feature + 1} {side} {stump.threshold:.2f}"
+    view.ax.title.set_text(f"round {t}: h says +1 where {rule}\n"
+                           f"ε = {r.error:.3f}, α = {r.alpha:.3f}, training error of H = "
+                           f"{r.training_error:.2f}")
+    heaviest = int(np.argmax(r.distribution))
+    return describe(view.fig, f"AdaBoost with stumps on {len(movie.y)} {dataset} points, round "
+                              f"{t}: the stump says +1 where {rule} (ε = {r.error:.3f}, "
+                              f"α = {r.alpha:.3f}); the heaviest point carries "
+                              f"D = {r.distribution[heaviest]:.3f}. H after {t} rounds says +1 "
+                              f"on {_area_share(movie, t):.0%} of the picture, training error "
+                              f"{r.training_error:.2f}.")
+
+
+def _area_share(movie: BoostingMovie, t: int) -> float:
+    """The share of the picture's area where H after t rounds says +1 (cells differ in size)."""
+    area = np.outer(np.diff(movie.y_edges), np.diff(movie.x_edges))
+    return float(area[movie.grid_scores[t - 1] > 0].sum() / area.sum())
 
 
 # --- margins after zero training error --------------------------------------------------------
@@ -168,9 +237,9 @@ def show_toy_margins() -> Figure:
     """Training error and smallest margin of H against the round, on the toy points."""
     c = toy_margins()
     fig, (ax,) = figure(1, width=6.0, height=3.4)
-    ax.plot(c.rounds, c.training_error, "s-", color="tab:blue", markersize=4,
+    ax.plot(c.rounds, c.training_error, "s-", color=PALETTE[0], markersize=4,
             label="training error of H")
-    ax.plot(c.rounds, c.min_margin, "o-", color="tab:red", markersize=4,
+    ax.plot(c.rounds, c.min_margin, "o-", color=PALETTE[1], markersize=4,
             label="smallest margin of H")
     ax.axhline(0, color="black", linewidth=0.6)
     ax.axvline(c.first_perfect, color="grey", linestyle=":",
@@ -178,7 +247,12 @@ def show_toy_margins() -> Figure:
     ax.set(xlabel="round t", ylabel="error / margin", ylim=(-1.05, 0.6),
            title="toy points: the smallest margin grows after training error 0")
     ax.legend(fontsize=8, loc="lower right")
-    return fig
+    t0 = c.first_perfect
+    return describe(fig, f"AdaBoost on the toy points over {c.rounds[-1]} rounds: the training "
+                         f"error of H falls from {c.training_error[0]:.2f} to 0 at round {t0}; "
+                         f"the smallest margin, {c.min_margin[0]:.2f} after round 1, is "
+                         f"{c.min_margin[t0 - 1]:.3f} at round {t0} and grows to "
+                         f"{c.min_margin[-1]:.3f} by round {c.rounds[-1]}.")
 
 
 # --- error curves ----------------------------------------------------------------------------
@@ -213,16 +287,23 @@ def boosting_curves(rounds: int = 300) -> BoostingCurves:
 def show_boosting_curves() -> Figure:
     c = boosting_curves()
     fig, (ax,) = figure(1, width=6.0, height=3.8)
-    ax.plot(c.rounds, c.bound, color="tab:grey", label="bound Πₜ 2√(εₜ(1 − εₜ))")
-    ax.plot(c.rounds, c.training_error, color="tab:blue", label="training error of H")
-    ax.plot(c.rounds, c.test_error, color="tab:red", label="test error of H")
+    ax.plot(c.rounds, c.bound, color=PALETTE[4], linestyle="--",
+            label="bound Πₜ 2√(εₜ(1 − εₜ))")
+    ax.plot(c.rounds, c.training_error, color=PALETTE[0], label="training error of H")
+    ax.plot(c.rounds, c.test_error, color=PALETTE[1], linestyle="-.", label="test error of H")
     log_axis(ax, "x")
     ax.set_xlabel("rounds T")
     ax.set_ylabel("error")
     ax.set_ylim(0, 1.0)  # the bound starts at 2√(ε₁(1 − ε₁)) ≤ 1
     ax.legend(fontsize=8, loc="upper right")
     ax.set_title("AdaBoost with stumps: 200 noisy moons points, 1000 test points")
-    return fig
+    best = int(np.argmin(c.test_error))
+    return describe(fig, f"AdaBoost with stumps on 200 noisy moons points over {c.rounds[-1]} "
+                         f"rounds: the training error falls from {c.training_error[0]:.3f} to "
+                         f"{c.training_error[-1]:.3f}, under the bound ∏Zₜ, which ends at "
+                         f"{c.bound[-1]:.3f}; the test error is {c.test_error[0]:.3f} after 1 "
+                         f"round, lowest ({c.test_error[best]:.3f}) after {c.rounds[best]} and "
+                         f"{c.test_error[-1]:.3f} after {c.rounds[-1]}.")
 
 
 # --- bagging and variance --------------------------------------------------------------------
@@ -300,7 +381,12 @@ def show_bagging_variance() -> Figure:
                  label=text) for level, text in ((0.0, "all refits say −1"),
                                                  (1.0, "all refits say +1"))]
     axes[1].legend(handles=key, fontsize=7, loc="lower left", framealpha=0.9)
-    return fig
+    return describe(fig, f"{len(y)} moons points; one deep tree and a bag of 15 trees, each "
+                         f"refitted on {len(v.tree_maps)} bootstrap samples, with each refit's "
+                         f"boundary drawn. The refits disagree on {v.tree_dispute:.3f} of the "
+                         f"plane for the tree and {v.bag_dispute:.3f} for the bag; a refit "
+                         f"differs from the majority on {v.tree_disagreement:.3f} against "
+                         f"{v.bag_disagreement:.3f}.")
 
 
 # --- bagging for regression -----------------------------------------------------------------
@@ -387,16 +473,19 @@ def show_bagged_regression() -> Figure:
     fig, axes = figure(2, width=4.6, height=3.4)
     for ax, (name, learner) in zip(axes, REGRESSION_LEARNERS.items(), strict=True):
         ax.plot(grid[:, 0], np.sin(grid[:, 0]), color="grey", linestyle=":", label="sin x")
-        ax.plot(grid[:, 0], learner(X, y).predict(grid), color="tab:orange", linewidth=1,
+        ax.plot(grid[:, 0], learner(X, y).predict(grid), color=PALETTE[1], linewidth=1,
                 label="one fit")
-        ax.plot(grid[:, 0], r.bags[name].predict(grid), color="tab:blue", linewidth=2,
+        ax.plot(grid[:, 0], r.bags[name].predict(grid), color=PALETTE[0], linewidth=2,
                 label="bag of 50 (average)")
         ax.scatter(X[:, 0], y, s=12, color="black", zorder=3, label="training points")
         ax.set(xlabel="x", ylim=(-2.2, 2.2))
         ax.set_title(f"{name}: test MSE {r.single[name]:.3f} → {r.bagged[name]:.3f}", fontsize=9)
     axes[0].set_ylabel("y")
     axes[0].legend(fontsize=7, loc="lower left")
-    return fig
+    changes = "; ".join(f"{name} {r.single[name]:.3f} for one fit, {r.bagged[name]:.3f} for the bag"
+                        for name in REGRESSION_LEARNERS)
+    return describe(fig, f"{len(y)} noisy points of sin x, fitted once and by a bag of 50, "
+                         f"for each learner. Test mean squared error: {changes}.")
 
 
 # --- out-of-bag error and forests ------------------------------------------------------------
@@ -436,12 +525,15 @@ def forest_curves(n_estimators: int = 60, seed: int = 0) -> ForestCurves:
 def show_forest_curves() -> Figure:
     c = forest_curves()
     fig, (ax,) = figure(1, width=6.0, height=3.8)
-    ax.plot(c.trees, c.bag_oob, color="tab:blue", ls="--", label="bagged trees: OOB")
-    ax.plot(c.trees, c.bag_test, color="tab:blue", label="bagged trees: test")
-    ax.plot(c.trees, c.forest_oob, color="tab:green", ls="--", label="random forest: OOB")
-    ax.plot(c.trees, c.forest_test, color="tab:green", label="random forest: test")
+    ax.plot(c.trees, c.bag_oob, color=PALETTE[0], ls="--", label="bagged trees: OOB")
+    ax.plot(c.trees, c.bag_test, color=PALETTE[0], label="bagged trees: test")
+    ax.plot(c.trees, c.forest_oob, color=PALETTE[2], ls="--", label="random forest: OOB")
+    ax.plot(c.trees, c.forest_test, color=PALETTE[2], label="random forest: test")
     ax.set_xlabel("number of trees")
     ax.set_ylabel("error")
     ax.legend(fontsize=8)
     ax.set_title("moons + 3 noise features: 200 training, 1000 test points")
-    return fig
+    return describe(fig, f"OOB and test error against the number of trees, 1 to {c.trees[-1]}, "
+                         f"on the moons with 3 noise features. With {c.trees[-1]} trees: bagged "
+                         f"trees OOB {c.bag_oob[-1]:.3f}, test {c.bag_test[-1]:.3f}; random "
+                         f"forest OOB {c.forest_oob[-1]:.3f}, test {c.forest_test[-1]:.3f}.")

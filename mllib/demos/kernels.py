@@ -10,16 +10,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+import contourpy
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.collections import LineCollection, PathCollection
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
+from matplotlib.image import AxesImage
 from matplotlib.ticker import NullLocator
 
 from mllib import data, kernels, perceptron, svm
+from mllib.demos.live import animate, set_view
 from mllib.plotting import (
     NEGATIVE,
+    PALETTE,
     POSITIVE,
+    describe,
     figure,
     markdown_table,
     scatter_labelled,
@@ -50,7 +56,19 @@ def show_circle(n: int = 200, seed: int = 0) -> Figure:
     right.set_title("after (x₁², x₂²): a line does")
     for ax in (left, right):
         _legend_above_data(ax)
-    return fig
+    inside = int(np.sum(y > 0))
+    mapped = kernels.squares(X).sum(axis=1)
+    split = "separates them" if _separated(mapped, y, 1.0) else "does not separate them"
+    return describe(fig, (
+        f"Left: {len(y)} points in the plane, {inside} inside the unit circle x₁² + x₂² = 1 "
+        f"(+1, circles) and {len(y) - inside} in a ring outside it (−1, squares); no straight "
+        f"line separates the disc from the ring. Right: the same points after the map "
+        f"(x₁², x₂²); the line x'₁ + x'₂ = 1 {split}."))
+
+
+def _separated(values: np.ndarray, y: np.ndarray, threshold: float) -> bool:
+    """Whether every +1 point has ``values`` below ``threshold`` and every −1 point above."""
+    return bool(np.all(values[y > 0] < threshold) and np.all(values[y < 0] > threshold))
 
 
 def _legend_above_data(ax: Axes, room: float = 0.3) -> None:
@@ -81,7 +99,14 @@ def show_polar(n: int = 200, radius: float = 1.25, seed: int = 1) -> Figure:
     right.set_ylim(-np.pi - 0.2, np.pi + 0.2)
     for ax in (left, right):
         _legend_above_data(ax)
-    return fig
+    split = "separates them" if _separated(R[:, 0], y, radius) else "does not separate them"
+    return describe(fig, (
+        f"Left: {len(y)} trips in the plane, {int(np.sum(y > 0))} day trips (+1, circles) within "
+        f"the circle r = {radius} and {int(np.sum(y < 0))} excursions (−1, squares) outside "
+        f"it. Right: the same trips in polar coordinates (radius r across, angle up), where the "
+        f"circle becomes the vertical line r = {radius}, which {split}; day trips span r = "
+        f"{R[y > 0, 0].min():.2f} to {R[y > 0, 0].max():.2f}, excursions r = "
+        f"{R[y < 0, 0].min():.2f} to {R[y < 0, 0].max():.2f}."))
 
 
 # --- The dual representation -------------------------------------------------------------------
@@ -213,17 +238,32 @@ def show_cost(study: CostStudy) -> Figure:
     are the measured m."""
     fig, (ax,) = figure(1, width=6.4, height=4.2)
     for a, d in enumerate(study.dims):
-        colour = f"C{a}"
+        colour = PALETTE[a]
         ax.loglog(study.sizes, study.primal[a], "o-", color=colour,
                   label=f"primal, d = {d} (D = {d * (d + 1) // 2})")
         ax.loglog(study.sizes, study.dual[a], "s--", color=colour, label=f"dual, d = {d}")
+        # Each line named at its end, in words: the dual's label above it, the primal's below,
+        # which keeps apart the ends that nearly meet (dual d = 4, primal d = 64).
+        for counts, lift, side in ((study.primal[a], -3, "top"), (study.dual[a], 3, "bottom")):
+            ax.annotate(f"d = {d}", (study.sizes[-1], counts[-1]), xytext=(5, lift),
+                        textcoords="offset points", fontsize=7, va=side)
+    ax.set_xlim(study.sizes[0] / 1.4, study.sizes[-1] * 2.2)  # room for the line names
     ax.set_xticks(study.sizes, [str(m) for m in study.sizes])
     ax.xaxis.set_minor_locator(NullLocator())
     ax.set_xlabel("m, the number of examples")
     ax.set_ylabel("multiply-adds")
     ax.set_title("dual ≈ t₁m² (t₁ = d), primal ≈ t₂m per pass (t₂ = d(d+1)/2)", fontsize=10)
     ax.legend(fontsize=7, loc="upper left")
-    return fig
+    crossings = "; ".join(
+        f"d = {d}: " + (f"the dual is cheaper up to m = {study.crossover(a)}"
+                        if study.crossover(a) else "the dual is never cheaper")
+        for a, d in enumerate(study.dims))
+    return describe(fig, (
+        f"Counted multiply-adds against the number of examples m from {study.sizes[0]} to "
+        f"{study.sizes[-1]}, log-log, for d = {', '.join(map(str, study.dims))}: the primal "
+        f"(solid, circles) grows like m, the dual (dashed, squares) like m². At m = "
+        f"{study.sizes[-1]} the dual costs {study.dual[0, -1] / study.primal[0, -1]:.0f} to "
+        f"{study.dual[-1, -1] / study.primal[-1, -1]:.0f} times the primal; {crossings}."))
 
 
 # --- Generalization: irrelevant features --------------------------------------------------
@@ -319,15 +359,21 @@ def show_spectrum(n: int = 40, seed: int = 4) -> Figure:
     no kernel: its trace is 0, so some eigenvalue is negative (CS446 "General condition")."""
     valid, invalid = spectrum_grams(n, seed)
     fig, axes = figure(2, width=4.2, height=3.6)
+    words = []
     for ax, K, name in ((axes[0], valid, "exp(-0.5‖x − z‖²)"), (axes[1], invalid, "‖x − z‖")):
         eigenvalues = np.linalg.eigvalsh(K)[::-1]
-        ax.bar(np.arange(1, n + 1), eigenvalues,
-               color=np.where(eigenvalues < -1e-10, "tab:red", "tab:green"))
+        negative = eigenvalues < -1e-10
+        # Negative bars point down, and are vermillion against green: not told by colour alone.
+        ax.bar(np.arange(1, n + 1), eigenvalues, color=np.where(negative, PALETTE[1], PALETTE[2]))
         ax.axhline(0, color="black", linewidth=0.8)
         ax.set_xlabel("eigenvalue, largest first")
         ax.set_title(f"k = {name}: PSD {kernels.is_psd(K)}", fontsize=9)
+        words.append(f"k = {name}: largest {eigenvalues[0]:.1f}, smallest {eigenvalues[-1]:.2g}, "
+                     f"{int(negative.sum())} negative")
     axes[0].set_ylabel("eigenvalue")
-    return fig
+    return describe(fig, (
+        f"The eigenvalues of two {n}×{n} Gram matrices on the same points, largest first. "
+        f"{words[0]} (positive semi-definite: a kernel). {words[1]} (not a kernel)."))
 
 
 # --- The widget: kernel perceptron and kernel SVM on nonlinear data ---------------------------
@@ -375,6 +421,15 @@ class KernelFits:
     svm_scores: np.ndarray
 
 
+@lru_cache(maxsize=1)
+def common_view() -> tuple[np.ndarray, np.ndarray]:
+    """The lower and upper corners of one view that holds every data set with 0.4 to spare:
+    the widget's axes keep their limits when the data set changes, so a frame redraws only
+    what moved (:mod:`mllib.demos.live`)."""
+    points = np.vstack([dataset(name)[0] for name in DATASETS])
+    return points.min(axis=0) - 0.4, points.max(axis=0) + 0.4
+
+
 @lru_cache(maxsize=64)
 def fit(name: str, kernel: str, degree: int = 2, gamma: float = 1.0, C: float = 1.0) -> KernelFits:
     """Fit the kernel perceptron (at most 50 epochs) and the kernel SVM (``C``) to a data set
@@ -383,19 +438,12 @@ def fit(name: str, kernel: str, degree: int = 2, gamma: float = 1.0, C: float = 
     params = kernel_params(kernel, degree, gamma)
     run = kernels.kernel_perceptron(X, y, kernel=kernel, max_epochs=50, **params)
     solution = svm.solve_dual(X, y, C=C, kernel=kernel, **params)
-    lo, hi = X.min(axis=0) - 0.4, X.max(axis=0) + 0.4
+    lo, hi = common_view()
     g1, g2 = np.meshgrid(np.linspace(lo[0], hi[0], _GRID), np.linspace(lo[1], hi[1], _GRID))
     points = np.column_stack([g1.ravel(), g2.ravel()])
     scores = kernels.kernel_scores(run, X, y, points).reshape(g1.shape)
     return KernelFits(X, y, run, solution, (g1, g2), scores,
                       svm.dual_decision(solution, points).reshape(g1.shape))
-
-
-def _regions(ax: Axes, fits: KernelFits, scores: np.ndarray) -> None:
-    g1, g2 = fits.grid
-    ax.contourf(g1, g2, (scores > 0).astype(float), levels=[-0.5, 0.5, 1.5], cmap=_REGIONS)
-    ax.contour(g1, g2, scores, levels=[0.0], colors="black", linewidths=1.2)
-    scatter_labelled(ax, fits.X, fits.y, size=16)
 
 
 READOUT = ".3g"  # the readout format of the walk-through's FloatLogSliders (ipywidgets' default)
@@ -407,32 +455,120 @@ def shown(value: float) -> float:
     return float(format(float(value), READOUT))
 
 
+def _zero_lines(fits: KernelFits, scores: np.ndarray, level: float) -> list[np.ndarray]:
+    """The curves where ``scores`` (on the fits' grid) equal ``level``, as (k, 2) vertex arrays
+    (contourpy, the contouring matplotlib's ``contour`` uses), for a LineCollection."""
+    g1, g2 = fits.grid
+    return list(contourpy.contour_generator(g1, g2, scores).lines(level))
+
+
+@dataclass(frozen=True)
+class _RegionPanel:
+    """One panel of the kernels widget: its regions image, decision boundary and points."""
+
+    ax: Axes
+    regions: AxesImage
+    boundary: LineCollection
+    points: tuple[PathCollection, PathCollection]
+
+
+@dataclass(frozen=True)
+class _KernelsView:
+    """The kernels widget's figure and the artists each frame updates in place."""
+
+    fig: Figure
+    perceptron: _RegionPanel
+    svm: _RegionPanel
+    margins: LineCollection
+    support: PathCollection
+
+
+def _region_panel(ax: Axes) -> _RegionPanel:
+    """Build an empty panel: the two-colour regions image, the boundary f(x) = 0 and the points
+    of each class (marker shape and colour), all redrawn in place."""
+    regions = ax.imshow(np.zeros((2, 2)), cmap=_REGIONS, vmin=0, vmax=1, origin="lower",
+                        interpolation="nearest", aspect="auto")
+    boundary = ax.add_collection(LineCollection([], colors="black", linewidths=1.2),
+                                 autolim=False)
+    points = tuple(ax.scatter([], [], s=16, color=colour, marker=marker, label=name,
+                              edgecolors="white", linewidths=0.5)
+                   for colour, marker, name in ((POSITIVE, "o", "y = +1"),
+                                                (NEGATIVE, "s", "y = -1")))
+    ax.set_autoscale_on(False)
+    ax.set_xlabel("$x_1$")
+    ax.set_ylabel("$x_2$")
+    ax.set_aspect("equal")
+    ax.title.set_fontsize(9)
+    animate(regions, boundary, *points, ax.title)
+    return _RegionPanel(ax, regions, boundary, points)
+
+
+@lru_cache(maxsize=1)
+def _kernels_view() -> _KernelsView:
+    """Build the kernels widget's figure once: both panels, the SVM's margin lines and support
+    vector rings, and the legend beside the right panel, clear of the points."""
+    fig, (left, right) = figure(2, width=4.2, height=4.0)
+    fig.subplots_adjust(right=1 - 1.4 / fig.get_figwidth())  # room for the legend, uncropped
+    panels = _region_panel(left), _region_panel(right)
+    margins = right.add_collection(LineCollection([], colors="grey", linestyles="--",
+                                                  linewidths=0.8), autolim=False)
+    support = right.scatter([], [], s=90, facecolors="none", edgecolors="black",
+                            linewidths=1.0, label="support vectors")
+    right.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=7)  # beside the panel
+    animate(margins, support)
+    return _KernelsView(fig, *panels, margins, support)
+
+
+def _draw_panel(panel: _RegionPanel, fits: KernelFits, scores: np.ndarray, title: str) -> None:
+    """Show ``scores``' regions and zero line, the data, and ``title`` on ``panel``."""
+    g1, g2 = fits.grid
+    half = (g1[0, 1] - g1[0, 0]) / 2, (g2[1, 0] - g2[0, 0]) / 2
+    extent = (g1[0, 0] - half[0], g1[0, -1] + half[0], g2[0, 0] - half[1], g2[-1, 0] + half[1])
+    panel.regions.set_data((scores > 0).astype(float))
+    panel.regions.set_extent(extent)
+    set_view(panel.ax, extent[:2], extent[2:])
+    panel.boundary.set_segments(_zero_lines(fits, scores, 0.0))
+    for points, label in zip(panel.points, (1, -1), strict=True):
+        points.set_offsets(fits.X[fits.y == label])
+    panel.ax.title.set_text(title)
+
+
 def show_kernels(name: str = "rings", kernel: str = "polynomial", degree: int = 2,
                  gamma: float = 1.0, C: float = 1.0) -> Figure:
     """The widget frame: the kernel perceptron's regions (left) and the kernel SVM's, with its
     margin lines f(x) = ±1 and its support vectors ringed (right). γ and C are rounded as the
-    sliders show them (:func:`shown`); the legend sits beside the panel, clear of the points."""
+    sliders show them (:func:`shown`); the legend sits beside the panel, clear of the points.
+
+    The figure is built once and redrawn in place: each call returns the same Figure."""
     gamma, C = shown(gamma), shown(C)
     fits = fit(name, kernel, int(degree), gamma, C)
-    fig, (left, right) = figure(2, width=4.2, height=4.0)
-    _regions(left, fits, fits.perceptron_scores)
+    view = _kernels_view()
     run = fits.run
-    train = kernels.kernel_predict(run, fits.X, fits.y, fits.X)
-    errors = int(np.sum(train != fits.y))
+    errors = int(np.sum(kernels.kernel_predict(run, fits.X, fits.y, fits.X) != fits.y))
     state = "converged" if run.converged else f"stopped after {run.epochs} epochs"
-    left.set_title(f"kernel perceptron: {run.mistakes} mistakes, {state},\n"
-                   f"{errors} training errors", fontsize=9)
-    _regions(right, fits, fits.svm_scores)
-    g1, g2 = fits.grid
-    right.contour(g1, g2, fits.svm_scores, levels=[-1.0, 1.0], colors="grey",
-                  linestyles="--", linewidths=0.8)
-    sv = fits.X[fits.svm.support]
-    right.scatter(sv[:, 0], sv[:, 1], s=90, facecolors="none", edgecolors="black",
-                  linewidths=1.0, label="support vectors")
+    _draw_panel(view.perceptron, fits, fits.perceptron_scores,
+                f"kernel perceptron: {run.mistakes} mistakes, {state},\n"
+                f"{errors} training errors")
     wrong = int(np.sum(svm.predict_dual(fits.svm, fits.X) != fits.y))
     setting = f"C = {C:{READOUT}}"
     setting = f"γ = {gamma:{READOUT}}, {setting}" if kernel == "rbf" else setting
-    right.set_title(f"kernel SVM ({setting}): {len(fits.svm.support)} support vectors,\n"
-                    f"{wrong} training errors", fontsize=9)
-    right.legend(loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=7)  # beside the panel
-    return fig
+    support = len(fits.svm.support)
+    _draw_panel(view.svm, fits, fits.svm_scores,
+                f"kernel SVM ({setting}): {support} support vectors,\n{wrong} training errors")
+    view.margins.set_segments([*_zero_lines(fits, fits.svm_scores, -1.0),
+                               *_zero_lines(fits, fits.svm_scores, 1.0)])
+    view.support.set_offsets(fits.X[fits.svm.support].reshape(-1, 2))
+    return describe(view.fig, (
+        f"{len(fits.y)} points of the {name} data, {int(np.sum(fits.y > 0))} labelled +1 "
+        f"(circles) and {int(np.sum(fits.y < 0))} labelled −1 (squares); "
+        f"{_kernel_words(kernel, int(degree), gamma)}. Left: the kernel perceptron made "
+        f"{run.mistakes} mistakes and {state}, leaving {errors} training errors. Right: the "
+        f"kernel SVM with {setting} has {support} support vectors (ringed) and {wrong} "
+        "training errors."))
+
+
+def _kernel_words(kernel: str, degree: int, gamma: float) -> str:
+    """The kernel as the alt text names it."""
+    return {"linear": "the linear kernel x·z",
+            "polynomial": f"the polynomial kernel (x·z + 1)^{degree}",
+            "rbf": f"the RBF kernel exp(−γ‖x − z‖²) with γ = {gamma:{READOUT}}"}[kernel]

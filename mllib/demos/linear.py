@@ -12,13 +12,23 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.cm import ScalarMappable
+from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
+from matplotlib.image import AxesImage
+from matplotlib.lines import Line2D
+from matplotlib.text import Text
 
 from mllib import linear
+from mllib.demos.live import animate, set_view
 from mllib.plotting import (
     NEGATIVE,
+    PALETTE,
     POSITIVE,
+    describe,
     figure,
+    hyperplane_points,
     log_axis,
     markdown_table,
     scatter_labelled,
@@ -29,7 +39,8 @@ EX_12_2_X = np.array([[1.0], [2.0], [3.0], [4.0]])
 EX_12_2_Y = np.array([2.0, 1.0, 4.0, 3.0])
 
 METHODS = ("LMS (constant η)", "gradient descent", "SGD, η₀/(1 + ct)", "AdaGrad")
-COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red")
+COLOURS = PALETTE[:4]  # apart under simulated colour blindness; the markers differ too
+MARKERS = "o^sD"
 LEGEND_INCHES = 2.0  # a column right of the axes, inside the figure, for a legend beside a plot
 READOUT = ".3g"  # how a FloatLogSlider shows its value (its default readout_format)
 
@@ -76,11 +87,19 @@ def show_example_12_2() -> Figure:
     contours = right.contour(a, b, sse, levels=[3.5, 4, 6, 10, 20, 40, 80], cmap="viridis")
     right.clabel(contours, fontsize=7)
     right.plot(0.6, 1, "k*", markersize=12, label="minimum (3/5, 1): 3.2")
-    right.plot(1, 0, "o", color="tab:orange", label="y = x: 4")
-    right.plot(14 / 15, 0, "s", color="tab:green", label="b = 0, a = 14/15")
+    right.plot(1, 0, "o", color=PALETTE[1], label="y = x: 4")
+    right.plot(14 / 15, 0, "s", color=PALETTE[2], label="b = 0, a = 14/15")
     right.set(xlabel="slope a", ylabel="intercept b", title="sum of squared errors")
     right.legend(fontsize=8, loc="upper right")
-    return fig
+    best = linear.least_squares(EX_12_2_X, EX_12_2_Y)
+    origin = linear.least_squares(EX_12_2_X, EX_12_2_Y, fit_intercept=False)
+    points = ", ".join(f"({x:g}, {y:g})" for x, y in zip(EX_12_2_X[:, 0], EX_12_2_Y, strict=True))
+    return describe(fig, f"MMDS Example 12.2: the points {points} with three lines, least "
+                         f"squares y = {best.w[0]:.3g}x + {best.b:.3g} (sum of squared errors "
+                         f"{best.sse:.3g}), y = x (4) and y = {origin.w[0]:.4f}x through the "
+                         f"origin ({origin.sse:.3g}). Right: contours of the sum of squared "
+                         f"errors over slope and intercept, lowest at ({best.w[0]:.3g}, "
+                         f"{best.b:.3g}).")
 
 
 # --- The race to the least-squares solution --------------------------------------------------
@@ -129,6 +148,7 @@ def _adagrad_path(rate: float) -> np.ndarray:
     return linear.adagrad("squared", X, y, eta=rate, epochs=RACE_EPOCHS).path()
 
 
+@lru_cache(maxsize=64)  # a slider moved back and forth redraws without recomputing
 def race(eta: float, decay: float, adagrad_rate: float = 0.2) -> Race:
     """Run LMS, batch gradient descent and SGD with η₀/(1 + ct), all with the rate η, and AdaGrad
     with its own rate r, from w = 0 on :func:`race_data` for 25 epochs; one epoch is one pass
@@ -156,24 +176,54 @@ def decade_limits(values) -> tuple[float, float]:
     return 10.0**low, 10.0**high
 
 
+@dataclass(frozen=True)
+class _RaceView:
+    """The race widget's figure and the artists each frame updates in place."""
+
+    fig: Figure
+    ax: Axes
+    curves: tuple[Line2D, ...]
+
+
+@lru_cache(maxsize=1)
+def _race_view() -> _RaceView:
+    """Build the race's figure once: the four curves and the title change, and the y-range when
+    the curves' decades do; the legend stands beside the axes."""
+    fig, (ax,) = figure(1, width=9.0, height=3.8)
+    fig.subplots_adjust(right=1 - LEGEND_INCHES / 9.0)  # the legend's column inside the canvas
+    epochs = np.arange(RACE_EPOCHS + 1)
+    curves = tuple(ax.plot(epochs, np.ones_like(epochs, dtype=float), color=colour,
+                           marker=marker, markersize=3, label=name)[0]
+                   for name, colour, marker in zip(METHODS, COLOURS, MARKERS, strict=True))
+    log_axis(ax, "y")
+    ax.set(xlabel="epochs (passes over the 40 examples)", ylabel="‖w − w_LS‖")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    animate(*curves, ax.title)
+    return _RaceView(fig, ax, curves)
+
+
 def show_race(eta: float, decay: float, adagrad_rate: float = 0.2) -> Figure:
     """The distance to the least-squares solution per epoch, log scale, for the four methods;
     the y-range is the decades the curves cover. Each rate is used as its slider shows it
-    (:func:`as_shown`)."""
+    (:func:`as_shown`).
+
+    The figure is built once and redrawn in place: each call returns the same Figure."""
     eta, decay, adagrad_rate = as_shown(eta), as_shown(decay), as_shown(adagrad_rate)
     result = race(eta, decay, adagrad_rate)
-    fig, (ax,) = figure(1, width=9.0, height=3.8)
-    fig.subplots_adjust(right=1 - LEGEND_INCHES / 9.0)  # the legend's column inside the canvas
-    for (name, distance), colour, marker in zip(result.distances.items(), COLOURS, "o^sD",
-                                                strict=True):
-        ax.plot(result.epochs, np.clip(distance, 1e-12, 1e6), color=colour, marker=marker,
-                markersize=3, label=name)
-    log_axis(ax, "y")
-    ax.set(xlabel="epochs (passes over the 40 examples)", ylabel="‖w − w_LS‖",
-           title=f"η = {eta:.3g}, c = {decay:.3g}, AdaGrad r = {adagrad_rate:.3g}",
-           ylim=decade_limits(np.concatenate(list(result.distances.values()))))
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
-    return fig
+    view = _race_view()
+    for curve, distance in zip(view.curves, result.distances.values(), strict=True):
+        curve.set_ydata(np.clip(distance, 1e-12, 1e6))
+    set_view(view.ax, view.ax.get_xlim(),
+             decade_limits(np.concatenate(list(result.distances.values()))))
+    # title.set_text, not set_title, which also moves the static side titles (a full redraw)
+    view.ax.title.set_text(f"η = {eta:.3g}, c = {decay:.3g}, AdaGrad r = {adagrad_rate:.3g}")
+    ends = ", ".join(f"{name} {distance[-1]:.2g}" for name, distance in result.distances.items())
+    closest = min(result.distances, key=lambda name: result.distances[name][-1])
+    return describe(view.fig, f"Distance ‖w − w_LS‖ on a log scale over {RACE_EPOCHS} epochs, "
+                              f"from {result.distances[METHODS[0]][0]:.2g} at the start, with "
+                              f"η = {eta:.3g}, c = {decay:.3g} and AdaGrad r = "
+                              f"{adagrad_rate:.3g}. After {RACE_EPOCHS} epochs: {ends}; "
+                              f"{closest} ends closest.")
 
 
 # --- MMDS §12.3.5: one or a few examples at a time, in which order --------------------------
@@ -383,7 +433,7 @@ def show_paths() -> Figure:
     for ax, name, coefs in ((axes[0], "ridge: (1/n)‖y − Xw‖² + α‖w‖²", paths.ridge),
                             (axes[1], "LASSO: (1/2n)‖y − Xw‖² + α‖w‖₁", paths.lasso)):
         for j in range(coefs.shape[1]):
-            ax.semilogx(paths.alphas, coefs[:, j], color="tab:blue" if paths.true_w[j] else
+            ax.semilogx(paths.alphas, coefs[:, j], color=POSITIVE if paths.true_w[j] else
                         "grey", linewidth=1.5 if paths.true_w[j] else 0.8)
         ax.axhline(0, color="black", linewidth=0.6)
         ax.set(xlabel="α", ylabel="coefficient", title=name)
@@ -391,7 +441,15 @@ def show_paths() -> Figure:
     # top right: by then every path has shrunk towards 0, so the note covers none of them
     axes[1].text(0.97, 0.97, f"exact zeros: {zeros[0]} at α = 10⁻³,\n{zeros[len(zeros) // 2]} at "
                  f"α = 1", transform=axes[1].transAxes, fontsize=8, ha="right", va="top")
-    return fig
+    d, relevant = len(paths.true_w), int(np.count_nonzero(paths.true_w))
+    ridge_zeros = int(np.sum(paths.ridge == 0))
+    return describe(fig, f"Ridge and LASSO coefficients of {d} features ({relevant} of them "
+                         f"used by the data, drawn thicker) against α from "
+                         f"{paths.alphas[0]:g} to {paths.alphas[-1]:g}. Ridge shrinks them all "
+                         f"towards 0 ({ridge_zeros} values exactly 0 on the whole path); "
+                         f"LASSO has {zeros[0]} exact zeros at α = {paths.alphas[0]:g}, "
+                         f"{zeros[len(zeros) // 2]} at α = {paths.alphas[len(zeros) // 2]:g} "
+                         f"and {zeros[-1]} at α = {paths.alphas[-1]:g}.")
 
 
 def lasso_zero_table() -> str:
@@ -489,27 +547,92 @@ def show_bias_variance() -> Figure:
                                                                               result.variance]),
            title=f"logistic regression, {result.sets} training sets of {result.n_train}")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
-    return fig
+    best = int(np.argmin(total))
+    return describe(fig, f"Bias² and variance of logistic regression's P(y = +1 | x), from "
+                         f"{result.sets} training sets of {result.n_train}, against C from "
+                         f"{result.Cs[0]:g} to {result.Cs[-1]:g} (log scales): bias² falls from "
+                         f"{result.bias2[0]:.2g} to {result.bias2[-1]:.2g}, variance rises from "
+                         f"{result.variance[0]:.2g} to {result.variance[-1]:.2g}; their sum is "
+                         f"smallest, {total[best]:.2g}, at C = {result.Cs[best]:.3g}.")
+
+
+LOGISTIC_LEVELS = (0.1, 0.5, 0.9)  # the contours of P(y = +1 | x) drawn
+LOGISTIC_GRID = np.linspace(-4, 4, 81)  # the map's cell centres on each axis
+LOGISTIC_CMAP = "RdBu"  # diverging and colour-blind safe: red for −1, blue (POSITIVE) for +1
+
+
+@lru_cache(maxsize=64)  # a slider moved back and forth redraws without refitting
+def logistic_fit(C: float) -> np.ndarray:
+    """Logistic regression's weights (w₁, w₂, bias) on :func:`logistic_data` for penalty C."""
+    return linear.logistic_regression(*logistic_data(), C=C).w
+
+
+@dataclass(frozen=True)
+class _LogisticView:
+    """The logistic widget's figure and the artists each frame updates in place."""
+
+    fig: Figure
+    ax: Axes
+    probability: AxesImage
+    contours: tuple[Line2D, ...]
+    labels: tuple[Text, ...]
+
+
+@lru_cache(maxsize=1)
+def _logistic_view() -> _LogisticView:
+    """Build the logistic widget's figure once: the map, its three contour lines with their
+    labels and the title change; the points are drawn over the map, so they are animated too.
+    σ(w·x) = p is the straight line w·x = log(p/(1 − p)), so each contour is a line."""
+    X, y = logistic_data()
+    fig, (ax,) = figure(1, width=5.6, height=4.4)
+    half = (LOGISTIC_GRID[1] - LOGISTIC_GRID[0]) / 2  # cells centred on the grid, as pcolormesh
+    extent = (LOGISTIC_GRID[0] - half, LOGISTIC_GRID[-1] + half) * 2
+    norm = Normalize(0, 1)
+    probability = ax.imshow(np.zeros((len(LOGISTIC_GRID),) * 2), origin="lower", extent=extent,
+                            cmap=LOGISTIC_CMAP, norm=norm, alpha=0.6, interpolation="nearest")
+    contours = tuple(ax.plot([], [], color="black", linewidth=0.8)[0] for _ in LOGISTIC_LEVELS)
+    labels = tuple(ax.text(0, 0, f"{level:g}", fontsize=7, ha="center", va="center",
+                           bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5},
+                           clip_on=True) for level in LOGISTIC_LEVELS)
+    scatter_labelled(ax, X[:, :2], y, size=16)
+    ax.set_xlim(extent[:2])
+    ax.set_ylim(extent[2:])
+    fig.colorbar(ScalarMappable(norm, LOGISTIC_CMAP), ax=ax, alpha=0.6, label="P(y = +1 | x)")
+    animate(probability, *contours, *labels, *ax.collections, ax.title)
+    return _LogisticView(fig, ax, probability, contours, labels)
 
 
 def show_logistic(C: float) -> Figure:
     """P(y = +1 | x) = σ(w·x) as a shaded map with the 0.1/0.5/0.9 contours, for penalty C as its
-    slider shows it (:func:`as_shown`)."""
+    slider shows it (:func:`as_shown`).
+
+    The figure is built once and redrawn in place: each call returns the same Figure."""
     C = as_shown(C)
     X, y = logistic_data()
-    w = linear.logistic_regression(X, y, C=C).w
-    fig, (ax,) = figure(1, width=5.6, height=4.4)
-    g = np.linspace(-4, 4, 81)
-    gx, gy = np.meshgrid(g, g)
+    w = logistic_fit(C)
+    view = _logistic_view()
+    gx, gy = np.meshgrid(LOGISTIC_GRID, LOGISTIC_GRID)
     grid = np.column_stack([gx.ravel(), gy.ravel(), np.ones(gx.size)])
-    p = linear.predict_proba(w, grid).reshape(gx.shape)
-    image = ax.pcolormesh(gx, gy, p, cmap="coolwarm_r", vmin=0, vmax=1, shading="auto", alpha=0.6)
-    lines = ax.contour(gx, gy, p, levels=[0.1, 0.5, 0.9], colors="black", linewidths=0.8)
-    ax.clabel(lines, fontsize=7)
-    scatter_labelled(ax, X[:, :2], y, size=16)
-    fig.colorbar(image, ax=ax, label="P(y = +1 | x)")
-    ax.set_title(f"C = {C:g}: w = {np.round(w, 2).tolist()}")
-    return fig
+    view.probability.set_data(linear.predict_proba(w, grid).reshape(gx.shape))
+    (x_lo, x_hi), (y_lo, y_hi) = view.ax.get_xlim(), view.ax.get_ylim()
+    centre = np.array([(x_lo + x_hi) / 2, (y_lo + y_hi) / 2])
+    for line, label, level in zip(view.contours, view.labels, LOGISTIC_LEVELS, strict=True):
+        logit = np.log(level / (1 - level))
+        line.set_data(*hyperplane_points(view.ax, w[:2], w[2], offset=logit))
+        # the label sits where the line passes nearest the centre of the view
+        foot = (centre - (centre @ w[:2] + w[2] - logit) / (w[:2] @ w[:2]) * w[:2]
+                if np.any(w[:2]) else centre)
+        label.set_position(foot)
+        label.set_visible(bool(np.any(w[:2])) and x_lo <= foot[0] <= x_hi
+                          and y_lo <= foot[1] <= y_hi)
+    view.ax.title.set_text(f"C = {C:g}: w = {np.round(w, 2).tolist()}")
+    wrong = int(np.sum(np.where(X @ w > 0, 1.0, -1.0) != y))
+    band = 2 * np.log(9) / np.linalg.norm(w[:2])  # from w·x = −log 9 to w·x = log 9
+    return describe(view.fig, f"{len(y)} points in two overlapping classes and logistic "
+                              f"regression's P(y = +1 | x) for C = {C:g}: w = "
+                              f"{np.round(w, 2).tolist()}. The band from P = 0.1 to 0.9 is "
+                              f"{band:.2f} wide; {wrong} points lie on the wrong side of "
+                              f"P = 0.5.")
 
 
 # --- The five losses -------------------------------------------------------------------------
@@ -521,9 +644,9 @@ def show_losses() -> Figure:
     z = np.linspace(-2, 3, 501)
     values = {**linear.losses(z), "squared hinge": linear.squared_hinge(z)}
     fig, (ax,) = figure(1, width=6, height=3.8)
-    styles = {"0-1": ("black", "-"), "squared": ("tab:purple", "--"), "hinge": (POSITIVE, "-"),
-              "log": ("tab:green", "-"), "exponential": (NEGATIVE, ":"),
-              "squared hinge": ("tab:brown", "-.")}
+    styles = {"0-1": ("black", "-"), "squared": (PALETTE[3], "--"), "hinge": (POSITIVE, "-"),
+              "log": (PALETTE[2], "-"), "exponential": (NEGATIVE, ":"),
+              "squared hinge": (PALETTE[5], "-.")}
     for name, value in values.items():
         colour, style = styles[name]
         ax.plot(z, value, color=colour, linestyle=style, label=name, linewidth=1.6)
@@ -531,4 +654,8 @@ def show_losses() -> Figure:
            title="five losses, and the squared hinge")
     ax.axvline(0, color="grey", linewidth=0.6)
     ax.legend(fontsize=8)
-    return fig
+    at = {where: ", ".join(f"{name} {np.interp(where, z, value):.2f}"
+                           for name, value in values.items()) for where in (0.0, 1.0)}
+    return describe(fig, f"Six losses against the margin z = y·(w·x) from {z[0]:g} to "
+                         f"{z[-1]:g}; the 0-1 loss steps from 1 to 0 at z = 0. At z = 0: "
+                         f"{at[0.0]}. At z = 1: {at[1.0]}.")

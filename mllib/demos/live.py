@@ -9,17 +9,23 @@ each frame restores that background and draws the animated artists over it.
 matplotlib keeps this bookkeeping for us: a change to an artist that is not animated marks the
 figure stale, and a change to an animated artist does not. So a stale figure means a new
 background, and the image is always what a full draw would show, except that animated artists
-come on top of the static ones of their axes.
+come on top of the static ones of their axes: anything that must stay on top of a moving artist
+(points over a moving curve, a legend) is marked animated too. Two things mark a figure stale
+though nothing static changed, and so cost a full draw per frame: ``ax.set_title`` (it resets
+the title's placement; change ``ax.title.set_text`` instead) and an animated legend's own
+drawing (use :func:`animate_legend`).
 """
 
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator
 
 from matplotlib import image as mpl_image
 from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.legend import Legend
 
 # zlib level 1: the default level takes longer than drawing a simple frame, and the image only
 # travels from the kernel to the browser.
@@ -30,6 +36,26 @@ def animate(*artists: Artist) -> None:
     """Mark ``artists`` as the ones a widget updates in place (drawn over the background)."""
     for artist in artists:
         artist.set_animated(True)
+
+
+def _descendants(artist: Artist) -> Iterator[Artist]:
+    for child in artist.get_children():
+        yield child
+        yield from _descendants(child)
+
+
+def animate_legend(legend: Legend) -> Legend:
+    """Mark ``legend`` animated and keep its drawing from marking the figure stale; returns it.
+
+    Drawing a legend lays out its boxes again, which marks each of them stale, and through them
+    the axes and the figure: an animated legend would make every next frame draw the whole
+    figure, background included. It is drawn on every frame anyway, so its parts need not
+    report a change, and its texts and handles can change each frame (``set_text``,
+    ``set_visible``)."""
+    animate(legend)
+    for child in _descendants(legend):
+        child.stale_callback = None
+    return legend
 
 
 def animated_artists(fig: Figure) -> list[Artist]:

@@ -9,18 +9,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+import contourpy
 import numpy as np
 from matplotlib.axes import Axes
-from matplotlib.colors import ListedColormap
+from matplotlib.collections import LineCollection, PathCollection
+from matplotlib.colors import ListedColormap, to_rgb
 from matplotlib.figure import Figure
+from matplotlib.image import AxesImage
 from matplotlib.patches import Patch
+from matplotlib.text import Text
 
 from mllib import data, multiclass, perceptron
-from mllib.plotting import figure, markdown_table
+from mllib.demos.live import animate, animate_legend
+from mllib.plotting import MARKERS, PALETTE, describe, figure, markdown_table
 
-COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple")
-_LIGHT = ("#d3e5f5", "#fde3c8", "#d5efd5", "#f6d2d2", "#e6dcef")
-MARKERS = ("o", "s", "^", "D", "v")
+COLOURS = PALETTE[:5]  # class c is drawn in COLOURS[c] with marker MARKERS[c]
+# Each class's colour mixed with four parts of white: its region's shade, light enough for the
+# points of every class to stand out on it.
+_LIGHT = tuple(tuple(0.8 + 0.2 * np.array(to_rgb(colour))) for colour in COLOURS)
+SHAPES = ("circles", "squares", "triangles", "diamonds", "downward triangles")
 # Three classes in a row: the middle one cannot be cut off from the other two by one line.
 ROW_CENTRES = ((-3.0, 0.0), (0.0, 0.0), (3.0, 0.0))
 # Four classes around a square, for the perceptron and ECOC widgets.
@@ -43,14 +50,24 @@ def with_bias(X: np.ndarray) -> np.ndarray:
     return np.hstack([X, np.ones((len(X), 1))])
 
 
-def scatter_classes(ax: Axes, X: np.ndarray, y: np.ndarray, k: int, size: float = 18) -> None:
-    """2-D points coloured by class 0..k-1."""
+def scatter_classes(ax: Axes, X: np.ndarray, y: np.ndarray, k: int,
+                    size: float = 18) -> list[PathCollection]:
+    """2-D points of classes 0..k-1, each class its own colour and marker shape."""
+    scatters = []
     for c in range(k):
         rows = y == c
-        ax.scatter(X[rows, 0], X[rows, 1], s=size, c=COLOURS[c], marker=MARKERS[c],
-                   edgecolors="white", linewidths=0.5, label=f"class {c}")
+        scatters.append(ax.scatter(X[rows, 0], X[rows, 1], s=size, color=COLOURS[c],
+                                   marker=MARKERS[c], edgecolors="white", linewidths=0.5,
+                                   label=f"class {c}"))
     ax.set_xlabel("$x_1$")
     ax.set_ylabel("$x_2$")
+    return scatters
+
+
+def classes_words(y: np.ndarray, k: int) -> str:
+    """The points of an alt text: "90 points in three classes (30 circles of class 0, ...)"."""
+    counts = ", ".join(f"{int(np.sum(y == c))} {SHAPES[c]} of class {c}" for c in range(k))
+    return f"{len(y)} points in {k} classes ({counts})"
 
 
 def _grid(X: np.ndarray, pad: float = 0.8, size: int = 120):
@@ -59,13 +76,49 @@ def _grid(X: np.ndarray, pad: float = 0.8, size: int = 120):
     return g1, g2, np.column_stack([g1.ravel(), g2.ravel()])
 
 
-def draw_regions(ax: Axes, X: np.ndarray, y: np.ndarray, k: int, predict) -> None:
-    """Shade the plane by ``predict(points) -> labels``, then scatter the data."""
+def _cells(g1: np.ndarray, g2: np.ndarray) -> tuple[float, float, float, float]:
+    """The image extent whose pixels are centred on the grid's points (as pcolormesh's)."""
+    half = (g1[0, 1] - g1[0, 0]) / 2, (g2[1, 0] - g2[0, 0]) / 2
+    return g1[0, 0] - half[0], g1[0, -1] + half[0], g2[0, 0] - half[1], g2[-1, 0] + half[1]
+
+
+def region_edges(X: np.ndarray, labels: np.ndarray) -> list[np.ndarray]:
+    """The borders between the regions of ``labels`` on :func:`_grid`'s grid for X, as (m, 2)
+    vertex arrays (contourpy, which matplotlib's contour uses): the pale shades alone are too
+    close in contrast to tell the regions apart."""
+    g1, g2, _ = _grid(X)
+    return [line for c in np.unique(labels)
+            for line in contourpy.contour_generator(g1, g2, (labels == c).astype(float))
+            .lines(0.5)]
+
+
+@dataclass(frozen=True)
+class Regions:
+    """What :func:`draw_regions` drew: the shaded regions image and their borders (which a
+    widget updates with ``set_data`` and ``set_segments``), and the scatter of each class."""
+
+    image: AxesImage
+    edges: LineCollection
+    scatters: list[PathCollection]
+
+    def show(self, labels: np.ndarray, edges: list[np.ndarray]) -> None:
+        """Shade the regions of ``labels`` and draw their borders ``edges``
+        (:func:`region_edges`)."""
+        self.image.set_data(labels)
+        self.edges.set_segments(edges)
+
+
+def draw_regions(ax: Axes, X: np.ndarray, y: np.ndarray, k: int, predict) -> Regions:
+    """Shade the plane by ``predict(points) -> labels``, outline the regions, then scatter the
+    data."""
     g1, g2, points = _grid(X)
     labels = predict(points).reshape(g1.shape)
-    ax.pcolormesh(g1, g2, labels, cmap=ListedColormap(_LIGHT[:k]), vmin=-0.5, vmax=k - 0.5,
-                  shading="auto")
-    scatter_classes(ax, X, y, k)
+    image = ax.imshow(labels, cmap=ListedColormap(_LIGHT[:k]), vmin=-0.5, vmax=k - 0.5,
+                      origin="lower", extent=_cells(g1, g2), interpolation="nearest",
+                      aspect="auto")
+    edges = ax.add_collection(LineCollection(region_edges(X, labels), colors="dimgrey",
+                                             linewidths=0.8), autolim=False)
+    return Regions(image, edges, scatter_classes(ax, X, y, k))
 
 
 # --- One-vs-all against all-vs-all -----------------------------------------------------------
@@ -85,6 +138,7 @@ def show_ova_vs_ava() -> Figure:
     ova = multiclass.one_vs_all(with_bias(X), y, k=3)
     ava = multiclass.all_vs_all(with_bias(X), y, k=3)
     fig, (left, right) = figure(2, width=4.5, height=3.6)
+    verdicts = []
     for ax, model, predict, name in (
         (left, ova, multiclass.predict_one_vs_all, "one-vs-all (winner takes all)"),
         (right, ava, multiclass.predict_all_vs_all, "all-vs-all (majority vote)"),
@@ -92,8 +146,11 @@ def show_ova_vs_ava() -> Figure:
         draw_regions(ax, X, y, 3, lambda P, m=model, p=predict: p(m, with_bias(P)))
         accuracy = np.mean(predict(model, with_bias(X)) == y)
         ax.set_title(f"{name}: {accuracy:.0%} right", fontsize=9)
+        verdicts.append(f"{name}, {accuracy:.0%} of the points right")
     left.legend(fontsize=7, loc="upper left")
-    return fig
+    return describe(fig, (
+        f"{classes_words(y, 3)}, in a row with class 1 in the middle, and the regions each "
+        f"scheme assigns to the classes. Left: {verdicts[0]}. Right: {verdicts[1]}."))
 
 
 def ova_rescaled(label: int = 1, scales=(0.1, 0.3, 1.0, 3.0, 10.0)) -> list[tuple[float, float,
@@ -169,6 +226,7 @@ def show_kesler(n: int = 45, seed: int = 2) -> Figure:
     W = perceptron.perceptron(Xk, yk).w.reshape(3, 3)
     fig, (left, right) = figure(2, width=4.5, height=4.0)
     draw_regions(left, X, y, 3, lambda P: multiclass.predict_linear(W, with_bias(P)))
+    accuracy = np.mean(multiclass.predict_linear(W, Xb) == y)
     g1, g2, points = _grid(X)
     for i, j in ((0, 1), (0, 2), (1, 2)):
         diff = (with_bias(points) @ (W[i] - W[j])).reshape(g1.shape)
@@ -186,7 +244,12 @@ def show_kesler(n: int = 45, seed: int = 2) -> Figure:
     right.set_ylabel("the row's binary label", fontsize=8)
     right.set_title(f"the first 12 of {len(Xk)} Kesler rows\n(blocks w_0 | w_1 | w_2)",
                     fontsize=9)
-    return fig
+    return describe(fig, (
+        f"Left: {classes_words(y, 3)} and the regions of the separator a binary perceptron "
+        f"learned on the Kesler expansion, {accuracy:.0%} of the points right, with the three "
+        f"lines (w_i − w_j)·x = 0 dotted. Right: the first 12 of the {len(Xk)} Kesler rows as a "
+        f"matrix of {Xk.shape[1]} columns in three blocks, entries from "
+        f"{shown.min():.1f} (red) to {shown.max():.1f} (blue)."))
 
 
 # --- The multiclass perceptron, update by update ------------------------------------------------
@@ -217,28 +280,74 @@ def update_controls():
     return step, rule
 
 
+@dataclass(frozen=True)
+class _UpdateView:
+    """The update scrubber's figure and the artists each frame updates in place."""
+
+    fig: Figure
+    ax: Axes
+    regions: Regions
+    circle: PathCollection
+
+
+@lru_cache(maxsize=1)
+def _update_view() -> _UpdateView:
+    """Build the scrubber's figure once: the regions (of W = 0 until a frame sets them), the
+    points and their legend, drawn over the regions, and the ring on the updating example."""
+    X, y, _ = perceptron_run(True)  # both rules run on the same data
+    fig, (ax,) = figure(1, width=5.0, height=4.3)
+    regions = draw_regions(ax, X, y, 4, lambda P: np.zeros(len(P), dtype=int))
+    circle = ax.scatter(np.empty(0), np.empty(0), s=220, facecolors="none", edgecolors="black",
+                        linewidths=2)
+    legend = ax.legend(fontsize=7, loc="lower left")
+    ax.title.set_fontsize(9)
+    animate(regions.image, regions.edges, *regions.scatters, circle, ax.title)
+    animate_legend(legend)  # over the regions, so redrawn with them
+    return _UpdateView(fig, ax, regions, circle)
+
+
+@lru_cache(maxsize=512)
+def _update_regions(step: int, conservative: bool) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The labels argmax_i w_i·x on the regions grid after ``step`` updates, and their
+    borders (cached)."""
+    X, _, run = perceptron_run(conservative)
+    W = run.history[step - 1].W if step else np.zeros((4, 3))
+    g1, _, points = _grid(X)
+    labels = multiclass.predict_linear(W, with_bias(points)).reshape(g1.shape)
+    return labels, region_edges(X, labels)
+
+
 def show_update(step: int, conservative: bool = True) -> Figure:
     """The regions argmax_i w_i·x after ``step`` updates (0: all weights zero), with the
     example that caused update ``step`` circled, and the classes it promoted (with the number of
-    promotions when the full update demotes several rivals) and demoted."""
+    promotions when the full update demotes several rivals) and demoted.
+
+    The figure is built once and redrawn in place: each call returns the same Figure."""
     X, y, run = perceptron_run(bool(conservative))
     step = int(np.clip(step, 0, run.mistakes))
     W = run.history[step - 1].W if step else np.zeros((4, 3))
-    fig, (ax,) = figure(1, width=5.0, height=4.3)
-    draw_regions(ax, X, y, 4, lambda P: multiclass.predict_linear(W, with_bias(P)))
+    view = _update_view()
+    view.regions.show(*_update_regions(step, bool(conservative)))
     if step:
         update = run.history[step - 1]
-        ax.scatter(*X[update.index], s=220, facecolors="none", edgecolors="black", linewidths=2)
+        view.circle.set_offsets(X[update.index].reshape(1, 2))
         times = len(update.demoted)  # w_y is promoted once per demoted rival (section 4)
         promoted = f"{update.label} (×{times})" if times > 1 else f"{update.label}"
         what = f"promoted {promoted}, demoted {list(update.demoted)}"
+        cause = (f"the ringed example at ({X[update.index, 0]:.1f}, {X[update.index, 1]:.1f}), "
+                 f"of class {update.label}, {what}")
     else:
+        view.circle.set_offsets(np.empty((0, 2)))
         what = "W = 0: every score ties, class 0 wins"
+        cause = "all weights are 0, every score ties and class 0 wins everywhere"
     wrong = int(np.sum(multiclass.predict_linear(W, with_bias(X)) != y))
-    ax.set_title(f"after {step} of {run.mistakes} updates ({what});\n"
-                 f"{wrong} training error{'' if wrong == 1 else 's'}", fontsize=9)
-    ax.legend(fontsize=7, loc="lower left")
-    return fig
+    errors = f"{wrong} training error{'' if wrong == 1 else 's'}"
+    view.ax.title.set_text(f"after {step} of {run.mistakes} updates ({what});\n{errors}")
+    rule = "conservative" if conservative else "full"
+    return describe(view.fig, (
+        f"{classes_words(y, 4)} and the regions where each class scores highest under the "
+        f"multiclass perceptron ({rule} rule) after {step} of its {run.mistakes} updates: "
+        f"{cause}; {errors}."))
 
 
 # --- Error-correcting output codes ------------------------------------------------------------
@@ -424,38 +533,115 @@ def ecoc_controls(code_name: str = "six learnable bits"):
     return code, flip
 
 
+@dataclass(frozen=True)
+class _EcocView:
+    """The ECOC widget's figure and the artists each frame updates in place."""
+
+    fig: Figure
+    left: Axes
+    right: Axes
+    regions: Regions
+    matrix: AxesImage
+    bits: tuple[PathCollection, PathCollection]
+    columns: list[Text]
+
+
+MAX_BITS = max(code.shape[1] for code in CODES.values())
+# The code matrix spans the same width whatever its number of columns, so that changing the
+# code changes no axis: rows 0..3 from y = 0 down to 3, then under each column its number and
+# its classifier's training accuracy.
+_COLUMN_ROW = 4.15
+
+
+@lru_cache(maxsize=1)
+def _ecoc_view() -> _EcocView:
+    """Build the ECOC figure once: the regions and points (left); the code matrix with its ±1
+    key, a text per bit and a row of column accuracies under it (right)."""
+    X, y = ecoc_data()
+    fig, (left, right) = figure(2, width=4.4, height=3.8)
+    regions = draw_regions(left, X, y, 4, lambda P: np.zeros(len(P), dtype=int))
+    legend = left.legend(fontsize=7, loc="lower left")
+    matrix = right.imshow(np.zeros((4, 1)), cmap="RdBu", vmin=-1, vmax=1,
+                          extent=(-0.5, MAX_BITS - 0.5, 3.5, -0.5), aspect="auto")
+    right.set_xlim(-0.5, MAX_BITS - 0.5)
+    right.set_ylim(_COLUMN_ROW + 0.5, -1.9)  # a band above the rows for the ±1 key
+    right.set_xticks([])
+    # Each entry written on its cell as well as coloured; as markers (one path per sign, drawn
+    # as one collection), which cost a redraw far less than 28 texts.
+    bits = tuple(right.scatter(np.empty(0), np.empty(0), s=120, marker=sign, color="white",
+                               linewidths=0) for sign in ("$+1$", "$-1$"))
+    columns = [right.text(0, _COLUMN_ROW, "", ha="center", va="center", fontsize=7,
+                          linespacing=1.6) for _ in range(MAX_BITS)]
+    right.legend(handles=[Patch(color=matrix.cmap(matrix.norm(bit)), label=f"bit {bit:+d}")
+                          for bit in (1, -1)], loc="upper center", ncol=2, fontsize=7)
+    right.set_yticks(range(4), [f"class {c}" for c in range(4)])
+    right.set_xlabel("column, and its classifier's training accuracy", fontsize=8)
+    for ax in (left, right):
+        ax.title.set_fontsize(9)
+    animate(regions.image, regions.edges, *regions.scatters, left.title, matrix, *bits, *columns,
+            right.title)
+    animate_legend(legend)  # over the regions, so redrawn with them
+    return _EcocView(fig, left, right, regions, matrix, bits, columns)
+
+
+def _show_code(view: _EcocView, code_name: str, column_accuracy: np.ndarray) -> None:
+    """Put ``code_name``'s matrix, its ±1 entries, its columns' numbers and accuracies and its
+    distance in the right panel; a code of L columns spreads them over the panel's width."""
+    code = CODES[code_name]
+    count = code.shape[1]
+    view.matrix.set_data(code)
+    centres = -0.5 + MAX_BITS / count * (np.arange(MAX_BITS) + 0.5)
+    rows, cols = np.indices(code.shape)
+    for marks, sign in zip(view.bits, (1, -1), strict=True):
+        chosen = code == sign
+        marks.set_offsets(np.column_stack([centres[cols[chosen]], rows[chosen]]))
+    for col, text in enumerate(view.columns):
+        text.set_visible(col < count)
+        text.set_x(centres[col])
+        text.set_text(f"{col}\n{column_accuracy[col]:.0%}" if col < count else "")
+    distance = code_distance(code)
+    corrects = (distance - 1) // 2
+    view.right.title.set_text(f"code matrix: rows at least {distance} apart,\n"
+                              f"corrects {corrects} wrong bit{'' if corrects == 1 else 's'}")
+
+
+@lru_cache(maxsize=64)
+def _ecoc_regions(code_name: str, flipped: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Hamming decoding's labels on the regions grid, and their borders (cached by the
+    controls)."""
+    X, _ = ecoc_data()
+    g1, _, points = _grid(X)
+    model = _ecoc_model(code_name, flipped)
+    labels = multiclass.predict_ecoc(model, with_bias(points)).reshape(g1.shape)
+    return labels, region_edges(X, labels)
+
+
 def show_ecoc(code_name: str = "six learnable bits", flipped: int = -1) -> Figure:
     """ECOC with the chosen code matrix: the regions of Hamming decoding (left) and the code
     matrix with each column's training accuracy (right). ``flipped`` >= 0 negates that column's
     classifier, as if it erred everywhere: a code whose rows are at least 3 apart still decodes
     most points right. A ``flipped`` outside the code's columns is clamped to -1 (none) or the
-    last column, so the widget never raises."""
+    last column, so the widget never raises.
+
+    The figure is built once and redrawn in place: each call returns the same Figure."""
     low, high = flip_range(code_name)
     flipped = min(max(int(flipped), low), high)  # a widget never raises: clamp to the code
     frame = ecoc_frame(code_name, flipped)
-    model = _ecoc_model(code_name, flipped)
-    X, y = ecoc_data()
-    code = frame.code
-    fig, (left, right) = figure(2, width=4.4, height=3.8)
-    draw_regions(left, X, y, 4, lambda P: multiclass.predict_ecoc(model, with_bias(P)))
+    _, y = ecoc_data()
+    view = _ecoc_view()
+    _show_code(view, code_name, frame.column_accuracy)
+    view.regions.show(*_ecoc_regions(code_name, flipped))
     broken = f", column {flipped} flipped" if flipped >= 0 else ""
     ties = int(frame.ties.sum())
-    left.set_title(f"Hamming decoding{broken}: {frame.accuracy:.0%} right\n"
-                   f"({ties} tie{'' if ties == 1 else 's'}, sent to the lowest label)",
-                   fontsize=9)
-    left.legend(fontsize=7, loc="lower left")
-    image = right.imshow(code, cmap="RdBu", vmin=-1, vmax=1)
-    for (row, col), bit in np.ndenumerate(code):
-        right.text(col, row, "+1" if bit > 0 else "−1", ha="center", va="center", fontsize=7,
-                   color="white")
-    right.set_ylim(code.shape[0] - 0.5, -1.9)  # a band above the rows for the colour key
-    right.legend(handles=[Patch(color=image.cmap(image.norm(bit)), label=f"bit {bit:+d}")
-                          for bit in (1, -1)], loc="upper center", ncol=2, fontsize=7)
-    right.set_xticks(range(code.shape[1]),
-                     [f"{c}\n{a:.0%}" for c, a in enumerate(frame.column_accuracy)], fontsize=7)
-    right.set_yticks(range(4), [f"class {c}" for c in range(4)])
-    right.set_xlabel("column (its classifier's training accuracy)", fontsize=8)
-    corrects = (frame.distance - 1) // 2
-    right.set_title(f"code matrix: rows at least {frame.distance} apart,\n"
-                    f"corrects {corrects} wrong bit{'' if corrects == 1 else 's'}", fontsize=9)
-    return fig
+    tie_words = f"{ties} tie{'' if ties == 1 else 's'}"
+    view.left.title.set_text(f"Hamming decoding{broken}: {frame.accuracy:.0%} right\n"
+                             f"({tie_words}, sent to the lowest label)")
+    distance = frame.distance
+    corrects = (distance - 1) // 2
+    columns = ", ".join(f"{a:.0%}" for a in frame.column_accuracy)
+    return describe(view.fig, (
+        f"{classes_words(y, 4)} and the regions Hamming decoding assigns with the {code_name} "
+        f"code{broken}: {frame.accuracy:.0%} of the points decoded right, {tie_words} sent to "
+        f"the lowest label. The code matrix's rows are at least {distance} apart, so it "
+        f"corrects {corrects} wrong bit{'' if corrects == 1 else 's'}; its column classifiers "
+        "are right on "        f"{columns} of the training points."))

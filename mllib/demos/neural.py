@@ -6,17 +6,24 @@ Perceptron"; Mitchell (1997) §4.4–4.5 (XOR, Table 4.2).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
+import contourpy
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.collections import LineCollection, PathCollection
+from matplotlib.colors import BoundaryNorm
 from matplotlib.figure import Figure
+from matplotlib.image import AxesImage
+from matplotlib.lines import Line2D
 
 from mllib import neural
 from mllib import perceptron as P
 from mllib.data import xor_table
 from mllib.demos import explore, with_first_frame
-from mllib.plotting import figure, markdown_table
+from mllib.demos.live import animate, animate_legend, set_view
+from mllib.plotting import NEGATIVE, PALETTE, POSITIVE, describe, figure, markdown_table
 
 # mlp(xor, hidden=2, eta=XOR_ETA, epochs=XOR_EPOCHS, seed=...) solves XOR from XOR_SOLVED and
 # sticks on a plateau with one point wrong from XOR_STUCK (tests/test_neural.py checks both).
@@ -38,33 +45,73 @@ def noisy_xor(n: int = 120, *, noise: float = 0.25, seed: int = 0,
     return X[corner] + rng.normal(0, noise, (n, 2)), t[corner]
 
 
-def _regions(ax: Axes, net: neural.Network, X: np.ndarray, t: np.ndarray, *,
-             legend: bool = True) -> None:
-    """The network's output over the plane (shaded, with a colour bar), its o = 1/2 boundary,
-    and the data: circles t = 1, squares t = 0, black-edged; a point on the wrong side of the
-    boundary gets a thick black ring, so it stays visible where o is near 1/2 (white). The
-    marker legend goes at the top (``legend``; XOR's corners leave it free) or to the caller."""
-    grid = np.linspace(-0.75, 1.75, 80)
-    gx, gy = np.meshgrid(grid, grid)
-    o = neural.predict_proba(net, np.column_stack([gx.ravel(), gy.ravel()])).reshape(gx.shape)
-    shade = ax.contourf(gx, gy, o, levels=np.linspace(0, 1, 11), cmap="RdBu", alpha=0.5)
-    ax.contour(gx, gy, o, levels=[0.5], colors="black", linewidths=1.2)
+REGION_LIMITS = (-0.75, 1.75)
+REGION_GRID = np.linspace(*REGION_LIMITS, 200)
+REGION_LEVELS = np.linspace(0, 1, 11)  # the shading's bands of o, as the colour bar shows them
+
+
+@dataclass(frozen=True)
+class _Regions:
+    """A panel of decision regions: the shaded output, its o = 1/2 boundary and the rings on
+    misclassified points, which :func:`_show_network` sets for a network, and the points of
+    each class."""
+
+    shade: AxesImage
+    boundary: LineCollection
+    rings: PathCollection
+    points: tuple[PathCollection, ...]
+
+
+def _regions(ax: Axes, X: np.ndarray, t: np.ndarray, *, legend: bool = True) -> _Regions:
+    """A panel for a network's output over the plane (shaded in bands of 0.1, with a colour
+    bar), its o = 1/2 boundary, and the data: circles t = 1, squares t = 0, black-edged; a
+    point on the wrong side of the boundary gets a thick black ring, so it stays visible where
+    o is near 1/2 (white). The marker legend goes at the top (``legend``; XOR's corners leave it
+    free) or to the caller. :func:`_show_network` draws a network's output in it."""
+    shade = ax.imshow(np.zeros((len(REGION_GRID),) * 2), origin="lower", cmap="RdBu",
+                      norm=BoundaryNorm(REGION_LEVELS, 256), alpha=0.5, interpolation="nearest",
+                      extent=(*REGION_LIMITS, *REGION_LIMITS))
+    boundary = ax.add_collection(LineCollection([], colors="black", linewidths=1.2),
+                                 autolim=False)
     bar = ax.figure.colorbar(shade, ax=ax, ticks=[0, 0.5, 1], fraction=0.05, pad=0.03)
     bar.ax.set_title("o", fontsize=9)
-    wrong = neural.predict(net, X) != t
-    for label, marker, colour in ((1, "o", "tab:blue"), (0, "s", "tab:red")):
-        ax.scatter(*X[t == label].T, marker=marker, c=colour, edgecolors="black",
-                   linewidths=0.6, s=30, label=f"t = {label}", zorder=3)
-    if wrong.any():
-        ax.scatter(*X[wrong].T, marker="o", s=150, facecolors="none", edgecolors="black",
-                   linewidths=1.8, label="misclassified", zorder=4)
+    points = tuple(ax.scatter(*X[t == label].T, marker=marker, c=colour, edgecolors="black",
+                              linewidths=0.6, s=30, label=f"t = {label}", zorder=3)
+                   for label, marker, colour in ((1, "o", POSITIVE), (0, "s", NEGATIVE)))
+    rings = ax.scatter([], [], marker="o", s=150, facecolors="none", edgecolors="black",
+                       linewidths=1.8, label="misclassified", zorder=4)
     if legend:
         ax.legend(fontsize=7, loc="upper center", ncol=3, handletextpad=0.2, columnspacing=0.8)
-    ax.set_xlim(-0.75, 1.75)
-    ax.set_ylim(-0.75, 1.75)
+    ax.set_xlim(*REGION_LIMITS)
+    ax.set_ylim(*REGION_LIMITS)
     ax.set_aspect("equal")
     ax.set_xlabel("$x_1$")
     ax.set_ylabel("$x_2$")
+    return _Regions(shade, boundary, rings, points)
+
+
+def _show_network(regions: _Regions, net: neural.Network, X: np.ndarray, t: np.ndarray,
+                  ) -> np.ndarray:
+    """Draw ``net``'s output, its o = 1/2 boundary and its mistakes on (X, t) in ``regions``;
+    returns which points it gets wrong, shape (n,)."""
+    gx, gy = np.meshgrid(REGION_GRID, REGION_GRID)
+    o = neural.predict_proba(net, np.column_stack([gx.ravel(), gy.ravel()])).reshape(gx.shape)
+    regions.shade.set_data(o)
+    lines = contourpy.contour_generator(gx, gy, o, line_type="Separate").lines(0.5)
+    regions.boundary.set_segments(lines)
+    wrong = neural.predict(net, X) != t
+    regions.rings.set_offsets(X[wrong].reshape(-1, 2))
+    return wrong
+
+
+def _signed(value: float) -> str:
+    """A term after another: "+ 2", "− 0.5"."""
+    return f"{'−' if value < 0 else '+'} {abs(value):g}"
+
+
+def _point(x) -> str:
+    """A point of the plane as "(1, 0)"."""
+    return f"({x[0]:g}, {x[1]:g})"
 
 
 def show_unit(w1: float, w2: float, b: float) -> Figure:
@@ -73,17 +120,24 @@ def show_unit(w1: float, w2: float, b: float) -> Figure:
     X, t = xor_table()
     net = neural.network([[[w1], [w2]]], [[b]])
     fig, (left, right) = figure(2, width=4.4, height=3.6)
-    _regions(left, net, X, t)
-    right_ok = int(np.sum(neural.predict(net, X) == t))
+    wrong = _show_network(_regions(left, X, t), net, X, t)
+    right_ok = int(np.sum(~wrong))
     left.set_title(f"one unit: {right_ok} of 4 XOR points right")
     z = np.linspace(-8, 8, 200)
     right.plot(z, neural.sigmoid(z), color="black", label="σ(z)")
-    right.plot(z, neural.sigmoid_derivative(z), color="tab:red", label="σ'(z) = σ(1 - σ)")
+    right.plot(z, neural.sigmoid_derivative(z), color=PALETTE[1], linestyle="--",
+               label="σ'(z) = σ(1 - σ)")
     right.plot(z, (z >= 0).astype(float), ":", color="grey", label="step [z ≥ 0]")
     right.set_xlabel("z = w·x + b")
     right.set_title("the sigmoid smooths the threshold")
     right.legend(fontsize=8)
-    return fig
+    missed = ", ".join(_point(x) for x in X[wrong])
+    return describe(fig, (
+        f"One sigmoid unit o = σ({w1:g}·x₁ {_signed(w2)}·x₂ {_signed(b)}) over the plane: its "
+        f"boundary o = ½ is a straight line, and it gets {right_ok} of XOR's 4 points right "
+        f"(misclassified, ringed: {missed or 'none'}). Right: σ(z) rising from 0 to 1, its "
+        f"slope σ(1 − σ) peaking at {float(neural.sigmoid_derivative(0.0)):g} at z = 0, and "
+        f"the 0/1 step at z = 0 that σ smooths."))
 
 
 @lru_cache(maxsize=4)
@@ -99,17 +153,27 @@ def show_xor_runs() -> Figure:
     X, t = xor_table()
     runs = xor_runs()
     fig, axes = figure(3, width=3.6, height=3.4)
-    for ax, run, seed in zip(axes, runs, (XOR_SOLVED, XOR_STUCK), strict=False):
-        _regions(ax, run.network, X, t)
-        right = int(np.sum(neural.predict(run.network, X) == t))
+    seeds = (XOR_SOLVED, XOR_STUCK)
+    counts = []
+    for ax, run, seed, style in zip(axes, runs, seeds, ("-", "--"), strict=False):
+        right = int(np.sum(~_show_network(_regions(ax, X, t), run.network, X, t)))
+        counts.append(right)
         ax.set_title(f"seed {seed}: {right} of 4 right", fontsize=10)
-        axes[2].plot(run.losses, label=f"seed {seed}")
+        axes[2].plot(run.losses, style, label=f"seed {seed}")
     axes[2].set_yscale("log")
     axes[2].set_xlabel("epoch")
     axes[2].set_ylabel("mean squared loss ½(t - o)²")
     axes[2].set_title("training loss", fontsize=10)
     axes[2].legend()
-    return fig
+    wrong = [", ".join(_point(x) for x in X[neural.predict(run.network, X) != t]) or "none"
+             for run in runs]
+    return describe(fig, (
+        f"Decision regions of a 2-2-1 network after {XOR_EPOCHS} epochs on XOR (η = "
+        f"{XOR_ETA:g}): from seed {seeds[0]} it gets {counts[0]} of 4 points right "
+        f"(misclassified: {wrong[0]}), from seed {seeds[1]} {counts[1]} of 4 (misclassified, "
+        f"ringed: {wrong[1]}). Training loss on a log scale: seed {seeds[0]} falls from "
+        f"{runs[0].losses[0]:.3f} to {runs[0].losses[-1]:.4f}, seed {seeds[1]} from "
+        f"{runs[1].losses[0]:.3f} to {runs[1].losses[-1]:.4f}."))
 
 
 def boolean_network(X, t, *, scale: float = 10.0) -> neural.Network:
@@ -170,11 +234,45 @@ def backprop_table(net: neural.Network, x, t: float) -> str:
     return markdown_table(["quantity", "value", "error term"], rows)
 
 
+class _GrowingRun:
+    """The trainer's run for one (η, width, seed), trained only as far as a frame has asked.
+
+    Moving η, the width or the seed starts a run; moving the epoch (or pressing Step or Run)
+    extends it. Training on from the last network with the same generator gives exactly the
+    epochs one :func:`mllib.neural.mlp` call of ``WIDGET_EPOCHS`` epochs gives: the generator
+    draws the first weights, then one order of the examples per epoch, in the same sequence.
+    """
+
+    def __init__(self, eta: float, width: int, seed: int) -> None:
+        self.eta, self.width = eta, width
+        self.rng = np.random.default_rng(seed)
+        self.history: list[neural.Epoch] = []
+
+    def upto(self, epoch: int) -> list[neural.Epoch]:
+        """The history from epoch 0 to ``epoch`` (0 <= epoch <= WIDGET_EPOCHS), training on as
+        far as needed."""
+        if not 0 <= epoch <= WIDGET_EPOCHS:
+            raise ValueError(f"epoch must be between 0 and {WIDGET_EPOCHS}; got {epoch}.")
+        if len(self.history) <= epoch:
+            X, t = noisy_xor()
+            start = self.history[-1].network if self.history else None
+            done = len(self.history) - 1 if self.history else 0
+            run = neural.mlp(X, t, hidden=self.width, eta=self.eta, epochs=max(epoch - done, 1),
+                             batch_size=10, seed=self.rng, start=start)
+            self.history += [replace(step, epoch=done + step.epoch)
+                             for step in run.history[1 if self.history else 0:]]
+        return self.history[:epoch + 1]
+
+
 @lru_cache(maxsize=32)
+def _growing_run(eta: float, width: int, seed: int) -> _GrowingRun:
+    return _GrowingRun(eta, width, seed)
+
+
 def _training(eta: float, width: int, seed: int) -> neural.MLPResult:
-    X, t = noisy_xor()
-    return neural.mlp(X, t, hidden=width, eta=eta, epochs=WIDGET_EPOCHS, batch_size=10,
-                      seed=seed)
+    """The trainer's whole run for (η, width, seed): ``WIDGET_EPOCHS`` epochs."""
+    history = _growing_run(eta, width, seed).upto(WIDGET_EPOCHS)
+    return neural.MLPResult(history[-1].network, tuple(history))
 
 
 def training_losses(eta: float, width: int, seed: int) -> np.ndarray:
@@ -193,39 +291,92 @@ def jump_ratios(high: float = 8.0, low: float = 2.0, width: int = 3,
     return np.array([largest_rise(high, seed) / largest_rise(low, seed) for seed in seeds])
 
 
+# The loss axis's top: the first of these above the highest loss so far (with 5% to spare),
+# so that the axis stays put while the run goes on.
+LOSS_TOPS = (0.15, 0.2, 0.3, 0.55)
+
+
+def loss_top(losses: np.ndarray) -> float:
+    """The loss axis's upper limit for ``losses``: the first of :data:`LOSS_TOPS` at least
+    1.05 times their maximum (a mean ½(t - o)² never exceeds ½)."""
+    return next(top for top in LOSS_TOPS if top >= 1.05 * float(np.max(losses)))
+
+
+@dataclass(frozen=True)
+class _TrainingView:
+    """The trainer's figure and the artists each frame updates in place."""
+
+    fig: Figure
+    left: Axes
+    right: Axes
+    regions: _Regions
+    loss: Line2D
+
+
+@lru_cache(maxsize=1)
+def _training_view() -> _TrainingView:
+    """Build the trainer's figure once: the points, colour bar, axes and legend stay; the
+    shading, boundary, rings, loss curve and titles move."""
+    X, t = noisy_xor()
+    fig, (left, right) = figure(2, width=4.4, height=3.6)
+    regions = _regions(left, X, t, legend=False)  # the noisy points fill the panel
+    loss, = right.plot([], [], color="black")
+    right.set_xlim(0, WIDGET_EPOCHS)
+    right.set_ylim(0, LOSS_TOPS[0])
+    right.set_xlabel("epoch")
+    right.set_ylabel("mean loss ½(t - o)²")
+    legend = right.legend(*left.get_legend_handles_labels(), fontsize=8, loc="upper right",
+                          title="points (left)", title_fontsize=8)
+    for ax in (left, right):
+        ax.set_title(" ", fontsize=10)
+    # Animated artists are drawn over the static ones of their axes: the points and the legend
+    # are animated too, so that the shading stays under the points and the curve under the
+    # legend, as in a full draw.
+    animate(regions.shade, regions.boundary, regions.rings, *regions.points, loss, left.title,
+            right.title)
+    animate_legend(legend)
+    return _TrainingView(fig, left, right, regions, loss)
+
+
 def show_training(eta: float, width: int, seed: int, epoch: int) -> Figure:
     """The trainer's frame: the decision regions after ``epoch`` epochs and the loss so far.
 
-    The whole run for (η, width, seed) is computed once and cached; moving ``epoch`` only
-    reads its history.
+    The run for (η, width, seed) is cached and trained only as far as ``epoch``: moving the
+    epoch forward trains the epochs in between, moving it back only reads the history. The
+    figure is built once and redrawn in place: each call returns the same Figure.
     """
     X, t = noisy_xor()
-    run = _training(eta, width, seed)
-    now = run.history[epoch]
-    fig, (left, right) = figure(2, width=4.4, height=3.6)
-    _regions(left, now.network, X, t, legend=False)  # the noisy points fill the panel
-    accuracy = np.mean(neural.predict(now.network, X) == t)
-    left.set_title(f"epoch {epoch}: training accuracy {accuracy:.0%}", fontsize=10)
-    right.plot(run.losses[: epoch + 1], color="black")
-    right.set_xlim(0, WIDGET_EPOCHS)
-    right.set_ylim(0, max(0.15, float(run.losses.max()) * 1.05))
-    right.set_xlabel("epoch")
-    right.set_ylabel("mean loss ½(t - o)²")
-    right.set_title(f"η = {eta:g}, {width} hidden units, seed {seed}", fontsize=10)
-    right.legend(*left.get_legend_handles_labels(), fontsize=8, loc="upper right",
-                 title="points (left)", title_fontsize=8)
-    return fig
+    history = _growing_run(eta, width, seed).upto(epoch)
+    losses = np.array([step.loss for step in history])
+    view = _training_view()
+    wrong = _show_network(view.regions, history[-1].network, X, t)
+    accuracy = 1 - np.mean(wrong)
+    view.left.title.set_text(f"epoch {epoch}: training accuracy {accuracy:.0%}")
+    view.loss.set_data(np.arange(len(losses)), losses)
+    set_view(view.right, (0, WIDGET_EPOCHS), (0, loss_top(losses)))
+    view.right.title.set_text(f"η = {eta:g}, {width} hidden units, seed {seed}")
+    loss = (f"went from {losses[0]:.4f} at epoch 0 to {losses[-1]:.4f}" if epoch else
+            f"starts at {losses[0]:.4f}")
+    return describe(view.fig, (
+        f"Epoch {epoch} of training {width} hidden units with η = {eta:g} (seed {seed}) on "
+        f"{len(t)} noisy XOR points: {accuracy:.0%} right, {int(wrong.sum())} misclassified "
+        f"(ringed). The mean loss {loss}."))
 
 
 def trainer():
     """Sliders for η, the hidden width and the seed, and an epoch slider with a Step button
-    (``STEP_EPOCHS`` more epochs) and a Play button (Run) that advance training."""
+    (``STEP_EPOCHS`` more epochs) and a Run toggle (a hidden ``Play`` control) that advance
+    training."""
     import ipywidgets
 
     epoch = ipywidgets.IntSlider(value=0, min=0, max=WIDGET_EPOCHS, description="epoch",
                                  continuous_update=False)
+    # The Play control keeps time in the browser, but its buttons are icons without a name: it
+    # stays hidden, driven by a Run toggle (a labelled <button>, Enter or Space) linked to it.
     play = ipywidgets.Play(value=0, min=0, max=WIDGET_EPOCHS, step=STEP_EPOCHS, interval=150,
-                           description="Run")
+                           description="Run", layout=ipywidgets.Layout(display="none"))
+    run = ipywidgets.ToggleButton(description="Run", tooltip="play the epochs to the end; "
+                                  "press again to pause")
     view = explore(show_training,
                    eta=ipywidgets.FloatSlider(value=2.0, min=0.1, max=8.0, step=0.1,
                                               description="learning rate η",
@@ -240,6 +391,7 @@ def trainer():
     if isinstance(view, Figure):  # nbgrader is executing the notebook: one static frame
         return view
     ipywidgets.jslink((play, "value"), (epoch, "value"))
+    ipywidgets.jslink((run, "value"), (play, "playing"))
     step = ipywidgets.Button(description="Step", tooltip=f"{STEP_EPOCHS} more epochs")
 
     def step_once(_button) -> None:
@@ -253,7 +405,7 @@ def trainer():
         def _repr_mimebundle_(self, **kwargs) -> tuple[dict, dict]:
             return with_first_frame(super()._repr_mimebundle_(**kwargs), view.result)
 
-    return Trainer([ipywidgets.HBox([step, play]), view])
+    return Trainer([ipywidgets.HBox([step, run, play]), view])
 
 
 def gradient_check_table(check: neural.GradientCheck, net: neural.Network) -> str:

@@ -10,12 +10,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
 from mllib import online
 from mllib import perceptron as P
 from mllib.data import noisy
-from mllib.plotting import figure, markdown_table
+from mllib.demos.live import animate, set_view
+from mllib.plotting import PALETTE, describe, figure, markdown_table
 
 # --- Threshold functions ---------------------------------------------------------------------
 
@@ -105,15 +108,20 @@ def winnow_vs_perceptron(ns=(8, 16, 32, 64, 128, 256), k: int = 2, m: int = 400,
 def show_scaling(result: Scaling) -> Figure:
     """Mistakes against n on a log-2 axis: Winnow's grow like log n, the perceptron's like n."""
     fig, (ax,) = figure(1, width=6, height=3.8)
-    ax.plot(result.ns, result.perceptron, "s-", color="tab:orange", label="perceptron")
-    ax.plot(result.ns, result.winnow, "o-", color="tab:blue", label="Winnow")
+    ax.plot(result.ns, result.perceptron, "s-", color=PALETTE[1], label="perceptron")
+    ax.plot(result.ns, result.winnow, "o-", color=PALETTE[0], label="Winnow")
     bound = [online.winnow_bound(result.k, n) for n in result.ns]
-    ax.plot(result.ns, bound, ":", color="tab:blue", label="Winnow's bound 3k(⌊log₂ n⌋+1)+1")
+    ax.plot(result.ns, bound, ":", color=PALETTE[0], label="Winnow's bound 3k(⌊log₂ n⌋+1)+1")
     ax.set_xscale("log", base=2)
     ax.set(xlabel="number of variables n", ylabel="mistakes until a clean pass",
            title=f"a {result.k}-disjunction among n variables")
     ax.legend(fontsize=8)
-    return fig
+    return describe(fig, f"Mean mistakes until a clean pass against the number of variables n "
+                         f"from {result.ns[0]} to {result.ns[-1]} (log scale), for a "
+                         f"{result.k}-disjunction: Winnow's grow from {result.winnow[0]:.1f} to "
+                         f"{result.winnow[-1]:.1f}, under its bound ({bound[0]} to {bound[-1]}); "
+                         f"the perceptron's from {result.perceptron[0]:.1f} to "
+                         f"{result.perceptron[-1]:.1f}.")
 
 
 def extensions_table(seed: int = 4) -> str:
@@ -213,8 +221,8 @@ def show_shift(shift: Shift) -> Figure:
     """Cumulative mistakes of Winnow and Winnow-R, with each shift of the target marked."""
     fig, (ax,) = figure(1, width=7.0, height=3.8)
     t = np.arange(1, len(shift.winnow) + 1)
-    ax.plot(t, shift.winnow, color="tab:orange", label="Winnow")
-    ax.plot(t, shift.winnow_r, color="tab:blue", linestyle="--", label="Winnow-R (weights >= ½)")
+    ax.plot(t, shift.winnow, color=PALETTE[1], label="Winnow")
+    ax.plot(t, shift.winnow_r, color=PALETTE[0], linestyle="--", label="Winnow-R (weights >= ½)")
     names = [" ∨ ".join(f"x{j + 1}" for j in target) for target in SHIFT_TARGETS]
     for at in shift.shifts:
         ax.axvline(at, color="grey", linestyle=":", linewidth=0.8)
@@ -224,7 +232,11 @@ def show_shift(shift: Shift) -> Figure:
     ax.set(xlabel="examples seen", ylabel="cumulative mistakes", ylim=(0, top * 1.12),
            title="a target that shifts four times (CS446's Winnow-R)")
     ax.legend(fontsize=8, loc="center left")
-    return fig
+    plain, robust = shift.after_last_shift()
+    return describe(fig, f"Cumulative mistakes of Winnow and Winnow-R over {len(t)} examples "
+                         f"whose target shifts {len(shift.shifts)} times ({' then '.join(names)}): "
+                         f"Winnow ends at {shift.winnow[-1]}, Winnow-R at {shift.winnow_r[-1]}; "
+                         f"on the last target Winnow makes {plain} mistakes, Winnow-R {robust}.")
 
 
 # --- Experts ---------------------------------------------------------------------------------
@@ -274,6 +286,7 @@ class ExpertsFrame:
     eliminated_at: int | None
 
 
+@lru_cache(maxsize=64)  # a slider moved back and forth redraws without rerunning the learners
 def experts_frame(beta: float, noise: float) -> ExpertsFrame:
     """The curves and bounds of the experts widget: the best expert; halving (β = 0) or
     deterministic weighted majority with its bound; for β > 0 randomised weighted majority's
@@ -313,29 +326,105 @@ def experts_scale(frame: ExpertsFrame) -> float:
                      + [bound for bound in frame.bounds.values() if bound <= rounds]))
 
 
+EXPERTS_LEGEND_INCHES = 2.6  # a column right of the experts widget's axes for its legend
+CURVE_STYLES = ((PALETTE[4], "-"), (PALETTE[0], "-"), (PALETTE[2], "--"))  # best, WM, RWM
+BOUND_COLOURS = (PALETTE[0], PALETTE[2])  # WM's (or halving's), randomised WM's
+HIDDEN = "_hidden"  # the label of a line a frame does not use (legends leave out "_" labels)
+
+
+@dataclass(frozen=True)
+class _ExpertsView:
+    """The experts widget's figure and the lines each frame updates in place: up to three
+    curves, two bounds and the round at which every expert is eliminated."""
+
+    fig: Figure
+    ax: Axes
+    curves: tuple[Line2D, ...]
+    bounds: tuple[Line2D, ...]
+    eliminated: Line2D
+
+
+@lru_cache(maxsize=1)
+def _experts_view() -> _ExpertsView:
+    """Build the experts figure once. The lines and the title change in place; a new y-range
+    or new legend labels (their numbers change with the sliders) redraw the whole figure."""
+    rounds = len(experts_problem(0.0)[1])
+    t = np.arange(1, rounds + 1)
+    width = 9.6
+    fig, (ax,) = figure(1, width=width, height=3.8)
+    fig.subplots_adjust(right=1 - EXPERTS_LEGEND_INCHES / width)  # the legend, inside the canvas
+    curves = tuple(ax.plot(t, np.zeros(rounds), color=colour, linestyle=style)[0]
+                   for colour, style in CURVE_STYLES)
+    ax.set_xlim(ax.get_xlim())  # the rounds' range, whatever the other lines
+    bounds = tuple(ax.axhline(0, color=colour, linestyle=":") for colour in BOUND_COLOURS)
+    eliminated = ax.axvline(0, color=PALETTE[1], linestyle=":")
+    ax.set(xlabel="round", ylabel="cumulative mistakes")
+    animate(*curves, *bounds, eliminated, ax.title)
+    return _ExpertsView(fig, ax, curves, bounds, eliminated)
+
+
+def _show_line(line: Line2D, label: str | None, **data) -> None:
+    """Show ``line`` with ``label`` and the data given (``xdata`` or ``ydata``), or, when
+    ``label`` is None, hide it with zeros for that data (the state it was built in, so that a
+    frame holds the same artists whatever the frames before it)."""
+    line.set_visible(label is not None)
+    line.set_label(HIDDEN if label is None else label)
+    line.set(**data)
+
+
 def show_experts(beta: float, noise: float) -> Figure:
-    """Cumulative mistakes of the best expert and the learners, with the bounds that apply."""
+    """Cumulative mistakes of the best expert and the learners, with the bounds that apply.
+
+    The figure is built once and redrawn in place: each call returns the same Figure."""
     frame = experts_frame(beta, noise)
     rounds = len(next(iter(frame.curves.values())))
-    t, top = np.arange(1, rounds + 1), 1.08 * experts_scale(frame)
-    fig, (ax,) = figure(1, width=9.6, height=3.8)
-    fig.subplots_adjust(right=1 - 2.6 / 9.6)  # a column for the legend, inside the canvas
-    styles = (("black", "-"), ("tab:blue", "-"), ("tab:green", "--"))
-    for (label, curve), (colour, style) in zip(frame.curves.items(), styles, strict=False):
-        ax.plot(t, curve, color=colour, linestyle=style, label=label)
-    for (label, bound), colour in zip(frame.bounds.items(), ("tab:blue", "tab:green"),
-                                      strict=False):
-        if bound > top:  # only bounds above the rounds, vacuous for this run, are left out
+    top = 1.08 * experts_scale(frame)
+    view = _experts_view()
+    curves, bounds = list(frame.curves.items()), list(frame.bounds.items())
+    for k, line in enumerate(view.curves):
+        label, curve = curves[k] if k < len(curves) else (None, np.zeros(rounds))
+        _show_line(line, label, ydata=curve)
+    for k, line in enumerate(view.bounds):
+        label, bound = bounds[k] if k < len(bounds) else (None, 0.0)
+        if label is not None and bound > top:  # a bound above the rounds is vacuous here
             label += f"\n(off scale: > {rounds} rounds)"
-        ax.axhline(bound, color=colour, linestyle=":", label=label)
+        _show_line(line, label, ydata=[bound, bound])
+    at = frame.eliminated_at
+    _show_line(view.eliminated, None if at is None else
+               f"no perfect expert: all {N_EXPERTS}\neliminated by round {at}",
+               xdata=[at or 0, at or 0])
+    set_view(view.ax, view.ax.get_xlim(), (0, top))
+    view.ax.title.set_text(f"{N_EXPERTS} experts, β = {beta:g}, best expert's error rate "
+                           f"{noise:g}")
+    _update_legend(view.ax)
+    return describe(view.fig, _experts_alt(frame, beta, noise, top))
+
+
+def _update_legend(ax: Axes) -> None:
+    """Give ``ax`` a legend of its visible lines beside the axes, made anew only when their
+    labels changed (a new legend redraws the whole figure)."""
+    labels = [line.get_label() for line in ax.get_lines() if line.get_visible()]
+    legend = ax.get_legend()
+    if legend is None or [text.get_text() for text in legend.get_texts()] != labels:
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+
+
+def _experts_alt(frame: ExpertsFrame, beta: float, noise: float, top: float) -> str:
+    """The experts frame in words: every curve's final count, the bounds (those above ``top``,
+    the axis's end, are off scale) and the elimination."""
+    rounds = len(next(iter(frame.curves.values())))
+    ends = "; ".join(f"{label.split(' (')[0]} {curve[-1]:.0f}"
+                     for label, curve in frame.curves.items())
+    text = (f"Cumulative mistakes over {rounds} rounds of the best of {N_EXPERTS} experts and of "
+            f"the learners, β = {beta:g}, best expert's error rate {noise:g}. After {rounds} "
+            f"rounds: {ends}.")
+    if frame.bounds:
+        text += " Bounds: " + ", ".join(label + (f" (above {rounds}, off scale)"
+                                                 if bound > top else "")
+                                        for label, bound in frame.bounds.items()) + "."
     if frame.eliminated_at is not None:
-        ax.axvline(frame.eliminated_at, color="tab:red", linestyle=":",
-                   label=f"no perfect expert: all {N_EXPERTS}\neliminated by round "
-                         f"{frame.eliminated_at}")
-    ax.set(xlabel="round", ylabel="cumulative mistakes", ylim=(0, top),
-           title=f"{N_EXPERTS} experts, β = {beta:g}, best expert's error rate {noise:g}")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
-    return fig
+        text += f" Every expert is eliminated by round {frame.eliminated_at}."
+    return text
 
 
 def best_epsilon(best_mistakes: int, n_experts: int = N_EXPERTS) -> tuple[float, float]:

@@ -13,10 +13,22 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Rectangle
 
 from mllib import data, pac, perceptron
-from mllib.plotting import NEGATIVE, POSITIVE, figure, log_axis, markdown_table
+from mllib.demos.live import animate, animate_legend, set_view
+from mllib.plotting import (
+    NEGATIVE,
+    PALETTE,
+    POSITIVE,
+    describe,
+    figure,
+    log_axis,
+    markdown_table,
+)
 
 # The target of the simulations: x1 ∧ ¬x2 ∧ x3 over n = 10 variables.
 N_VARIABLES = 10
@@ -66,36 +78,108 @@ def _curves_in_h(eps: float, delta: float) -> tuple[np.ndarray, np.ndarray]:
             np.array([pac.agnostic_sample_size(10.0**k, eps, delta) for k in LOG10_H_GRID]))
 
 
+def decades(values) -> tuple[float, float]:
+    """The powers of 10 just below and above ``values``' finite positive entries: a log axis's
+    view that stays put while the values move within the same decades (so a widget's
+    background need not be drawn again)."""
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values) & (values > 0)]
+    low, high = np.floor(np.log10(values.min())), np.ceil(np.log10(values.max()))
+    return 10.0**low, 10.0 ** max(high, low + 1)
+
+
+def nice_ceiling(value: float) -> float:
+    """The least of 1, 2, 5, 10, 20, 50, ... that is >= ``value`` (> 0): a linear axis's top
+    that stays put while the values move below it."""
+    power = 10.0 ** np.floor(np.log10(value))
+    return float(next(step * power for step in (1, 2, 5, 10) if step * power >= value))
+
+
+@dataclass(frozen=True)
+class _SampleSizesView:
+    """The ε/δ/|H| widget's figure and the artists each frame updates in place."""
+
+    fig: Figure
+    left: Axes
+    right: Axes
+    in_eps: tuple[Line2D, Line2D]
+    in_h: tuple[Line2D, Line2D]
+    dots: tuple[Line2D, Line2D]
+    eps_line: Line2D
+
+
+# The two bounds' styles: colour and dash, so that colour is not the only cue.
+REALIZABLE_STYLE = {"color": POSITIVE, "linestyle": "-"}
+AGNOSTIC_STYLE = {"color": NEGATIVE, "linestyle": "--"}
+
+
+@functools.lru_cache(maxsize=1)
+def _sample_sizes_view() -> _SampleSizesView:
+    """Build the ε/δ/|H| widget's figure once: the axes, labels and legends stay; the curves,
+    the dots, the ε line and the titles move, and the views change by whole decades (left) or
+    1-2-5 steps (right)."""
+    fig, (left, right) = figure(2, width=5.0, height=3.8)
+    in_eps = (left.plot([], [], label="realizable (Occam)", **REALIZABLE_STYLE)[0],
+              left.plot([], [], label="agnostic (Hoeffding)", **AGNOSTIC_STYLE)[0])
+    log_axis(left, "x")
+    log_axis(left, "y")
+    left.set_xlim(*_padded_log(EPS_GRID[0], EPS_GRID[-1]))
+    dots = (left.plot([], [], "ko", ms=5)[0], right.plot([], [], "ko", ms=5)[0])
+    eps_line = left.axvline(EPS_GRID[0], color="grey", linewidth=0.8)
+    left.set_xlabel("ε (accuracy)")
+    left.set_ylabel("examples m")
+    left.legend(loc="upper right", fontsize=8)  # the curves fall to the right: room above
+    in_h = (right.plot([], [], label="realizable", **REALIZABLE_STYLE)[0],
+            right.plot([], [], label="agnostic", **AGNOSTIC_STYLE)[0])
+    right.set_xlim(LOG10_H_GRID[0] - 1.5, LOG10_H_GRID[-1] + 1.5)
+    right.set_xlabel("log₁₀|H|")
+    right.set_ylabel("examples m")
+    right.legend(loc="upper left", fontsize=8)  # the curves rise to the right: room above
+    animate(*in_eps, *in_h, *dots, eps_line, left.title, right.title)
+    return _SampleSizesView(fig, left, right, in_eps, in_h, dots, eps_line)
+
+
+def _padded_log(low: float, high: float, pad: float = 0.05) -> tuple[float, float]:
+    """A log axis's view from ``low`` to ``high`` with ``pad`` of the span to spare each side
+    (matplotlib's default margins)."""
+    ratio = (high / low) ** pad
+    return low / ratio, high * ratio
+
+
 def show_sample_sizes(eps: float, delta: float, log10_h: float) -> Figure:
     """The ε/δ/|H| sliders' frame: m against ε (left) and against log₁₀|H| (right), both bounds.
 
     The realizable (Occam) size grows like 1/ε, the agnostic one like 1/ε²; both grow only with
-    ln|H| and ln(1/δ).
+    ln|H| and ln(1/δ). The figure is built once and redrawn in place: each call returns the same
+    Figure.
     """
     h_size = 10.0**log10_h
     curves = _curves_in_eps(log10_h, delta)
     occam, agnostic = (pac.occam_sample_size(h_size, eps, delta),
                        pac.agnostic_sample_size(h_size, eps, delta))
-    fig, (left, right) = figure(2, width=5.0, height=3.8)
-    left.plot(curves.eps, curves.occam, color=POSITIVE, label="realizable (Occam)")
-    left.plot(curves.eps, curves.agnostic, color=NEGATIVE, label="agnostic (Hoeffding)")
-    log_axis(left, "x")
-    log_axis(left, "y")
-    left.plot([eps, eps], [occam, agnostic], "ko", ms=5)
-    left.axvline(eps, color="grey", linewidth=0.8)
-    left.set_xlabel("ε (accuracy)")
-    left.set_ylabel("examples m")
-    left.set_title(f"|H| = 10^{log10_h:g}, δ = {delta:g}")
-    left.legend(fontsize=8)
     occam_in_h, agnostic_in_h = _curves_in_h(eps, delta)
-    right.plot(LOG10_H_GRID, occam_in_h, color=POSITIVE, label="realizable")
-    right.plot(LOG10_H_GRID, agnostic_in_h, color=NEGATIVE, label="agnostic")
-    right.plot([log10_h, log10_h], [occam, agnostic], "ko", ms=5)
-    right.set_xlabel("log₁₀|H|")
-    right.set_ylabel("examples m")
-    right.set_title(f"ε = {eps:.3g}: m = {occam:,} realizable, {agnostic:,} agnostic")
-    right.legend(fontsize=8)
-    return fig
+    view = _sample_sizes_view()
+    view.in_eps[0].set_data(curves.eps, curves.occam)
+    view.in_eps[1].set_data(curves.eps, curves.agnostic)
+    set_view(view.left, view.left.get_xlim(),
+             decades([*curves.occam, *curves.agnostic, occam, agnostic]))
+    view.dots[0].set_data(np.array([eps, eps]), np.array([occam, agnostic]))
+    view.eps_line.set_xdata([eps, eps])
+    view.left.title.set_text(f"|H| = 10^{log10_h:g}, δ = {delta:g}")
+    view.in_h[0].set_data(LOG10_H_GRID, occam_in_h)
+    view.in_h[1].set_data(LOG10_H_GRID, agnostic_in_h)
+    set_view(view.right, view.right.get_xlim(), (0.0, nice_ceiling(1.05 * agnostic_in_h.max())))
+    view.dots[1].set_data(np.array([log10_h, log10_h]), np.array([occam, agnostic]))
+    view.right.title.set_text(f"ε = {eps:.3g}: m = {occam:,} realizable, {agnostic:,} agnostic")
+    return describe(view.fig, (
+        f"Examples needed with |H| = 10^{log10_h:g} and δ = {delta:g}: at ε = {eps:.3g}, "
+        f"{occam:,} in the realizable case (Occam) and {agnostic:,} in the agnostic case "
+        f"(Hoeffding). Left, against ε from {curves.eps[0]:g} to {curves.eps[-1]:g}: the "
+        f"realizable size falls from {curves.occam[0]:,} to {curves.occam[-1]:,} (like 1/ε), "
+        f"the agnostic one from {curves.agnostic[0]:,} to {curves.agnostic[-1]:,} (like 1/ε²). "
+        f"Right, against log₁₀|H| from 0 to 30: both grow in a straight line, the realizable "
+        f"from {occam_in_h[0]:,} to {occam_in_h[-1]:,}, the agnostic from "
+        f"{agnostic_in_h[0]:,} to {agnostic_in_h[-1]:,}."))
 
 
 @dataclass(frozen=True)
@@ -139,27 +223,60 @@ def bound_comparison(eps: float, delta: float, n_max: int = 40) -> BoundComparis
     )
 
 
-def show_bound_comparison(n: int, eps: float, delta: float) -> Figure:
-    """The n/ε/δ sliders' frame: three sample sizes for conjunctions against n."""
-    comparison = bound_comparison(eps, delta)
+@dataclass(frozen=True)
+class _BoundView:
+    """The n/ε/δ widget's figure and the artists each frame updates in place."""
+
+    fig: Figure
+    ax: Axes
+    curves: tuple[Line2D, Line2D, Line2D]
+    dots: Line2D
+
+
+@functools.lru_cache(maxsize=1)
+def _bound_view() -> _BoundView:
+    """Build the n/ε/δ widget's figure once: the axes, labels and legend stay; the three
+    curves, the dots and the title move, and the view changes by whole decades."""
     fig, (ax,) = figure(1, width=6.5, height=3.8)
-    ax.plot(comparison.n, comparison.vc_upper, color="tab:red",
-            label="VC upper bound (VC = n; 2 at n = 1)")
-    ax.plot(comparison.n, comparison.occam, color=POSITIVE, label="Occam, |H| = 3ⁿ + 1")
-    ax.plot(comparison.n, comparison.vc_lower, color="grey", linestyle="--",
-            label="VC lower bound (a theorem for VC > 2)")
-    row = n - 1
-    ax.plot([n] * 3, [comparison.vc_upper[row], comparison.occam[row], comparison.vc_lower[row]],
-            "ko", ms=5)
+    curves = (
+        ax.plot([], [], color=PALETTE[1], label="VC upper bound (VC = n; 2 at n = 1)")[0],
+        ax.plot([], [], color=POSITIVE, linestyle="-.", label="Occam, |H| = 3ⁿ + 1")[0],
+        ax.plot([], [], color="grey", linestyle="--",
+                label="VC lower bound (a theorem for VC > 2)")[0])
+    dots, = ax.plot([], [], "ko", ms=5)
     log_axis(ax, "y")
+    ax.set_xlim(-1, 42)
     ax.set_xlabel("n (variables)")
     ax.set_ylabel("examples m")
+    ax.legend(loc="upper left", fontsize=8)  # the curves rise with n: room above at small n
+    animate(*curves, dots, ax.title)
+    return _BoundView(fig, ax, curves, dots)
+
+
+def show_bound_comparison(n: int, eps: float, delta: float) -> Figure:
+    """The n/ε/δ sliders' frame: three sample sizes for conjunctions against n. The figure is
+    built once and redrawn in place: each call returns the same Figure."""
+    comparison = bound_comparison(eps, delta)
+    view = _bound_view()
+    series = (comparison.vc_upper, comparison.occam, comparison.vc_lower)
+    for line, values in zip(view.curves, series, strict=True):
+        line.set_data(comparison.n, values)
+    set_view(view.ax, view.ax.get_xlim(), decades(np.concatenate(series)))
+    row = n - 1
+    view.dots.set_data([n] * 3, [values[row] for values in series])
     lower = comparison.vc_lower[row]
     lower_text = f"{lower:,.0f}" if np.isfinite(lower) else "none (VC ≤ 2)"
-    ax.set_title(f"n = {n}: VC bound {comparison.vc_upper[row]:,}, |H| bound "
-                 f"{comparison.occam[row]:,}, lower bound {lower_text}")
-    ax.legend(fontsize=8)
-    return fig
+    view.ax.title.set_text(f"n = {n}: VC bound {comparison.vc_upper[row]:,}, |H| bound "
+                           f"{comparison.occam[row]:,}, lower bound {lower_text}")
+    last = comparison.n[-1]
+    return describe(view.fig, (
+        f"Examples needed to learn conjunctions over n variables with ε = {eps:.3g}, "
+        f"δ = {delta:g}. At n = {n}: the VC upper bound {comparison.vc_upper[row]:,}, the |H| "
+        f"bound {comparison.occam[row]:,}, the lower bound {lower_text}. From n = 1 to {last} "
+        f"the VC bound grows from {comparison.vc_upper[0]:,} to {comparison.vc_upper[-1]:,} "
+        f"and the |H| bound from {comparison.occam[0]:,} to {comparison.occam[-1]:,}, "
+        f"{'always' if np.all(comparison.occam < comparison.vc_upper) else 'not always'} "
+        f"below it."))
 
 
 def elimination_table(result: pac.EliminationResult, y: np.ndarray, names: str) -> str:
@@ -221,11 +338,25 @@ def first_reliable_m(sim: pac.Simulation) -> int | None:
     return int(sim.sample_sizes[0] if len(above) == 0 else sim.sample_sizes[above[-1] + 1])
 
 
-@functools.lru_cache(maxsize=64)
+# exact_failure's results by (ε, distribution): the longest run of m = 1, 2, ... computed so far.
+_exact_failures: dict[tuple[float, str], np.ndarray] = {}
+
+
 def exact_failure(eps: float, distribution: str, max_m: int) -> np.ndarray:
-    """The exact P[error > ε] for m = 1..max_m (:func:`mllib.pac.failure_probability`)."""
-    return pac.failure_probability(TARGET, DISTRIBUTIONS[distribution], np.arange(1, max_m + 1),
-                                   eps)
+    """The exact P[error > ε] for m = 1..max_m (:func:`mllib.pac.failure_probability`).
+
+    Cached by (ε, distribution) and extended only by the m's not computed yet: the widget asks
+    for the curve and, for the crossing, for its first Occam-m entries. Read-only.
+    """
+    key = (float(eps), distribution)
+    known = _exact_failures.get(key, np.zeros(0))
+    if len(known) < max_m:
+        more = pac.failure_probability(TARGET, DISTRIBUTIONS[distribution],
+                                       np.arange(len(known) + 1, max_m + 1), eps)
+        known = np.concatenate([known, more])
+        known.flags.writeable = False
+        _exact_failures[key] = known
+    return known[:max_m]
 
 
 def exact_reliable_m(eps: float, delta: float, distribution: str) -> int:
@@ -239,6 +370,66 @@ def exact_reliable_m(eps: float, delta: float, distribution: str) -> int:
     return 1 if len(above) == 0 else int(above[-1]) + 2
 
 
+@dataclass(frozen=True)
+class _SimulationView:
+    """The simulation widget's figure and the artists each frame updates in place."""
+
+    fig: Figure
+    left: Axes
+    right: Axes
+    bars: tuple[Rectangle, ...]
+    eps_line: Line2D
+    curves: tuple[Line2D, Line2D, Line2D]
+    delta_line: Line2D
+    occam_line: Line2D
+    dot: Line2D
+
+
+ERROR_BINS = np.linspace(0, MAX_ERROR, 27)
+
+
+@functools.lru_cache(maxsize=1)
+def _simulation_view() -> _SimulationView:
+    """Build the simulation widget's figure once: the axes, labels and legends stay (their
+    entries' numbers change with ε); the bars, lines, dot and titles move. Every distribution's
+    simulation is run here, when the cell runs, so that the dropdown switches at once."""
+    for name in DISTRIBUTIONS:
+        learning_curve(EPS_MIN, 0.05, name)
+    fig, (left, right) = figure(2, width=5.0, height=4.9)
+    fig.subplots_adjust(bottom=1.4 / 4.9)  # room below the panels for the right one's legend
+    bars = tuple(left.bar(ERROR_BINS[:-1], np.zeros(len(ERROR_BINS) - 1),
+                          width=np.diff(ERROR_BINS), align="edge", color=POSITIVE))
+    left.set_xlim(0, MAX_ERROR)
+    eps_line = left.axvline(0, color="black", linestyle="--", label="ε")
+    left.set_xlabel("true error of the learned conjunction")
+    left_legend = left.legend(fontsize=8)
+    curves = (right.plot([], [], color=POSITIVE, label="trials")[0],
+              right.plot([], [], color="black", linestyle=":", label="exact")[0],
+              right.plot([], [], color=PALETTE[1], linestyle="-.",
+                         label="|H|(1 − ε)^m (capped at 1)")[0])
+    delta_line = right.axhline(0, color="black", linewidth=0.8, label="δ")
+    occam_line = right.axvline(1, color="grey", linestyle="--", label="Occam m")
+    dot, = right.plot([], [], "ko", ms=6)
+    log_axis(right, "x")
+    right.set_ylim(-0.03, 1.08)
+    right.set_xlabel("examples m")
+    right.set_ylabel("probability")
+    right_legend = right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), fontsize=7,
+                                ncol=2)
+    animate(*bars, eps_line, *curves, delta_line, occam_line, dot, left.title, right.title)
+    # Their entries' numbers change with ε: redrawn with every frame, not with the background.
+    animate_legend(left_legend)
+    animate_legend(right_legend)
+    return _SimulationView(fig, left, right, bars, eps_line, curves, delta_line, occam_line,
+                           dot)
+
+
+def _set_legend_texts(ax: Axes, texts: list[str]) -> None:
+    """Rename ``ax``'s legend entries."""
+    for entry, text in zip(ax.get_legend().get_texts(), texts, strict=True):
+        entry.set_text(text)
+
+
 def show_simulation(m: int, eps: float, distribution: str, delta: float = 0.05) -> Figure:
     """The simulation widget's frame.
 
@@ -246,39 +437,52 @@ def show_simulation(m: int, eps: float, distribution: str, delta: float = 0.05) 
     the axis stops at ``MAX_ERROR``, above every error a learned conjunction can have. Right:
     the empirical P[error > ε] against m, next to δ and the union bound |H|(1 - ε)^m; the dashed
     line is the Occam m, where the bound first promises failure at most δ. The right panel's
-    legend sits below the axes, clear of the curves.
+    legend sits below the axes, clear of the curves. The figure is built once and redrawn in
+    place: each call returns the same Figure.
     """
+    view = _simulation_view()
     sim = learning_curve(eps, delta, distribution, m=m)
     row = int(np.flatnonzero(sim.sample_sizes == m)[0])
+    counts, _ = np.histogram(sim.exact_errors[row], bins=ERROR_BINS)
+    for bar, count in zip(view.bars, counts, strict=True):
+        bar.set_height(count)
+    # One height for every distribution at this m: switching them keeps the background.
+    tallest = max(np.histogram(learning_curve(eps, delta, name, m=m).exact_errors[row],
+                               bins=ERROR_BINS)[0].max() for name in DISTRIBUTIONS)
+    set_view(view.left, (0, MAX_ERROR), (0, nice_ceiling(1.05 * tallest)))
+    view.eps_line.set_xdata([eps, eps])
+    if view.left.get_ylabel() != f"trials (of {sim.trials})":  # set_ylabel redraws all
+        view.left.set_ylabel(f"trials (of {sim.trials})")
+    rate = sim.failure_rate[row]
+    view.left.title.set_text(f"m = {m}: P̂[error > ε] = {rate:.3f} (δ = {delta:g})")
     shown = sim.sample_sizes <= max(1.3 * sim.occam_m, 300)
-    fig, (left, right) = figure(2, width=5.0, height=4.9)
-    fig.subplots_adjust(bottom=1.4 / 4.9)  # room below the panels for the right one's legend
-    left.hist(sim.exact_errors[row], bins=np.linspace(0, MAX_ERROR, 27), color=POSITIVE)
-    left.set_xlim(0, MAX_ERROR)
-    left.axvline(eps, color="black", linestyle="--", label=f"ε = {eps:g}")
-    left.set_xlabel("true error of the learned conjunction")
-    left.set_ylabel(f"trials (of {sim.trials})")
-    left.set_title(f"m = {m}: P̂[error > ε] = {sim.failure_rate[row]:.3f} (δ = {delta:g})")
-    left.legend(fontsize=8)
-    reliable = first_reliable_m(sim)
-    exact = exact_failure(float(eps), distribution, int(sim.sample_sizes[shown].max()))
-    right.plot(sim.sample_sizes[shown], sim.failure_rate[shown], color=POSITIVE,
-               label=f"{sim.trials} trials: P̂[error > ε] (≤ δ from m = {reliable})")
-    exact_m = exact_reliable_m(eps, delta, distribution)
-    right.plot(sim.sample_sizes[shown], exact, color="black", linestyle=":",
-               label=f"exact P[error > ε] (≤ δ from m = {exact_m})")
-    right.plot(sim.sample_sizes[shown], np.minimum(sim.failure_bound[shown], 1.05),
-               color="tab:red", label="|H|(1 − ε)^m (capped at 1)")
-    right.axhline(delta, color="black", linewidth=0.8, label=f"δ = {delta:g}")
-    right.axvline(sim.occam_m, color="grey", linestyle="--", label=f"Occam m = {sim.occam_m}")
-    right.plot([m], [sim.failure_rate[row]], "ko", ms=6)
-    log_axis(right, "x")
-    right.set_ylim(-0.03, 1.08)
-    right.set_xlabel("examples m")
-    right.set_ylabel("probability")
-    right.set_title(distribution)
-    right.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), fontsize=7, ncol=2)
-    return fig
+    sizes = sim.sample_sizes[shown]
+    exact = exact_failure(float(eps), distribution, int(sizes.max()))
+    for line, values in zip(view.curves, (sim.failure_rate[shown], exact,
+                                          np.minimum(sim.failure_bound[shown], 1.05)),
+                            strict=True):
+        line.set_data(sizes, values)
+    # Every ε of the slider shares one m axis, up to the longest simulation: moving ε moves
+    # the curves along a fixed scale (and keeps the background).
+    longest = learning_curve(EPS_MIN, 0.05, distribution).sample_sizes.max()
+    set_view(view.right, _padded_log(1, max(longest, sizes.max())), (-0.03, 1.08))
+    view.delta_line.set_ydata([delta, delta])
+    view.occam_line.set_xdata([sim.occam_m, sim.occam_m])
+    view.dot.set_data([m], [rate])
+    view.right.title.set_text(distribution)
+    reliable, exact_m = first_reliable_m(sim), exact_reliable_m(eps, delta, distribution)
+    _set_legend_texts(view.left, [f"ε = {eps:g}"])
+    _set_legend_texts(view.right, [
+        f"{sim.trials} trials: P̂[error > ε] (≤ δ from m = {reliable})",
+        f"exact P[error > ε] (≤ δ from m = {exact_m})", "|H|(1 − ε)^m (capped at 1)",
+        f"δ = {delta:g}", f"Occam m = {sim.occam_m}"])
+    above = int(np.sum(sim.exact_errors[row] > eps))
+    return describe(view.fig, (
+        f"Left: the true errors of {sim.trials} conjunctions learned from m = {m} examples "
+        f"({distribution}); {above} of them exceed ε = {eps:g}, a rate of {rate:.3f} against "
+        f"δ = {delta:g}. Right: that rate against m falls to δ or below from m = {reliable} "
+        f"on (exactly: from m = {exact_m}), while the union bound |H|(1 − ε)^m reaches δ only "
+        f"at the Occam m = {sim.occam_m}."))
 
 
 def simulation_table(sim: pac.Simulation, sizes=None) -> str:

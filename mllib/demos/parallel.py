@@ -13,14 +13,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.legend import Legend
+from matplotlib.lines import Line2D
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
 from mllib import parallel
 from mllib import perceptron as P
 from mllib.data import noisy, separable
-from mllib.plotting import figure, markdown_table
+from mllib.demos.live import animate, animate_legend
+from mllib.plotting import MARKERS, PALETTE, describe, figure, markdown_table
 
 MAX_PARTS = 8
 
@@ -74,9 +78,20 @@ def show_scheme(run: parallel.RoundsResult, chunks, round_number: int, words=Non
     ax.set_xlim(-1.0, 8.7)
     ax.set_ylim(ys.min() - 0.7, ys.max() + 0.7)
     ax.axis("off")
+    start = f"[{', '.join(f'{v:g}' for v in before)}]"
     ax.set_title(f"MapReduce round {round_number}: every Map task judges with the same w = "
-                 f"[{', '.join(f'{v:g}' for v in before)}]", fontsize=9)
-    return fig
+                 f"{start}", fontsize=9)
+    return describe(fig, (
+        f"MapReduce round {round_number} on {parts} chunks, every Map task judging with w = "
+        f"{start}: the chunks' Map tasks make {_listed(step.mistakes)} mistakes and emit "
+        f"{_listed(pairs)} key-value pairs; the Reduce sums the {sum(pairs)} pairs key by key "
+        f"into the new w = [{', '.join(f'{v:g}' for v in step.w)}]."))
+
+
+def _listed(counts) -> str:
+    """Counts as prose: "3", "2 and 0", "2, 2 and 1"."""
+    words = [str(int(c)) for c in counts]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 # --- Rounds against partitions --------------------------------------------------------------
@@ -124,6 +139,69 @@ def _epoch_mistakes(run: P.PerceptronResult) -> np.ndarray:
     return np.bincount([u.epoch for u in run.history], minlength=run.epochs + 1)[1:]
 
 
+# Chunk p's line: a colour of PALETTE (black is the sequential line's) and a marker, so that no
+# two of the MAX_PARTS lines look alike, in colour or in shape (WCAG 1.4.1).
+CHUNK_COLOURS = tuple(colour for colour in PALETTE if colour != "#000000")
+LEGEND_COLUMNS = 5
+
+
+def chunk_style(p: int) -> dict:
+    """The line style of chunk p (0-based): its colour and marker."""
+    return {"color": CHUNK_COLOURS[p % len(CHUNK_COLOURS)], "marker": MARKERS[p % len(MARKERS)],
+            "markersize": 3}
+
+
+@dataclass(frozen=True)
+class _PartitionsView:
+    """The partitions slider's figure and the artists each frame updates in place: per panel
+    the sum line and MAX_PARTS chunk lines (those beyond P hidden), and one legend per P."""
+
+    fig: Figure
+    axes: tuple[Axes, Axes]
+    sums: tuple[Line2D, Line2D]
+    chunks: tuple[tuple[Line2D, ...], tuple[Line2D, ...]]
+    legends: tuple[Legend, ...]
+
+
+@lru_cache(maxsize=1)
+def _partitions_view() -> _PartitionsView:
+    """Build the partitions figure once, with limits that hold every P's runs, so that moving
+    the slider only redraws the lines, the titles and the legend."""
+    results = [compare(parts) for parts in range(1, MAX_PARTS + 1)]
+    epochs = _epoch_mistakes(results[0].sequential)  # the same sample, whatever P
+    runs = [run for result in results for run in (result.mapreduce, result.mixing)]
+    top = max(r.total for run in runs for r in run.history)
+    last = max(max(run.rounds for run in runs), len(epochs))
+    rows = -(-(MAX_PARTS + 2) // LEGEND_COLUMNS)  # legend rows below the panels
+    strip = 0.2 + 0.2 * rows  # inches added at the bottom for them
+    fig, axes = figure(2, width=4.6, height=3.8 + strip)
+    fig.subplots_adjust(bottom=(0.6 + strip) / (3.8 + strip))
+    sums, chunks = [], []
+    for ax in axes:
+        ax.plot(np.arange(1, len(epochs) + 1), epochs, "k-", linewidth=1.2,
+                label=f"sequential: {results[0].sequential.epochs} epochs")
+        sums.append(ax.plot([], [], "k:", linewidth=2, drawstyle="steps-mid",
+                            label="all chunks (sum)")[0])
+        chunks.append(tuple(ax.plot([], [], linewidth=1, drawstyle="steps-mid",
+                                    label=f"chunk {p + 1}", **chunk_style(p))[0]
+                            for p in range(MAX_PARTS)))
+        ax.set_yscale("symlog", linthresh=1)
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+        ax.yaxis.set_minor_locator(NullLocator())
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set(xlabel="round (epoch for the sequential line)", ylabel="mistakes (symlog)",
+               xlim=(0.5, last + 0.5), ylim=(0, 2 * top))
+        animate(*ax.lines[1:], ax.title)
+    handles = axes[0].lines
+    legends = tuple(
+        animate_legend(axes[0].add_artist(Legend(
+            axes[0], handles[:parts + 2], [h.get_label() for h in handles[:parts + 2]],
+            fontsize=7, ncol=LEGEND_COLUMNS, loc="lower center", bbox_to_anchor=(0.5, 0.01),
+            bbox_transform=fig.transFigure)))  # below both panels, off the data
+        for parts in range(1, MAX_PARTS + 1))
+    return _PartitionsView(fig, tuple(axes), tuple(sums), tuple(chunks), legends)
+
+
 def show_partitions(parts: int) -> Figure:
     """Mistakes per round of the MapReduce perceptron and of parameter mixing with ``parts``
     chunks: one step line per chunk (not stacked, so each line's height is that chunk's count)
@@ -131,38 +209,37 @@ def show_partitions(parts: int) -> Figure:
 
     Both panels share a symmetric-log y axis (linear below 1, so a round without mistakes sits
     at 0), so the long tail of few mistakes stays visible next to the first rounds' hundreds;
-    rounds are whole numbers; a legend below both panels keys the chunks' colours."""
+    rounds are whole numbers; a legend below both panels keys the chunks' lines. The figure is
+    built once, with the same limits for every P, and redrawn in place: each call returns the
+    same Figure."""
+    if not 1 <= parts <= MAX_PARTS:
+        raise ValueError(f"parts must be between 1 and {MAX_PARTS}; got {parts}.")
     result = compare(parts)
-    columns = 5
-    rows = -(-(parts + 2) // columns)  # legend rows below the panels
-    strip = 0.2 + 0.2 * rows  # inches added at the bottom for them
-    fig, axes = figure(2, width=4.6, height=3.8 + strip)
-    fig.subplots_adjust(bottom=(0.6 + strip) / (3.8 + strip))
-    epochs = _epoch_mistakes(result.sequential)
+    view = _partitions_view()
     runs = (result.mapreduce, result.mixing)
-    top = max(max(r.total for r in run.history) for run in runs)
-    last = max(max(run.rounds for run in runs), len(epochs))
-    for ax, run, name in zip(axes, runs, ("MapReduce (MMDS §12.2.8)", "parameter mixing"),
-                             strict=True):
+    names = ("MapReduce (MMDS §12.2.8)", "parameter mixing")
+    for ax, run, name, total, lines in zip(view.axes, runs, names, view.sums, view.chunks,
+                                           strict=True):
         counts = np.array([r.mistakes for r in run.history], dtype=float)  # (rounds, parts)
         rounds = np.arange(1, len(counts) + 1)
-        ax.plot(np.arange(1, len(epochs) + 1), epochs, "k-", linewidth=1.2,
-                label=f"sequential: {result.sequential.epochs} epochs")
-        ax.plot(rounds, counts.sum(axis=1), "k:", linewidth=2, drawstyle="steps-mid",
-                label="all chunks (sum)")
-        for p in range(parts):
-            ax.plot(rounds, counts[:, p], linewidth=1, drawstyle="steps-mid",
-                    color=f"C{p % 10}", label=f"chunk {p + 1}")
-        ax.set_yscale("symlog", linthresh=1)
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
-        ax.yaxis.set_minor_locator(NullLocator())
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set(xlabel="round (epoch for the sequential line)", ylabel="mistakes (symlog)",
-               title=f"{name}: {run.rounds} rounds", xlim=(0.5, last + 0.5),
-               ylim=(0, 2 * top))
-    fig.legend(*axes[0].get_legend_handles_labels(), fontsize=7, ncol=columns,
-               loc="lower center", bbox_to_anchor=(0.5, 0.01))  # off the data
-    return fig
+        total.set_data(rounds, counts.sum(axis=1))
+        for p, line in enumerate(lines):
+            line.set_visible(p < parts)
+            line.set_data(*((rounds, counts[:, p]) if p < parts else ([], [])))
+        ax.title.set_text(f"{name}: {run.rounds} rounds")  # set_title would stale the figure
+    for number, legend in enumerate(view.legends, start=1):
+        legend.set_visible(number == parts)
+    return describe(view.fig, partitions_alt(result))
+
+
+def partitions_alt(result: Comparison) -> str:
+    """What the partitions figure shows for ``result``, in words (its alt text)."""
+    mapreduce, mixing = result.mapreduce, result.mixing
+    return (f"Mistakes per round with P = {result.parts} chunks, on a symmetric-log scale: the "
+            f"MapReduce perceptron takes {mapreduce.rounds} rounds, starting from "
+            f"{mapreduce.history[0].total} mistakes; parameter mixing takes {mixing.rounds} "
+            f"rounds, starting from {mixing.history[0].total}; the sequential perceptron "
+            f"needs {result.sequential.epochs} epochs.")
 
 
 def comparison_table(parts_list=range(1, MAX_PARTS + 1)) -> str:
@@ -196,7 +273,7 @@ def show_wall_times(times: dict[str, float], cores: int) -> Figure:
     with the ideal time (in-process time / workers) marked for the worker settings."""
     fig, (ax,) = figure(1, width=6.0, height=3.6)
     names = list(times)
-    ax.bar(names, [times[n] for n in names], color=["grey"] + ["tab:blue"] * (len(names) - 1))
+    ax.bar(names, [times[n] for n in names], color=["grey"] + [PALETTE[0]] * (len(names) - 1))
     base = times[names[0]]
     for i, name in enumerate(names[1:], start=1):
         workers = int(name.split()[0])
@@ -205,7 +282,10 @@ def show_wall_times(times: dict[str, float], cores: int) -> Figure:
     ax.set(ylabel="wall time (s)", ylim=(0, 1.4 * max(times.values())),
            title=f"the same rounds on a LocalCluster ({cores} cores on this machine)")
     ax.legend(fontsize=8, loc="upper right")  # in the headroom above the bars
-    return fig
+    measured = "; ".join(f"{name} {times[name]:.2f} s" for name in names)
+    ideal = "; ".join(f"{name} {base / int(name.split()[0]):.2f} s" for name in names[1:])
+    return describe(fig, f"Wall time of the same rounds on a machine with {cores} cores: "
+                         f"{measured}. The ideal (in-process time / workers): {ideal}.")
 
 
 def cluster_verdict(times: dict[str, float], tasks: int) -> str:

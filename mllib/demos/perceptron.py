@@ -12,9 +12,14 @@ from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import FancyArrow
 
 from mllib import data
+from mllib.demos.live import animate, set_view
 from mllib.demos.svm import legend_below, origin_solution
 from mllib.perceptron import (
     PerceptronResult,
@@ -35,9 +40,12 @@ from mllib.perceptron import (
     winnow,
 )
 from mllib.plotting import (
-    draw_hyperplane,
+    MARKERS,
+    PALETTE,
+    describe,
     figure,
     fraction,
+    hyperplane_points,
     log_axis,
     markdown_table,
     scatter_labelled,
@@ -156,69 +164,189 @@ def margin_trend(margins: tuple[float, ...] = MARGIN_GRID,
                        np.array([[r.bound for r in row] for row in runs]))
 
 
-def show_margin_experiment(margin: float, seed: int = 2) -> Figure:
-    """The γ slider's frame: the sample and separators (left); the mistakes against γ averaged
-    over :data:`TREND_SEEDS`, next to (R/γ)², with this γ and this sample marked (right)."""
-    exp = margin_experiment(margin, seed=seed)
+def _points_text(X: np.ndarray, y: np.ndarray) -> str:
+    """The alt text's opening: how many points of each class, and how each is drawn."""
+    return (f"{len(y)} points in two classes ({int(np.sum(y > 0))} circles y = +1, "
+            f"{int(np.sum(y < 0))} squares y = −1)")
+
+
+def misclassified(w: np.ndarray, X: np.ndarray, y: np.ndarray) -> int:
+    """How many examples of X (n, d), y (n,) the separator w·x = 0 gets wrong (y·w·x <= 0)."""
+    return int(np.sum(y * (X @ w) <= 0))
+
+
+def _errors_text(count: int) -> str:
+    return "no point misclassified" if count == 0 else f"{count} points misclassified"
+
+
+def _freeze_view(ax: Axes) -> None:
+    """Keep ``ax``'s current (autoscaled) limits, whatever is added to it later."""
+    ax.set_xlim(ax.get_xlim())
+    ax.set_ylim(ax.get_ylim())
+
+
+@dataclass(frozen=True)
+class _MarginView:
+    """The γ widget's figure and the artists each frame updates in place."""
+
+    fig: Figure
+    left: Axes
+    right: Axes
+    points: tuple[PathCollection, PathCollection]
+    target: Line2D
+    learned: Line2D
+    band: tuple[Line2D, Line2D]
+    star: Line2D
+    marker: Line2D
+
+
+@functools.lru_cache(maxsize=1)
+def _margin_view() -> _MarginView:
+    """Build the γ widget's figure once: the axes, the legends and the trend over
+    :data:`TREND_SEEDS` stay; the sample, the separators, the star, the γ line and the titles
+    move. The legends sit below the axes, where no moving artist is drawn over them (and a
+    legend that moved would be drawn again with every frame)."""
     trend = margin_trend()
     height = 4.6
     fig, (left, right) = figure(2, height=height)
     square_limits(left, 1.05)
-    scatter_labelled(left, exp.X, exp.y, size=12)
-    draw_hyperplane(left, exp.w_star, color="grey", linestyle="--", label="w* (target)")
-    draw_hyperplane(left, exp.run.w, color="black", label="perceptron")
-    for offset in (-exp.margin, exp.margin):
-        draw_hyperplane(left, exp.w_star, offset=offset, color="grey", linewidth=0.6)
-    # The slider's γ is a floor the sample was drawn with; the band and the bound use the
-    # margin w* actually has on this sample, which is at least as wide.
-    left.set_title(f"slider γ = {margin:.3g}, measured γ = {exp.margin:.3g}, R = {exp.radius:.3f}",
-                   fontsize=9)
+    scatter_labelled(left, np.zeros((0, 2)), np.zeros(0), size=12)
+    target, = left.plot([], [], color="grey", linestyle="--", label="w* (target)")
+    learned, = left.plot([], [], color="black", label="perceptron")
+    band = tuple(left.plot([], [], color="grey", linewidth=0.6)[0] for _ in range(2))
     legend_below(fig, left, height, ncol=2)
     right.fill_between(trend.margins, trend.mistakes.min(axis=1), trend.mistakes.max(axis=1),
                        color="grey", alpha=0.25, linewidth=0,
                        label=f"range over {len(trend.seeds)} samples")
     right.plot(trend.margins, trend.mean_mistakes, "o-", ms=3, color="black",
                label="mean mistakes")
-    right.plot(trend.margins, trend.mean_bounds, color="tab:red", label="mean (R/γ)²")
-    right.plot([margin], [exp.run.mistakes], "*", ms=13, color="tab:blue",
-               label=f"this sample (seed {seed})")
-    right.axvline(margin, color="tab:blue", linewidth=0.8)
+    right.plot(trend.margins, trend.mean_bounds, color=PALETTE[1], label="mean (R/γ)²")
     log_axis(right, "x")
     log_axis(right, "y")
     right.set_ylim(bottom=0.5)  # a sample with no mistake still shows on the log axis
+    _freeze_view(right)  # every sample's count lies in the grey range
+    star, = right.plot([], [], "*", ms=13, color=PALETTE[0], label="this sample (seed slider)")
+    marker = right.axvline(trend.margins[0], color=PALETTE[0], linewidth=0.8)
     right.set_xlabel("margin γ the samples were drawn with")
     right.set_ylabel("count (log scale)")
-    right.set_title(f"this sample: {exp.run.mistakes} mistakes ≤ {exp.bound:.0f}")
-    right.legend(loc="upper right", fontsize=7)
-    return fig
+    legend_below(fig, right, height, ncol=2)
+    points = tuple(left.collections[:2])
+    left.title.set_fontsize(9)
+    animate(*points, target, learned, *band, star, marker, left.title, right.title)
+    return _MarginView(fig, left, right, points, target, learned, band, star, marker)
 
 
-def show_update(run: PerceptronResult, X: np.ndarray, y: np.ndarray, k: int) -> Figure:
-    """The scrubber's frame: the hyperplane after k updates and the example that caused it.
+def show_margin_experiment(margin: float, seed: int = 2) -> Figure:
+    """The γ slider's frame: the sample and separators (left); the mistakes against γ averaged
+    over :data:`TREND_SEEDS`, next to (R/γ)², with this γ and this sample marked (right).
 
-    X has shape (n, 2). k = 0 shows the start (w = 0, no hyperplane yet).
-    """
-    if not 0 <= k <= run.mistakes:
-        raise ValueError(f"k must be between 0 and {run.mistakes}, the number of updates.")
+    The figure is built once and redrawn in place: each call returns the same Figure."""
+    exp = margin_experiment(margin, seed=seed)
+    trend = margin_trend()
+    view = _margin_view()
+    for points, label in zip(view.points, (1, -1), strict=True):
+        points.set_offsets(exp.X[exp.y == label])
+    view.target.set_data(*hyperplane_points(view.left, exp.w_star))
+    view.learned.set_data(*hyperplane_points(view.left, exp.run.w))
+    for line, offset in zip(view.band, (-exp.margin, exp.margin), strict=True):
+        line.set_data(*hyperplane_points(view.left, exp.w_star, offset=offset))
+    # The slider's γ is a floor the sample was drawn with; the band and the bound use the
+    # margin w* actually has on this sample, which is at least as wide.
+    view.left.title.set_text(f"slider γ = {margin:.3g}, measured γ = {exp.margin:.3g}, "
+                        f"R = {exp.radius:.3f}")
+    view.star.set_data([margin], [exp.run.mistakes])
+    view.marker.set_xdata([margin, margin])
+    view.right.title.set_text(f"this sample: {exp.run.mistakes} mistakes ≤ {exp.bound:.0f}")
+    means = trend.mean_mistakes
+    return describe(view.fig, (
+        f"Left: {_points_text(exp.X, exp.y)}, drawn with margin γ ≥ {margin:.3g} (measured "
+        f"{exp.margin:.3g}) and R = {exp.radius:.3f}; the perceptron's separator after "
+        f"{exp.run.mistakes} mistakes, {_errors_text(misclassified(exp.run.w, exp.X, exp.y))}. "
+        f"Right: the mean mistakes over {len(trend.seeds)} samples fall from {means[0]:.1f} at "
+        f"γ = {trend.margins[0]:.3g} to {means[-1]:.1f} at γ = {trend.margins[-1]:.3g}, below the "
+        f"mean bound (R/γ)² throughout; this sample makes {exp.run.mistakes} mistakes, bound "
+        f"{exp.bound:.0f}."))
+
+
+@dataclass(frozen=True)
+class _UpdateView:
+    """The update scrubber's figure for one run and its data, and the artists each frame
+    updates in place."""
+
+    fig: Figure
+    ax: Axes
+    before: Line2D
+    after: Line2D
+    ring: PathCollection
+    arrow: FancyArrow
+    half: float
+
+
+# The scrubber's views, by the identity of (run, X, y): the arrays are not hashable, and the
+# notebook passes the same objects on every move. The objects are kept, so no id is reused.
+_update_views: dict[tuple[int, int, int], tuple[object, _UpdateView]] = {}
+
+
+def _update_view(run: PerceptronResult, X: np.ndarray, y: np.ndarray) -> _UpdateView:
+    """The scrubber's figure for (run, X, y), built on the first call: the points and the
+    legend stay; both separators, the ring, the arrow and the title move."""
+    key = (id(run), id(X), id(y))
+    if key in _update_views:
+        return _update_views[key][1]
     height = 5.0
     fig, (ax,) = figure(1, width=5.5, height=height)
     half = 1.1 * float(np.max(np.abs(X)))
     square_limits(ax, half)
     scatter_labelled(ax, X, y, size=14)
+    before, = ax.plot([], [], color="grey", linestyle="--", label="before")
+    after, = ax.plot([], [], color="black", label="after")
+    ring = ax.scatter(*X[:1].T, s=160, facecolors="none", edgecolors=PALETTE[3], linewidths=2,
+                      label="mistake")
+    arrow = ax.arrow(0, 0, half / 2, 0, width=0.01 * half, color="black")
+    legend_below(fig, ax, height)
+    animate(before, after, ring, arrow, ax.title)
+    view = _UpdateView(fig, ax, before, after, ring, arrow, half)
+    if len(_update_views) >= 4:
+        _update_views.pop(next(iter(_update_views)))
+    _update_views[key] = ((run, X, y), view)
+    return view
+
+
+def show_update(run: PerceptronResult, X: np.ndarray, y: np.ndarray, k: int) -> Figure:
+    """The scrubber's frame: the hyperplane after k updates and the example that caused it.
+
+    X has shape (n, 2). k = 0 shows the start (w = 0, no hyperplane yet). The figure is built
+    once per (run, X, y) and redrawn in place: each call returns the same Figure.
+    """
+    if not 0 <= k <= run.mistakes:
+        raise ValueError(f"k must be between 0 and {run.mistakes}, the number of updates.")
+    view = _update_view(run, X, y)
+    view.arrow.set_visible(k > 0)
     if k == 0:
-        ax.set_title("start: w = 0, every example is a mistake")
-        return fig
+        for line in (view.before, view.after):
+            line.set_data([], [])
+        view.ring.set_offsets(np.zeros((0, 2)))
+        view.arrow.set_data(dx=0.0, dy=0.0)  # w = 0 (hidden)
+        view.ax.title.set_text("start: w = 0, every example is a mistake")
+        return describe(view.fig, f"{_points_text(X, y)}; the start: w = 0, so there is no "
+                                  "separator yet and every example counts as a mistake.")
     update = run.history[k - 1]
     previous = run.history[k - 2].w if k > 1 else np.zeros_like(update.w)
-    draw_hyperplane(ax, previous, color="grey", linestyle="--", label="before")
-    draw_hyperplane(ax, update.w, color="black", label="after")
+    view.before.set_data(*hyperplane_points(view.ax, previous))
+    view.after.set_data(*hyperplane_points(view.ax, update.w))
     x = X[update.index]
-    ax.scatter(*x, s=160, facecolors="none", edgecolors="red", linewidths=2, label="mistake")
-    scale = 0.5 * half / max(np.linalg.norm(update.w), 1e-12)
-    ax.arrow(0, 0, *(scale * update.w), width=0.01 * half, color="black")
-    ax.set_title(f"update {k} of {run.mistakes} (epoch {update.epoch}, example {update.index})")
-    legend_below(fig, ax, height)
-    return fig
+    view.ring.set_offsets(x.reshape(1, 2))
+    scale = 0.5 * view.half / max(np.linalg.norm(update.w), 1e-12)
+    view.arrow.set_data(dx=scale * update.w[0], dy=scale * update.w[1])
+    view.ax.title.set_text(f"update {k} of {run.mistakes} (epoch {update.epoch}, example "
+                      f"{update.index})")
+    turned = ("drew the first separator, the solid line" if k == 1 else
+              "turned the separator from the dashed line to the solid one")
+    return describe(view.fig, (
+        f"{_points_text(X, y)}; update {k} of {run.mistakes}: the ringed example "
+        f"{update.index}, at ({x[0]:.2f}, {x[1]:.2f}) with y = {y[update.index]:+.0f}, was "
+        f"misclassified, and adding it {turned}; the separator now has "
+        f"{_errors_text(misclassified(update.w, X, y))}."))
 
 
 @dataclass(frozen=True)
@@ -268,13 +396,19 @@ def show_proof(run: PerceptronResult, radius: float, margin: float) -> Figure:
     axes[2].plot(trace.k, trace.cosine, "o-", ms=3, label="cos(w, w*)")
     axes[2].plot(ks, np.sqrt(ks) * margin / radius, "--", label="√k γ/R")
     axes[2].axhline(1, color="grey", linewidth=0.8)
-    axes[2].axvline(bound, color="red", linewidth=0.8, label="k = (R/γ)²")
+    axes[2].axvline(bound, color=PALETTE[1], linewidth=0.8, label="k = (R/γ)²")
     axes[2].set_title("together: √k γ/R ≤ cos ≤ 1")
     axes[2].set_xscale("log")
     for ax in axes:
         ax.set_xlabel("update k")
         ax.legend(fontsize=8)
-    return fig
+    m = len(trace.k)
+    return describe(fig, (
+        f"The proof's quantities over the run's {m} updates, with R = {radius:.3f} and "
+        f"γ = {margin:.4f}. Claim 1: w·w* climbs to {trace.alignment[-1]:.3f}, never below kγ "
+        f"(which ends at {m * margin:.3f}). Claim 2: ‖w‖² reaches {trace.norm[-1] ** 2:.3f}, "
+        f"never above kR² (ending at {m * radius**2:.3f}). Together: cos(w, w*) ends at "
+        f"{trace.cosine[-1]:.3f}, between √k γ/R and 1, which caps k at (R/γ)² = {bound:.0f}."))
 
 
 # The η widget's starts. From w0 = 0, η only rescales w; from any other start it decides how
@@ -360,33 +494,82 @@ def eta_trend(w0: tuple[float, float], etas: tuple[float, ...] = ETA_GRID) -> np
     return np.array([eta_comparison(eta, w0=w0).scaled.mistakes for eta in etas])
 
 
-def show_eta(eta: float, start: str = "w₀ = 0") -> Figure:
-    """The η slider's frame: the separators of the η = 1 run and the η run from the start
-    ``start`` (a key of :data:`ETA_STARTS`) (left); the mistakes against η from each start,
-    with this η marked (right)."""
-    w0 = ETA_STARTS[start]
-    comparison = eta_comparison(eta, w0=w0)
+@dataclass(frozen=True)
+class _EtaView:
+    """The η widget's figure and the artists each frame updates in place."""
+
+    fig: Figure
+    left: Axes
+    right: Axes
+    start: Line2D
+    base: Line2D
+    scaled: Line2D
+    star: Line2D
+    ylim: tuple[float, float]
+
+
+# The mistakes-against-η curve of each start: colour and marker (colour is never the only cue).
+ETA_STYLES = {"w₀ = 0": ("black", "o"), "w₀ = [-1, 1]": (PALETTE[1], "s")}
+
+
+@functools.lru_cache(maxsize=1)
+def _eta_view() -> _EtaView:
+    """Build the η widget's figure once: the sample, the axes, the legends and both starts'
+    curves stay; the three separators, the star and the titles move."""
+    comparison = eta_comparison(1.0)
     height = 4.6
     fig, (left, right) = figure(2, height=height)
     square_limits(left, 1.05)
     scatter_labelled(left, comparison.X, comparison.y, size=12)
-    draw_hyperplane(left, comparison.w0, color="grey", linestyle=":", label="start w₀")
-    draw_hyperplane(left, comparison.base.w, color="black", linewidth=3, label="η = 1")
-    draw_hyperplane(left, comparison.scaled.w, color="red", linestyle="--", label=f"η = {eta:.3g}")
+    start, = left.plot([], [], color="grey", linestyle=":", label="start w₀")
+    base, = left.plot([], [], color="black", linewidth=3, label="η = 1")
+    scaled, = left.plot([], [], color=PALETTE[3], linestyle="--", label="η of the slider")
     legend_below(fig, left, height)
-    left.set_title(f"{start}: {comparison.scaled.mistakes} mistakes with η = {eta:.3g}, "
-                   f"{comparison.base.mistakes} with η = 1", fontsize=10)
-    for name, colour in zip(ETA_STARTS, ("black", "tab:red"), strict=True):
-        right.plot(ETA_GRID, eta_trend(ETA_STARTS[name]), "o-", ms=3, color=colour, label=name)
-    right.plot([eta], [comparison.scaled.mistakes], "*", ms=13, color="tab:blue",
-               label="this η and start")
+    for name, (colour, marker) in ETA_STYLES.items():
+        right.plot(ETA_GRID, eta_trend(ETA_STARTS[name]), "-", marker=marker, ms=3,
+                   color=colour, label=name)
     log_axis(right, "x")
     log_axis(right, "y")
+    _freeze_view(right)
+    star, = right.plot([], [], "*", ms=13, color=PALETTE[0], label="this η and start")
     right.set_xlabel("learning rate η")
     right.set_ylabel("mistakes until a clean pass")
-    right.set_title(f"‖w_η‖ / ‖w_1‖ = {comparison.scale:.3g}")
-    right.legend(fontsize=8)
-    return fig
+    legend_below(fig, right, height, ncol=2)
+    left.title.set_fontsize(10)
+    animate(start, base, scaled, star, left.title, right.title)
+    return _EtaView(fig, left, right, start, base, scaled, star, right.get_ylim())
+
+
+def show_eta(eta: float, start: str = "w₀ = 0") -> Figure:
+    """The η slider's frame: the separators of the η = 1 run and the η run from the start
+    ``start`` (a key of :data:`ETA_STARTS`) (left); the mistakes against η from each start,
+    with this η marked (right).
+
+    The figure is built once and redrawn in place: each call returns the same Figure."""
+    comparison = eta_comparison(eta, w0=ETA_STARTS[start])
+    mistakes = comparison.scaled.mistakes
+    view = _eta_view()
+    view.start.set_data(*hyperplane_points(view.left, comparison.w0))
+    view.base.set_data(*hyperplane_points(view.left, comparison.base.w))
+    view.scaled.set_data(*hyperplane_points(view.left, comparison.scaled.w))
+    view.left.title.set_text(f"{start}: {mistakes} mistakes with η = {eta:.3g}, "
+                        f"{comparison.base.mistakes} with η = 1")
+    # An η between the slider's steps can fall outside both curves: widen the view to it.
+    low, high = view.ylim
+    set_view(view.right, view.right.get_xlim(),
+             (min(low, mistakes / 1.5), max(high, 1.5 * mistakes)))
+    view.star.set_data([eta], [mistakes])
+    view.right.title.set_text(f"‖w_η‖ / ‖w_1‖ = {comparison.scale:.3g}")
+    trends = {name: eta_trend(w0) for name, w0 in ETA_STARTS.items()}
+    curves = "; ".join(f"from {name}, {trend[0]} at η = {ETA_GRID[0]:g} and {trend[-1]} at "
+                       f"η = {ETA_GRID[-1]:g}" if trend.min() != trend.max()
+                       else f"from {name}, {trend[0]} for every η"
+                       for name, trend in trends.items())
+    return describe(view.fig, (
+        f"Left: {_points_text(comparison.X, comparison.y)}; from {start}, the run with "
+        f"η = {eta:.3g} makes {mistakes} mistakes and the run with η = 1 makes "
+        f"{comparison.base.mistakes}; ‖w_η‖ / ‖w_1‖ = {comparison.scale:.3g}. Right: mistakes "
+        f"until a clean pass over η from {ETA_GRID[0]:g} to {ETA_GRID[-1]:g}: {curves}."))
 
 
 @dataclass(frozen=True)
@@ -432,14 +615,21 @@ def show_noisy(comparison: NoisyComparison) -> Figure:
     left.set_xlabel("epoch")
     left.set_ylabel("updates in the epoch")
     left.set_title("no epoch is ever mistake-free")
-    for name, values in (("last w", comparison.last), ("averaged", comparison.averaged),
-                         ("voted", comparison.voted)):
-        right.plot(comparison.epochs, values, "o-", ms=3, label=name)
+    for (name, values), marker in zip((("last w", comparison.last),
+                                        ("averaged", comparison.averaged),
+                                        ("voted", comparison.voted)), MARKERS[:3], strict=True):
+        right.plot(comparison.epochs, values, "-", marker=marker, ms=3, label=name)
     right.set_xlabel("epochs of training")
     right.set_ylabel("training accuracy")
     right.legend(fontsize=8)
     right.set_title("averaging steadies the answer")
-    return fig
+    return describe(fig, (
+        f"Left: updates in each of {len(comparison.epochs)} epochs on noisy data, between "
+        f"{comparison.mistakes.min()} and {comparison.mistakes.max()}, never 0. Right: training "
+        f"accuracy after 1 to {len(comparison.epochs)} epochs; the last w moves between "
+        f"{comparison.last.min():.3f} and {comparison.last.max():.3f}, the averaged perceptron "
+        f"between {comparison.averaged.min():.3f} and {comparison.averaged.max():.3f}, the voted "
+        f"between {comparison.voted.min():.3f} and {comparison.voted.max():.3f}."))
 
 
 # --- A threshold that is not zero (MMDS §12.2.4) -------------------------------------------------

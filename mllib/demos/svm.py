@@ -19,6 +19,8 @@ from matplotlib.lines import Line2D
 from mllib import data, svm
 from mllib.demos.live import animate, set_view
 from mllib.plotting import (
+    PALETTE,
+    describe,
     draw_hyperplane,
     figure,
     hyperplane_points,
@@ -31,6 +33,9 @@ from mllib.plotting import (
 BOOK_C, BOOK_ETA, BOOK_W0, BOOK_B0 = 0.1, 0.2, (0.0, 1.0), -2.0
 # CS578 L2's sequence of C values.
 CS578_C = (100.0, 10.0, 1.0, 0.1, 0.01)
+
+# What is wrong with a point (its slack, a bad point's cross): a palette colour no class uses.
+SLACK_COLOUR = PALETTE[3]
 
 # Room under the axes for the x label and a legend below it (inches), see :func:`legend_below`.
 BELOW = 1.3
@@ -128,7 +133,17 @@ def draw_svm(ax: Axes, X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float, *,
                    label="support vectors")
     if slacks and np.any(w):
         for start, end in slack_segments(w, b, X, y):
-            ax.plot(*np.transpose([start, end]), color="red", linewidth=1.2)
+            ax.plot(*np.transpose([start, end]), color=SLACK_COLOUR, linewidth=1.2)
+
+
+def points_text(y: np.ndarray) -> str:
+    """An alt text's opening: how many points of each class, and how each is drawn."""
+    return (f"{len(y)} points in two classes ({int(np.sum(y > 0))} circles y = +1, "
+            f"{int(np.sum(y < 0))} squares y = −1)")
+
+
+def _separator_text(w: np.ndarray, b: float) -> str:
+    return f"w = [{_short(w)}], b = {_short([b])}"
 
 
 def show_example_12_8() -> Figure:
@@ -140,7 +155,10 @@ def show_example_12_8() -> Figure:
     ax.set_title(f"w = [{_short(sol.w)}], b = {_short([sol.b])}, "
                  f"γ = 1/‖w‖ = {sol.margin:.3f}")
     ax.legend(loc="best", fontsize=8)  # "best" keeps clear of the points
-    return fig
+    return describe(fig, f"{points_text(y)}; the widest-margin separator "
+                         f"{_separator_text(sol.w, sol.b)}, margin γ = {sol.margin:.3f}, with "
+                         f"its two margin lines; {len(sol.support)} of the {len(y)} points are "
+                         "support vectors, ringed, on the margin lines.")
 
 
 def origin_solution(X: np.ndarray, y: np.ndarray) -> svm.SVMSolution:
@@ -167,12 +185,12 @@ def show_hinge() -> Figure:
     z = np.linspace(-2, 3, 501)
     fig, (ax,) = figure(1, width=5.5, height=3.5)
     ax.plot(z, svm.hinge_loss(z), color="black", linewidth=2, label="hinge max(0, 1 − z)")
-    ax.plot(z, svm.hinge_loss(z) ** 2, color="tab:blue", linestyle="-.",
+    ax.plot(z, svm.hinge_loss(z) ** 2, color=PALETTE[0], linestyle="-.",
             label="squared hinge (L2-loss SVM)")
-    ax.plot(z, np.logaddexp(0.0, -z), color="tab:green", linestyle=":", linewidth=2,
+    ax.plot(z, np.logaddexp(0.0, -z), color=PALETTE[2], linestyle=":", linewidth=2,
             label="logistic log(1 + e^−z)")
     ax.set_ylim(-0.1, 4)
-    ax.step(z, (z <= 0).astype(float), where="post", color="tab:red", linestyle="--",
+    ax.step(z, (z <= 0).astype(float), where="post", color=PALETTE[1], linestyle="--",
             label="mistake (z ≤ 0)")
     ax.axvline(1, color="grey", linewidth=0.8)
     ax.annotate("kink at z = 1:\nno loss from here on", (1, 0), (1.3, 1.2), fontsize=8,
@@ -181,7 +199,13 @@ def show_hinge() -> Figure:
     ax.set_ylabel("loss")
     ax.legend(fontsize=8)
     ax.set_title("the hinge loss (MMDS Fig. 12.17) and two more from CS446", fontsize=10)
-    return fig
+    hinge, logistic = svm.hinge_loss(z), np.logaddexp(0.0, -z)
+    return describe(fig, (
+        f"Four losses against z = y(w·x + b) from {z[0]:g} to {z[-1]:g}: the mistake (0-1) loss, "
+        f"1 up to z = 0 and 0 after; the hinge max(0, 1 − z), falling from {hinge[0]:g} to 0 at "
+        f"z = 1 and 0 beyond, never below the 0-1 loss; the squared hinge, {hinge[0] ** 2:g} at "
+        f"z = {z[0]:g}; and the logistic loss, {logistic[0]:.2f} at z = {z[0]:g}, "
+        f"{np.log(2):.2f} at z = 0 and {logistic[-1]:.2f} at z = {z[-1]:g}."))
 
 
 def show_bias_conventions() -> Figure:
@@ -189,13 +213,16 @@ def show_bias_conventions() -> Figure:
     which gives the horizontal line y = 2.5, and eq. 12.4 + b²/2 (MMDS's descent), which tilts."""
     X, y = svm.mmds_fig_12_18()
     fig, axes = figure(2, width=4.4, height=4.0)
+    panels = []
     for ax, regularize, name in ((axes[0], False, "eq. 12.4 (b free)"),
                                  (axes[1], True, "eq. 12.4 + b²/2 (MMDS's descent)")):
         sol = svm.solve(X, y, C=BOOK_C, regularize_bias=regularize)
         draw_svm(ax, X, y, sol.w, sol.b, pad=1.0)
         ax.set_title(f"{name}\nw = [{_short(sol.w)}], b = {_short([sol.b])}, "
                      f"γ = {sol.margin:.2f}", fontsize=9)
-    return fig
+        panels.append(f"{name}, {_separator_text(sol.w, sol.b)}, margin γ = {sol.margin:.2f}")
+    return describe(fig, f"The same {points_text(y)}, solved exactly with C = {BOOK_C:g} twice. "
+                         f"Left: {panels[0]}. Right: {panels[1]}.")
 
 
 # --- The C slider ----------------------------------------------------------------------------
@@ -265,12 +292,12 @@ def _soft_margin_view(seed: int) -> _SoftMarginView:
                          for offset in (-1, 1))
     support = left.scatter(*fit.X[:1].T, s=170, facecolors="none", edgecolors="black",
                            linewidths=1.2, label="support vectors")
-    slacks = left.add_collection(LineCollection([], colors="red", linewidths=1.2),
+    slacks = left.add_collection(LineCollection([], colors=SLACK_COLOUR, linewidths=1.2),
                                  autolim=False)
     # Below the axes, not on them: at small C the separator runs where "best" would put it.
     legend_below(fig, left, height)
     bars = right.bar(["on the\nmargin", "inside the\nmargin", "mis-\nclassified"], [0, 0, 0],
-                     color=["grey", "tab:orange", "tab:red"])
+                     color=["grey", PALETTE[5], PALETTE[1]])
     right.set_ylabel("support vectors")
     right.set_ylim(0, len(fit.y))
     animate(separator, *margin_lines, support, slacks, *bars, left.title, right.title)
@@ -296,10 +323,14 @@ def show_soft_margin(C: float, seed: int = 3) -> Figure:
     for bar, count in zip(view.bars, (fit.on_margin, fit.inside, fit.misclassified),
                           strict=True):
         bar.set_height(count)
-    view.left.set_title(f"C = {C:.3g}: {len(sol.support)} support vectors, "
+    view.left.title.set_text(f"C = {C:.3g}: {len(sol.support)} support vectors, "
                         f"Σξ = {fit.slack.sum():.2f}")
-    view.right.set_title(f"γ = 1/‖w‖ = {sol.margin:.3f}")
-    return view.fig
+    view.right.title.set_text(f"γ = 1/‖w‖ = {sol.margin:.3f}")
+    return describe(view.fig, (
+        f"{points_text(fit.y)} with C = {C:.3g}: the soft-margin separator "
+        f"{_separator_text(sol.w, sol.b)}, margin γ = {sol.margin:.3f}, total slack "
+        f"Σξ = {fit.slack.sum():.2f}. Its {len(sol.support)} support vectors: {fit.on_margin} on "
+        f"the margin, {fit.inside} inside it, {fit.misclassified} misclassified."))
 
 
 def show_c_gallery(values=CS578_C, seed: int = 3) -> Figure:
@@ -311,7 +342,11 @@ def show_c_gallery(values=CS578_C, seed: int = 3) -> Figure:
                  support=fit.solution.support, slacks=True)
         ax.set_title(f"C = {C:g}: {len(fit.solution.support)} SVs, γ = {fit.solution.margin:.2f}",
                      fontsize=9)
-    return fig
+    fits = [soft_margin(C, seed=seed) for C in values]
+    panels = "; ".join(f"C = {C:g}: {len(fit.solution.support)} support vectors, margin "
+                       f"{fit.solution.margin:.2f}" for C, fit in zip(values, fits, strict=True))
+    return describe(fig, f"The same {points_text(fits[0].y)}, one panel per C, each with its "
+                         f"separator, margin lines, ringed support vectors and slacks. {panels}.")
 
 
 def same_solution(a: svm.SVMSolution, b: svm.SVMSolution, tol: float = 1e-9) -> bool:
@@ -456,25 +491,27 @@ class _DescentView:
 
 @functools.lru_cache(maxsize=1)
 def _descent_view() -> _DescentView:
-    """Build the descent widget's figure once: the six points and the axes' labels stay; the
-    separator, margin lines, crosses, legend and titles move with k, the gap curve with η."""
+    """Build the descent widget's figure once: the six points, the axes' labels and the legend
+    stay; the separator, margin lines, crosses and titles move with k, the gap curve with η.
+    The legend sits below the axes: an animated one would be drawn again with every frame, and
+    drawing it marks the whole figure for a redraw."""
     X, y = svm.mmds_fig_12_18()
-    fig, (left, right) = figure(2, width=4.8)
+    height = 4.6
+    fig, (left, right) = figure(2, width=4.8, height=height)
     scatter_labelled(left, X, y, size=30)
     separator, = left.plot([], [], color="black", label="w·x + b = 0")
     margin_lines = tuple(left.plot([], [], color="grey", linestyle="--", linewidth=1,
                                    label="w·x + b = ±1" if offset > 0 else None)[0]
                          for offset in (-1, 1))
-    crosses = left.scatter(*X[:1].T, s=150, marker="x", color="red", linewidths=1,
+    crosses = left.scatter(*X[:1].T, s=150, marker="x", color=SLACK_COLOUR, linewidths=1,
                            label="bad point")
-    legend = left.legend(loc="best", fontsize=7)
+    legend_below(fig, left, height)
     gap, = right.plot([0], [1], "o-", ms=3, color="black")
-    marker = right.axvline(0, color="red", linewidth=1)
+    marker = right.axvline(0, color=PALETTE[1], linewidth=1)
     log_axis(right, "y")
     right.set_xlabel("iteration")
     right.set_ylabel("f(w, b) − f* (log scale)")
-    # The legend goes where "best" finds room for the frame's separator, so it moves too.
-    animate(separator, *margin_lines, crosses, legend, marker, left.title, right.title)
+    animate(separator, *margin_lines, crosses, marker, left.title, right.title)
     return _DescentView(fig, left, right, separator, margin_lines, crosses, gap, marker)
 
 
@@ -488,7 +525,7 @@ def show_descent(eta: float, k: int, iterations: int = 60) -> Figure:
     """
     if not 0 <= k <= iterations:
         raise ValueError(f"k must be between 0 and {iterations}, the number of iterations.")
-    X, _ = svm.mmds_fig_12_18()
+    X, labels = svm.mmds_fig_12_18()
     run = book_run(iterations, eta)
     optimum = book_optimum()
     step = run.history[k]
@@ -500,7 +537,7 @@ def show_descent(eta: float, k: int, iterations: int = 60) -> Figure:
         line.set_data(*hyperplane_points(view.left, step.w, step.b, offset=offset))
     bad = np.array([c == "x" for c in step.pattern])
     view.crosses.set_offsets(X[bad].reshape(-1, 2))
-    view.left.set_title(f"η = {eta:g}, iteration {k}: bad = {step.pattern}")
+    view.left.title.set_text(f"η = {eta:g}, iteration {k}: bad = {step.pattern}")
     above = np.maximum([s.objective - optimum for s in run.history], 1e-16)
     if not np.array_equal(view.gap.get_ydata(), above):
         view.gap.set_data(np.arange(len(above)), above)
@@ -511,8 +548,14 @@ def show_descent(eta: float, k: int, iterations: int = 60) -> Figure:
         last = len(above) - 1
         view.right.set_xlim(-0.05 * last, 1.05 * last)  # matplotlib's 5% margins
     view.marker.set_xdata([k, k])
-    view.right.set_title(f"f = {step.objective:.4f} at iteration {k}; f* = {optimum:.4f}")
-    return view.fig
+    view.right.title.set_text(f"f = {step.objective:.4f} at iteration {k}; f* = {optimum:.4f}")
+    bad_count = int(bad.sum())
+    return describe(view.fig, (
+        f"Left: the {points_text(labels)} of MMDS Example 12.9 after {k} steps of size "
+        f"η = {eta:g}: {_separator_text(step.w, step.b)}; bad points: {bad_count}"
+        f" (pattern {step.pattern}), crossed. Right: the objective's gap to the optimum f* = "
+        f"{optimum:.4f} over {iterations} iterations, log scale, from {above[0]:.3g} to "
+        f"{above[-1]:.3g}; at iteration {k}, f = {step.objective:.4f}."))
 
 
 # --- Batch GD, SGD and the optimum -----------------------------------------------------------
@@ -593,11 +636,15 @@ def show_comparison(comparison: MethodComparison) -> Figure:
               ("batch GD, decaying η", comparison.batch_decaying),
               ("SGD, constant γ (CS446)", comparison.sgd_constant),
               ("SGD, γ = 1/t (Pegasos)", comparison.sgd_pegasos)]
-    for name, gap in curves:
-        ax.plot(comparison.epochs, np.maximum(gap, 1e-16), label=name)
+    for (name, gap), style in zip(curves, ("-", "--", "-.", ":"), strict=True):
+        ax.plot(comparison.epochs, np.maximum(gap, 1e-16), linestyle=style, label=name)
     ax.set_yscale("log")
     ax.set_xlabel("epochs (passes over the data)")
     ax.set_ylabel("(f − f*) / f*")
     ax.set_title(f"distance to the exact optimum f* = {comparison.optimum:.3f}")
     ax.legend(fontsize=8)
-    return fig
+    ends = "; ".join(f"{name} {gap[-1]:.1e}" for name, gap in curves)
+    return describe(fig, (
+        f"The relative distance (f − f*)/f* to the exact optimum f* = {comparison.optimum:.3f} "
+        f"after each of {len(comparison.epochs)} epochs, log scale, for four descents. After the "
+        f"last epoch: {ends}."))

@@ -119,7 +119,7 @@ def draw_grid(frame: Callable, controls: dict) -> Grid:
 
 class FramePNG:
     """The first frame, as ``mllib.demos.explore``'s widget keeps it (``view.result.data`` and
-    its alt text ``view.result.alt``, which ``mllib.demos.with_first_frame`` reads)."""
+    its alt text, ``view.result.alt``: a walk-through's box around the widget shows them)."""
 
     def __init__(self, path: Path, alt: str) -> None:
         self.data = path.read_bytes()
@@ -135,8 +135,7 @@ def site_explore(frame: Callable, **controls):
     grid = draw_grid(frame, controls)
     SETTINGS.count += 1
     number = SETTINGS.count
-    start = start_key(grid.controls)
-    first = grid.frames[start]
+    first = grid.frames[start_key(grid.controls)]
     record = {"widget": number, "frames": len(grid.frames),
               "distinct": len(set(grid.frames.values())), "complete": grid.complete,
               "explorable": grid.explorable, "seconds": round(time.perf_counter() - started, 2),
@@ -151,5 +150,5 @@ def site_explore(frame: Callable, **controls):
     shown = [w for w in controls.values() if not isinstance(w, ipywidgets.fixed)]
     view = SiteWidget(shown)
     view.grid, view.number, view.prefix = grid, number, SETTINGS.url_prefix
-    view.result = FramePNG(SETTINGS.folder / first, grid.alts[start])
+    view.result = FramePNG(SETTINGS.folder / first, grid.alts[start_key(grid.controls)])
     return view

@@ -103,7 +103,9 @@ def widget_html(view, actions: list[dict] | None = None) -> str:
         f'<div class="course-widget" id="{ident}" role="group" aria-label="interactive figure">'
         f'<div class="course-widget-controls">{"".join(rows)}</div>'
         f'<img class="course-widget-frame" src="{html.escape(src)}" alt="{html.escape(alt)}">'
-        f'<p class="course-widget-status" aria-live="polite">{html.escape(alt)}</p>'
+        # The same alt text, said again on every frame swap (course-widgets.js): a live region.
+        '<p class="course-widget-status" role="status" aria-live="polite" aria-atomic="true">'
+        f"{html.escape(alt)}</p>"
         f'<p class="course-widget-note">{html.escape(note)}</p>'
         f'<script type="application/json" class="course-widget-data">{payload}</script>'
         "</div>"
@@ -135,5 +137,7 @@ def control_html(ident: str, i: int, control: dict, choice: str, enabled: bool) 
 def action_html(ident: str, i: int, action: dict, enabled: bool) -> str:
     disabled = "" if enabled else " disabled"
     title = f' title="{html.escape(action["title"])}"' if action.get("title") else ""
+    pressed = ' aria-pressed="false"' if action["kind"] == "play" else ""  # a toggle: Run/pause
     return (f'<div class="course-widget-control"><button type="button" id="{ident}-a{i}" '
-            f'data-action="{i}"{title}{disabled}>{html.escape(action["label"])}</button></div>')
+            f'data-action="{i}"{title}{pressed}{disabled}>{html.escape(action["label"])}'
+            "</button></div>")
