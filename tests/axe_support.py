@@ -105,13 +105,19 @@ def problems(page: Page, url: str, ready: str = "",
     narrowed to 320: axe-core's violations (at each of ``axe_widths``), bad alt texts, a
     document wider than the screen, and code or output cut off. ``ready``: a script (a
     function) the page is awaited with after it loads, e.g. until MathJax has typeset it."""
-    found = []
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(url, wait_until="load")
     if ready:
         page.evaluate(ready)
-    found += [f"image with a missing or placeholder alt text: {img}"
-              for img in bad_alt_texts(page)]
+    return loaded_page_problems(page, axe_widths)
+
+
+def loaded_page_problems(page: Page, axe_widths: tuple[int, ...] = (1280, REFLOW_WIDTH),
+                         ) -> list[str]:
+    """:func:`problems` of a page already loaded (and typeset), for a test that opens each page
+    once for several checks."""
+    found = [f"image with a missing or placeholder alt text: {img}"
+             for img in bad_alt_texts(page)]
     for width in (1280, REFLOW_WIDTH):
         page.set_viewport_size({"width": width, "height": 900})
         violations = axe_violations(page) if width in axe_widths else []
