@@ -31,12 +31,14 @@ export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
 .PHONY: lab test test-explore lint lock notebooks site bench clean
 
-# Everything `.[dev]` needs at the locked versions, then the course itself without resolving
-# again (--no-deps), so pip cannot pick other versions than the lock's.
+# Everything `.[dev]` needs at the locked versions, then the course itself, neither resolved
+# again (--no-deps): the lock is complete, and pip cannot pick other versions than its own or
+# add what it leaves out (SLOW_IMPORTS).
 $(STAMP): pyproject.toml $(LOCK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps -r $(LOCK)
+	$(BIN)/python -m pip uninstall --quiet --yes $(SLOW_IMPORTS) 2>/dev/null
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
@@ -53,6 +55,13 @@ test-explore: $(STAMP)
 	HYPOTHESIS_PROFILE=explore $(BIN)/python -m pytest $(PYTEST_ARGS) \
 		$$(grep -l "from hypothesis import" tests/test_*.py)
 
+# Left out of the lock (and uninstalled from a venv made before): rfc3987-syntax comes with
+# jsonschema's format-nongpl extra (through jupyter-events) and compiles an Earley grammar
+# whenever jsonschema is imported, 2 s of CPU in every process that imports nbformat (each
+# nbgrader and `course` run, the lab, the site build; jsonschema#1428). jsonschema uses it only
+# to check the "iri" formats, which no schema here has, and skips them when it is absent.
+SLOW_IMPORTS := rfc3987-syntax
+
 # Re-resolve requirements.lock from pyproject.toml after a dependency changed there (and in
 # environment.yml), for Python 3.11 and later on every platform. Pins that still fit are kept;
 # `make lock LOCK_ARGS=--upgrade` moves everything to the newest allowed versions. Then
@@ -61,7 +70,7 @@ lock:
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet uv
 	$(BIN)/uv pip compile pyproject.toml --extra dev --universal --python-version 3.11 \
-		--quiet $(LOCK_ARGS) --output-file $(LOCK)
+		--no-emit-package $(SLOW_IMPORTS) --quiet $(LOCK_ARGS) --output-file $(LOCK)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

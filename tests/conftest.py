@@ -39,6 +39,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     rank = {name: position for position, name in enumerate(LONGEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable within a file
 
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """Print the browser test's slider-to-image times (issue 24), one widget per lecture: the
+    time from one arrow press on a slider in JupyterLab to its new figure being shown (kernel
+    redraw, PNG over the websocket, decoding). Measured, never asserted."""
+    rows = [value for report in terminalreporter.stats.get("passed", [])
+            for name, value in getattr(report, "user_properties", ())
+            if name == "slider_to_image"]
+    if not rows:
+        return
+    terminalreporter.section("slider to new image in JupyterLab (one arrow press)")
+    for notebook, label, seconds in sorted(rows):
+        shown = f"{1e3 * seconds:7.0f} ms" if seconds is not None else "  no new image"
+        terminalreporter.write_line(f"{shown}  {notebook}: {label}")
+
 # Every course a test grades (and every `course` it starts) draws students' hidden inputs from
 # this one secret, so the suite's scores are the same on every run and machine; a course's own
 # secret file would be new random bytes in each temporary course. tests/test_variants.py

@@ -72,6 +72,7 @@ WIDGETS = [
     ("15_parallel/parallel_walkthrough.ipynb", "partitions P"),
 ]
 ARROW_PRESSES = 5
+SLIDER_TO_IMAGE = "slider_to_image"  # the recorded property tests/conftest.py prints
 
 # The kernel's state and the text of every code cell's input prompt ("[3]:", "[*]:", "[ ]:").
 # Idle needs both the toolbar's execution indicator and the status bar ("Python 3 (ipykernel) |
@@ -337,7 +338,31 @@ def wait_for_settled_plot(
         nb.page.wait_for_timeout(100)
 
 
-def test_slider_redraws_the_plot(executed):
+# Waits for the plot's images to differ from ``old`` and to be loaded: the new frame is shown.
+NEW_IMAGE_SHOWN_JS = """([selector, old]) => {
+    const imgs = [...document.querySelectorAll(selector)];
+    const srcs = imgs.map(i => i.src);
+    return srcs.length > 0 && JSON.stringify(srcs) !== JSON.stringify(old)
+        && imgs.every(i => i.complete && i.naturalWidth > 0);
+}"""
+
+
+def seconds_to_the_new_image(nb: Notebook, before: list[str], moved_at: float) -> float | None:
+    """Seconds from ``moved_at`` (a slider step) until the plot shows a new image, checked on
+    every animation frame; None if none came within REDRAW_TIMEOUT (the lecture may draw the
+    same picture for the next value; the test's own checks below decide)."""
+    try:
+        nb.page.wait_for_function(NEW_IMAGE_SHOWN_JS, arg=[PLOT_IMAGES, before], polling="raf",
+                                  timeout=REDRAW_TIMEOUT * 1000)
+    except PlaywrightError:
+        return None
+    return time.perf_counter() - moved_at
+
+
+def test_slider_redraws_the_plot(executed, record_property):
+    """Five arrow presses on the slider change its readout and redraw its plot. The time
+    from the first press to the new image being shown is recorded (issue 24) and printed at the
+    end of the run by tests/conftest.py; nothing asserts on it."""
     nb, page = executed, executed.page
     found = page.evaluate(FIND_SLIDER_JS, nb.slider_text)
     if not found["count"]:
@@ -359,7 +384,11 @@ def test_slider_redraws_the_plot(executed):
     at_max = handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax")
     key = "ArrowLeft" if at_max else "ArrowRight"
     handle.focus()
-    for _ in range(ARROW_PRESSES):
+    moved_at = time.perf_counter()
+    handle.press(key)
+    shown = seconds_to_the_new_image(nb, before, moved_at)
+    record_property(SLIDER_TO_IMAGE, (nb.path.stem, found["label"], shown))
+    for _ in range(ARROW_PRESSES - 1):
         handle.press(key)
     try:
         page.wait_for_function(

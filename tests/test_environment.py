@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -223,9 +224,24 @@ def test_make_installs_the_lock_and_the_project_without_resolving_again():
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert "LOCK   := requirements.lock" in makefile
     assert "$(STAMP): pyproject.toml $(LOCK)" in makefile  # a new lock reinstalls
-    assert "pip install --quiet -r $(LOCK)" in makefile
+    assert "pip install --quiet --no-deps -r $(LOCK)" in makefile
     assert "pip install --quiet --no-deps -e ." in makefile
 
+
+
+def test_importing_nbformat_compiles_no_grammar():
+    # The lock leaves out the Makefile's SLOW_IMPORTS and `make` uninstalls them from an older
+    # venv: with rfc3987-syntax present, `import jsonschema` (under nbformat, so under every
+    # nbgrader and `course` run) builds an Earley parser, 2 s of CPU per process.
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "--no-emit-package $(SLOW_IMPORTS)" in makefile
+    assert "pip uninstall --quiet --yes $(SLOW_IMPORTS)" in makefile
+    assert "rfc3987-syntax" not in locked_pins(LOCK.read_text(encoding="utf-8"))
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, nbformat; print(sorted(m for m in sys.modules "
+         "if m.split('.')[0] in ('rfc3987_syntax', 'lark')))"],
+        capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "[]", f"importing nbformat loaded {loaded}"
 
 def test_lock_check_names_each_problem():
     pins = locked_pins(
