@@ -187,6 +187,19 @@ def test_objects_cross_as_their_type_name_only() -> None:
     assert isinstance(back[1], np.ndarray) and back[1].tolist() == [1.0, 2.0]
 
 
+
+def test_arrays_cross_as_bytes_that_a_reply_cannot_bend() -> None:
+    back = wire.loads(wire.dumps(np.arange(6, dtype=np.float32).reshape(2, 3) / 3))
+    assert back.dtype == np.float64 and back.shape == (2, 3) and back.flags.writeable
+    assert back.tolist() == (np.arange(6, dtype=np.float32).reshape(2, 3) / 3).tolist()
+    good = wire.encode(np.ones(4))
+    for bent in ({**good, "__array__": "not base64!"},  # not base64
+                 {**good, "shape": [5]},  # more numbers claimed than sent
+                 {**good, "__array__": good["__array__"][:-4]},  # bytes cut short
+                 {**good, "dtype": "O"}):  # objects: never
+        with pytest.raises((ValueError, KeyError)):
+            wire.decode(bent)
+
 def test_self_referencing_answers_are_refused() -> None:
     loop: list = []
     loop.append(loop)
