@@ -242,11 +242,13 @@ def _log_slider(low, high, step):
     return 10.0 ** np.round(np.arange(low, high + step / 2, step), 10)
 
 
-def _labelled_ticks(ax, which):
-    """The labelled major ticks inside the view of one axis of a drawn figure."""
+def _labelled_ticks(ax, which, draw=True):
+    """The labelled major ticks inside the view of one axis of the figure, drawn first unless
+    ``draw`` is False (it was drawn since its last change)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    FigureCanvasAgg(ax.figure).draw()
+    if draw:
+        FigureCanvasAgg(ax.figure).draw()
     axis = ax.xaxis if which == "x" else ax.yaxis
     low, high = sorted(ax.get_xlim() if which == "x" else ax.get_ylim())
     return [t for t in axis.get_major_ticks()
@@ -278,8 +280,9 @@ def test_sample_size_widget_over_every_slider_value():
         assert fig.axes[1].get_title() == (f"ε = {values['eps']:.3g}: m = {occam:,} realizable, "
                                            f"{agnostic:,} agnostic")
         assert fig.axes[0].get_title() == f"|H| = 10^{values['log10_h']:g}, δ = {values['delta']:g}"
-        for which in ("x", "y"):
-            assert len(_labelled_ticks(fig.axes[0], which)) >= 2, (values, which)
+        for which in ("x", "y"):  # one draw shows both
+            assert len(_labelled_ticks(fig.axes[0], which, draw=which == "x")) >= 2, (values,
+                                                                                   which)
 
 
 def test_bound_widget_over_every_slider_value():
