@@ -175,8 +175,12 @@ class LabServer:
                 continue
 
 
-def start_lab(tmp: Path) -> LabServer:
-    """Start ``jupyter lab`` from this venv on a free loopback port, serving ``tmp / 'course'``."""
+def start_lab(tmp: Path, expose_app: bool = False) -> LabServer:
+    """Start ``jupyter lab`` from this venv on a free loopback port, serving ``tmp / 'course'``.
+
+    ``expose_app``: the page gets JupyterLab's application as ``window.jupyterapp`` (its
+    ``expose_app_in_browser`` setting), so a test can open documents with the app's own commands
+    instead of loading the whole front end again for each."""
     root = tmp / "course"
     home = tmp / "home"
     for d in ("config", "data", "runtime", "settings", "workspaces", "ipython"):
@@ -204,7 +208,7 @@ def start_lab(tmp: Path) -> LabServer:
             sys.executable, "-m", "jupyterlab",
             "--no-browser", f"--port={port}", "--ip=127.0.0.1", "--allow-root",
             "--ServerApp.port_retries=0", "--ServerApp.token=", "--ServerApp.password=",
-            f"--ServerApp.root_dir={root}",
+            f"--ServerApp.root_dir={root}", f"--LabApp.expose_app_in_browser={expose_app}",
         ]  # fmt: skip
         with open(log, "wb") as out:
             proc = subprocess.Popen(
@@ -267,11 +271,15 @@ class KernelMonitor:
     errors: list[str] = field(default_factory=list)
 
     def attach(self, page) -> None:
-        def on_websocket(ws):
-            if "/api/kernels/" in ws.url:
-                ws.on("framereceived", self._on_frame)
+        """Read every kernel websocket ``page`` opens from now on, until :meth:`detach`."""
+        page.on("websocket", self._on_websocket)
 
-        page.on("websocket", on_websocket)
+    def detach(self, page) -> None:
+        page.remove_listener("websocket", self._on_websocket)
+
+    def _on_websocket(self, ws) -> None:
+        if "/api/kernels/" in ws.url:
+            ws.on("framereceived", self._on_frame)
 
     def _on_frame(self, payload) -> None:
         msg = decode_kernel_frame(payload)

@@ -159,28 +159,61 @@ def lab(tmp_path_factory):
     mirror_course(tmp / "course")
     for walkthrough, _ in WIDGETS:
         clear_outputs(tmp / "course" / walkthrough_source(Path(walkthrough)))
-    server = start_lab(tmp)
+    server = start_lab(tmp, expose_app=True)
     try:
         yield server
     finally:
         server.stop()
 
 
+# Opens a notebook in the JupyterLab already on the page (the lab runs with
+# expose_app_in_browser), as double-clicking it in the file browser does.
+OPEN_NOTEBOOK_JS = """async path => {
+    await window.jupyterapp.commands.execute('docmanager:open', {path});
+}"""
+# Shuts down the current notebook's kernel and closes it, without a dialog.
+CLOSE_NOTEBOOK_JS = """async () => {
+    const widget = window.jupyterapp.shell.currentWidget;
+    if (widget && widget.sessionContext) await widget.sessionContext.shutdown();
+    if (widget) widget.dispose();
+}"""
+
+
+@pytest.fixture(scope="module")
+def lab_page(browser, lab):
+    """One page with JupyterLab loaded, shared by the walk-throughs: each is opened and closed
+    inside it (loading the front end again for each of 15 notebooks cost ~6 s apiece)."""
+    page = browser.pages[0] if browser.pages else browser.new_page()
+    page.goto(f"{lab.url}/lab?reset")
+    page.wait_for_function("() => window.jupyterapp?.commands.hasCommand('docmanager:open')",
+                           timeout=PAGE_LOAD_TIMEOUT * 1000)
+    page.evaluate("() => window.jupyterapp.restored")  # the layout restored, plugins active
+    yield page
+    page.close()
+
+
 @pytest.fixture(scope="module", params=WIDGETS, ids=lambda widget: Path(widget[0]).stem)
-def notebook(request, browser, lab):
+def notebook(request, lab_page, lab):
     """A walk-through open in JupyterLab with an idle kernel; nothing run yet."""
-    server = lab
+    server, page = lab, lab_page
     walkthrough, slider_text = request.param
     source = walkthrough_source(Path(walkthrough))
-    page = browser.pages[0] if browser.pages else browser.new_page()
     kernel = KernelMonitor()
     kernel.attach(page)
     console_errors: list[str] = []
-    page.on("console", lambda m: m.type == "error" and console_errors.append(m.text))
-    page.on("pageerror", lambda exc: console_errors.append(str(exc)))
+
+    def on_console(message) -> None:
+        if message.type == "error":
+            console_errors.append(message.text)
+
+    def on_page_error(error) -> None:
+        console_errors.append(str(error))
+
+    page.on("console", on_console)
+    page.on("pageerror", on_page_error)
     nb = Notebook(page, server, source, slider_text, kernel, console_errors)
 
-    page.goto(f"{server.url}/lab/tree/{source.as_posix()}?reset")
+    page.evaluate(OPEN_NOTEBOOK_JS, source.as_posix())
     deadline = time.monotonic() + PAGE_LOAD_TIMEOUT
     while not (kernel.connected and nb.state()["idle"]):
         if time.monotonic() > deadline:
@@ -200,7 +233,10 @@ def notebook(request, browser, lab):
     if toast_no.count():
         toast_no.first.click()
     yield nb
-    page.close()
+    page.evaluate(CLOSE_NOTEBOOK_JS)
+    kernel.detach(page)
+    page.remove_listener("console", on_console)
+    page.remove_listener("pageerror", on_page_error)
 
 
 @pytest.fixture(scope="module")
