@@ -19,7 +19,8 @@ a folder SOURCE whose name gives no student id, such as ``submissions.zip``):
   encrypted entry, an unreadable archive, and anything over the caps is skipped with its reason;
 - a student id that is not a safe name (:func:`is_safe_id`) is mapped to one (:func:`safe_id`);
 - a file Canvas named (:func:`canvas_name`) belongs to its Canvas *user id*, not to the name
-  in front of it: two users of one display name are two students (:func:`student_ids`);
+  in front of it: two users of one display name are two students
+  (:meth:`_Collector.student_ids`);
 - two notebooks of one name for one student (the same Canvas user, else the same id): the newest
   is kept, by the LMS's resubmission suffix (``-N``, higher is newer, none is 0), then the
   modification time recorded in the download, then the order in the download (later wins); the
