@@ -25,7 +25,7 @@ from grader import secret
 from grader.api import load_config, make_api, report_failure, secret_path
 from grader.autograde import autograde
 from grader.bundle import bundle
-from grader.collect import EXIT_REFUSED, collect
+from grader.collect import EXIT_REFUSED, collect, say_outcome
 from grader.export import EXIT_LEFT_OUT, export_canvas, export_grades, export_moodle
 from grader.lint import TODO_MARK
 from grader.lms import MOODLE_KEYS, canvas_feedback_zip, name_students, read_roster
@@ -134,6 +134,7 @@ def _collect(api: NbGraderAPI, args: argparse.Namespace) -> int:
         if unnamed:
             print(f"not on the roster (no name in the gradebook): {', '.join(unnamed)}",
                   file=sys.stderr)
+    say_outcome(record)
     return EXIT_REFUSED if record.refused else 0
 
 

@@ -478,12 +478,9 @@ def _remember_canvas_users(api: NbGraderAPI, arrivals: dict[str, dict[str, Any]]
                 gb.update_or_create_student(student, lms_user_id=user)
 
 
-def _say_outcome(record: CollectRecord) -> None:
-    """Say the Canvas names shared, and whether anything was refused (exit status 2) or only
-    older submissions were skipped (routine, exit status 0)."""
-    for name, ids in sorted(record.shared.items()):
-        print(f"{len(ids)} Canvas users share the name {name!r}: collected as "
-              f"{', '.join(ids)} (one student per Canvas user id)")
+def say_outcome(record: CollectRecord) -> None:
+    """Say whether anything was refused (exit status 2) or only older submissions were skipped
+    (routine, exit status 0): ``course collect``'s last line."""
     routine = len(record.skipped) - len(record.refused)
     if record.refused:
         print(f"REFUSED entries: {len(record.refused)} (the reasons are above; everyone else is "
@@ -503,7 +500,7 @@ def _keep_arrivals(course_root: Path, assignment: str, due: datetime | None,
                                 "students": dict(sorted(students.items()))}, indent=1))
     late = sorted(safe for safe, arrival in arrivals.items() if arrival["late"])
     if late:
-        print(f"Canvas marked {len(late)} submissions LATE: {', '.join(late)}")
+        print(f"submissions Canvas marked LATE: {len(late)} ({', '.join(late)})")
     if late and due is None:
         print(f"WARNING: {assignment} has no due date in the gradebook, so nbgrader cannot "
               "count these as late: collect again with --due", file=sys.stderr)
@@ -599,10 +596,12 @@ def collect(api: NbGraderAPI, assignment: str, source: Path, regexp: str | None 
     out.write_text(json.dumps(record.__dict__, indent=1))
     _keep_arrivals(Path(api.coursedir.root), assignment, due, arrivals)
     _remember_canvas_users(api, arrivals)
+    for name, ids in sorted(record.shared.items()):
+        print(f"{len(ids)} Canvas users share the name {name!r}: collected as "
+              f"{', '.join(ids)} (one student per Canvas user id)")
     count = len(api.get_submitted_students(assignment))
-    print(f"collected {len(record.collected)} students ({len(record.skipped)} entries skipped, "
-          f"{len(record.ignored)} ignored, {len(record.mapped)} ids mapped; see {out}); "
-          f"{count} students have a submission in {api.coursedir.submitted_directory}/")
-    _say_outcome(record)
+    print(f"students collected: {len(record.collected)} (entries skipped: {len(record.skipped)}, "
+          f"files ignored: {len(record.ignored)}, ids mapped: {len(record.mapped)}; see {out}); "
+          f"students with a submission in {api.coursedir.submitted_directory}/: {count}")
     return record
 

@@ -430,7 +430,7 @@ def test_the_class_is_collected_graded_and_exported(graded: GradedClass) -> None
     assert graded.codes == {"collect canvas": 0, "collect folder": 0, "autograde": 0,
                             "export": 0, "export canvas": 2, "export canvas zero": 2,
                             "feedback": 2}, graded.err
-    assert "Canvas marked 2 submissions LATE: kimbo, ngcai" in graded.out["collect canvas"]
+    assert "submissions Canvas marked LATE: 2 (kimbo, ngcai)" in graded.out["collect canvas"]
 
 
 def test_collect_keeps_canvas_ids_and_the_late_marker_with_each_student(graded) -> None:
