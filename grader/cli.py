@@ -25,10 +25,10 @@ from grader import secret
 from grader.api import load_config, make_api, report_failure, secret_path
 from grader.autograde import autograde
 from grader.bundle import bundle
-from grader.collect import EXIT_SKIPPED, collect
+from grader.collect import EXIT_REFUSED, collect, say_outcome
 from grader.export import EXIT_LEFT_OUT, export_canvas, export_grades, export_moodle
 from grader.lint import TODO_MARK
-from grader.lms import MOODLE_KEYS, canvas_feedback_zip
+from grader.lms import MOODLE_KEYS, canvas_feedback_zip, name_students, read_roster
 from grader.release import lint_assignments, release
 from grader.remove import remove_assignment
 from grader.report import write_report
@@ -119,6 +119,25 @@ def due_date(text: str) -> datetime:
         raise argparse.ArgumentTypeError(f"not a date: {text!r} ({error})") from None
 
 
+def _collect(api: NbGraderAPI, args: argparse.Namespace) -> int:
+    """``course collect``: read the roster first (a bad one collects nothing), collect, then
+    write the roster's names into the gradebook; exit 2 only when an entry was refused."""
+    try:
+        roster = read_roster(args.roster) if args.roster else None
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise SystemExit(f"course: cannot read the roster: {error}") from None
+    record = collect(api, args.assignment, args.source, args.regexp, args.max_mb, args.due)
+    if roster is not None:
+        named, unnamed = name_students(api, roster, record.collected)
+        print(f"roster {args.roster}: names, e-mails and LMS ids of {len(named)} students "
+              "written to the gradebook")
+        if unnamed:
+            print(f"not on the roster (no name in the gradebook): {', '.join(unnamed)}",
+                  file=sys.stderr)
+    say_outcome(record)
+    return EXIT_REFUSED if record.refused else 0
+
+
 def _new_exercise(api: NbGraderAPI, args: argparse.Namespace) -> int:
     """``course new-exercise``: scaffold, then say what to fill in."""
     root = Path(api.coursedir.root)
@@ -187,6 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the assignment's due date, stored in the gradebook for nbgrader's late "
                    "penalties, e.g. '2025-03-01 23:59 Europe/Berlin' (UTC without a zone; "
                    "default: the gradebook's)")
+    p.add_argument("--roster", type=Path, metavar="CSV",
+                   help="Canvas's gradebook export (Grades -> Export) or Moodle's grade export: "
+                   "first and last names, e-mails and LMS ids go into the gradebook")
     p = sub.add_parser("autograde", help="autograde grader/submitted/*/ASSIGNMENT in parallel")
     p.add_argument("assignment", metavar="ASSIGNMENT")
     p.add_argument("--student", action="append", default=[], help="repeatable; default: all")
@@ -256,8 +278,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        Exit status: 0 on success, 1 if any step failed; ``collect``: 2 when it skipped an
-        entry (everyone else is collected; the reasons are printed and recorded); ``export
+        Exit status: 0 on success, 1 if any step failed; ``collect``: 2 when it refused an
+        entry (everyone else is collected; the reasons are printed and recorded), 0 when it
+        only skipped older submissions of students it collected; ``export
         --canvas``/``--moodle`` and ``feedback --canvas-zip``: 2 when graded students were left
         out of the LMS's file (they are listed).
     """
@@ -295,9 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               "delete them too, or the next `course release` adds it back")
         return 0
     if args.command == "collect":
-        record = collect(api, args.assignment, args.source, args.regexp, args.max_mb,
-                         args.due)
-        return EXIT_SKIPPED if record.skipped else 0
+        return _collect(api, args)
     if args.command == "autograde":
         try:
             failed = autograde(api, args.assignment, args.student, args.jobs,

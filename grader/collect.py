@@ -18,9 +18,14 @@ a folder SOURCE whose name gives no student id, such as ``submissions.zip``):
 - a traversal (``..``), an absolute path, a link (symbolic or hard), a device, FIFO or socket, an
   encrypted entry, an unreadable archive, and anything over the caps is skipped with its reason;
 - a student id that is not a safe name (:func:`is_safe_id`) is mapped to one (:func:`safe_id`);
-- two notebooks of one name for one student: the newest is kept, by the LMS's resubmission
-  suffix (``-N``, higher is newer, none is 0), then the modification time recorded in the
-  download, then the order in the download (later wins); the others are skipped as duplicates;
+- a file Canvas named (:func:`canvas_name`) belongs to its Canvas *user id*, not to the name
+  in front of it: two users of one display name are two students
+  (:meth:`_Collector.student_ids`);
+- two notebooks of one name for one student (the same Canvas user, else the same id): the newest
+  is kept, by the LMS's resubmission suffix (``-N``, higher is newer, none is 0), then the
+  modification time recorded in the download, then the order in the download (later wins); the
+  others are skipped as older duplicates, which is *routine*: ``course collect`` exits 0 when
+  nothing else was skipped, and 2 when an entry was *refused* (every other reason);
 - caps (:class:`CollectLimits`): at most ``max_mb`` extracted per student and per upload
   archive, counted while reading (a header's declared size is only used to refuse early), and
   at most ``max_ratio`` times the compressed size once past 1 MB, so a zip bomb is refused after
@@ -46,7 +51,8 @@ import os
 import re
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+import unicodedata
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import partial
@@ -84,14 +90,19 @@ ARCHIVES = (".zip", ".tar.gz", ".tgz")
 # out "." and "..", and a hidden folder that nbgrader's listing of submissions would never see).
 SAFE_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
 RESUBMISSION = re.compile(r"-(\d+)\.ipynb$")
-EXIT_SKIPPED = 2  # `course collect`'s exit status when something was skipped
+EXIT_REFUSED = 2  # `course collect`'s exit status when an entry was refused (not routine)
 # Canvas's name for a file in its "Download Submissions" zip (canvas-lms lib/content_zipper.rb,
-# get_filename and add_upload_submission) is "<sortable name>_[LATE_]<user id>_<file id>_<file>",
-# the name lowercased and stripped to word characters; "Re-Upload Submissions" reads the first
-# two all-digit parts back as the user and the file (app/models/assignment.rb,
+# get_filename and add_upload_submission) is "<sortable name>_[LATE_]<user id>_<file id>_<file>":
+# the user's sortable name ("Smith, Alice") lowercased, joined to "LATE" and the user id by "_",
+# then stripped of every character outside Ruby's [[:word:]] ("smithalice_1001"), so two users
+# of one name differ only by user id; "Re-Upload Submissions" reads the first two all-digit
+# parts back as the user and the file (app/models/assignment.rb,
 # infer_comment_context_from_filename).
 CANVAS_ID = re.compile(r"[0-9]+")
-CANVAS_PREFIX = re.compile(r"\w+")
+# Ruby's [[:word:]] (Onigmo: Letter | Mark | Decimal_Number | Connector_Punctuation), by Unicode
+# category. Unlike Python's \w it has the combining marks: Canvas keeps the U+0301 of a name
+# written in NFD ("jose" + U+0301).
+CANVAS_WORD = ("L", "M", "Nd", "Pc")
 
 
 class CollectLimits(Configurable):
@@ -133,6 +144,12 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 
+def canvas_word(text: str) -> bool:
+    """Whether ``text`` is all word characters as Canvas's Ruby counts them (:data:`CANVAS_WORD`),
+    and not empty."""
+    return bool(text) and all(unicodedata.category(c).startswith(CANVAS_WORD) for c in text)
+
+
 @dataclass(frozen=True)
 class CanvasName:
     """What Canvas wrote into a download's file name."""
@@ -145,7 +162,8 @@ class CanvasName:
 
 def canvas_name(file_name: str) -> CanvasName | None:
     """Canvas's ids and late marker in a download's ``file_name``, or None if it is not a name
-    Canvas writes (two adjacent all-digit parts after a name, word characters only up to them).
+    Canvas writes (two adjacent all-digit parts after a name, word characters only up to them,
+    :func:`canvas_word`).
     """
     parts = file_name.split("_")
     ids = [i for i, part in enumerate(parts) if CANVAS_ID.fullmatch(part)]
@@ -153,7 +171,7 @@ def canvas_name(file_name: str) -> CanvasName | None:
         return None
     user = ids[0]
     prefix = "_".join(parts[:user + 2])
-    if not CANVAS_PREFIX.fullmatch(prefix):
+    if not canvas_word(prefix):
         return None
     return CanvasName(prefix, parts[user], parts[user + 1], "LATE" in parts[:user])
 
@@ -187,6 +205,13 @@ class _Candidate:
     name: str
     newness: tuple[int, float, int]  # (resubmission -N, mtime, order in the download)
     lms: Entry  # the LMS's file it came in: the notebook itself, or the upload it is in
+    canvas: CanvasName | None  # what Canvas wrote in that file's name, if Canvas named it
+
+    @property
+    def sender(self) -> tuple[str, str]:
+        """Who sent it: ``("Canvas user", <user id>)`` for a file Canvas named, else
+        ``("student", <id in its LMS name>)``."""
+        return ("Canvas user", self.canvas.user_id) if self.canvas else ("student", self.student)
 
 
 @dataclass
@@ -199,15 +224,25 @@ class CollectRecord:
     max_ratio: float
     collected: dict[str, list[str]] = field(default_factory=dict)  # safe id -> notebooks
     mapped: dict[str, str] = field(default_factory=dict)  # raw id -> safe id
-    skipped: list[dict[str, str | None]] = field(default_factory=list)  # entry, student, reason
+    # a name several Canvas users share -> their ids (one student per Canvas user id)
+    shared: dict[str, list[str]] = field(default_factory=dict)
+    # entry, student, reason, routine (an older duplicate) or not (refused)
+    skipped: list[dict[str, str | bool | None]] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
 
-    def skip(self, name: str, student: str | None, reason: str) -> None:
-        """Record (and print) that ``name``, from ``student`` if known, is skipped."""
+    def skip(self, name: str, student: str | None, reason: str, routine: bool = False) -> None:
+        """Record (and print) that ``name``, from ``student`` if known, is skipped: ``routine``
+        when it is an older submission of a student collected anyway, else refused."""
         shown = None if student is None else printable(student)
-        self.skipped.append({"entry": printable(name), "student": shown, "reason": reason})
+        self.skipped.append({"entry": printable(name), "student": shown, "reason": reason,
+                             "routine": routine})
         who = f" ({shown})" if shown is not None else ""
         print(f"skipped {printable(name)}{who}: {reason}", file=sys.stderr)
+
+    @property
+    def refused(self) -> list[dict[str, str | bool | None]]:
+        """The skipped entries that are not routine: ``course collect`` exits 2 for these."""
+        return [s for s in self.skipped if not s["routine"]]
 
 
 class _Collector:
@@ -285,7 +320,9 @@ class _Collector:
 
     def notebook(self, entry: Entry, student: str, notebook: str, lms: Entry) -> None:
         """Copy a student's notebook to the staging folder, within the student's cap; ``lms``
-        is the LMS's file it came in (its name and time are the LMS's, not the student's)."""
+        is the LMS's file it came in (its name and time are the LMS's, not the student's).
+        The id is taken in Unicode NFC, so a name written decomposed is the same student."""
+        student = unicodedata.normalize("NFC", student)
         used = self.used.get(student, 0)
         staged = self.staging / f"{len(self.candidates)}.ipynb"
         try:
@@ -295,25 +332,63 @@ class _Collector:
             return
         resubmission = RESUBMISSION.search(entry.path)
         newness = (int(resubmission[1]) if resubmission else 0, entry.mtime, len(self.candidates))
-        self.candidates.append(_Candidate(student, notebook, staged, entry.name, newness, lms))
+        canvas = canvas_name(lms.path.rsplit("/", 1)[-1])
+        self.candidates.append(_Candidate(student, notebook, staged, entry.name, newness, lms,
+                                          canvas))
 
-    def choose(self) -> dict[str, list[_Candidate]]:
-        """The newest notebook of each student and notebook, by safe id; the others skipped."""
-        owner: dict[str, str] = {}  # safe id -> raw id
+    def student_ids(self, known: Mapping[str, str]) -> dict[tuple[str, str], str]:
+        """Each sender's student id, before :func:`safe_id`.
+
+        A Canvas user (:attr:`_Candidate.sender`) keeps the id ``known`` gives them (Canvas user
+        id -> student id: the gradebook's, then the last collect's), so they are one student
+        from one assignment to the next. A Canvas user new to the course gets the name in front
+        of their ids, or ``<name>-<user id>`` when that name is another Canvas user's in this
+        download or in ``known``: a Canvas name has no ``-``, so that id is no one else's.
+        Anyone else: the id in their LMS name.
+        """
+        users: dict[str, set[str]] = {}  # name in a Canvas file name -> Canvas user ids
+        for c in self.candidates:
+            if c.canvas:
+                users.setdefault(c.student, set()).add(c.canvas.user_id)
+        taken = set(known.values())
+        ids = {}
+        for c in self.candidates:
+            if c.canvas is None:
+                ids[c.sender] = c.student
+            elif c.canvas.user_id in known:
+                ids[c.sender] = known[c.canvas.user_id]
+            elif len(users[c.student]) > 1 or safe_id(c.student) in taken:
+                ids[c.sender] = f"{c.student}-{c.canvas.user_id}"
+            else:
+                ids[c.sender] = c.student
+        return ids
+
+    def choose(self, known: Mapping[str, str]) -> dict[str, list[_Candidate]]:
+        """The newest notebook of each sender and notebook, by safe id (``known``: see
+        :meth:`student_ids`); older ones are skipped as routine, a second sender of one safe id
+        is refused. Records the ids mapped to safe ones and the Canvas names shared."""
+        wanted = self.student_ids(known)
+        owner: dict[str, tuple[str, str]] = {}  # safe id -> sender
         newest: dict[tuple[str, str], _Candidate] = {}
         for c in sorted(self.candidates, key=lambda c: c.newness, reverse=True):
-            safe = safe_id(c.student)
-            if owner.setdefault(safe, c.student) != c.student:
+            safe = safe_id(wanted[c.sender])
+            if owner.setdefault(safe, c.sender) != c.sender:
                 self.record.skip(c.name, c.student, f"its safe id {safe} is already "
-                                 f"{printable(owner[safe])}'s")
+                                 f"{printable(' '.join(owner[safe]))}'s")
             elif (safe, c.notebook) in newest:
                 self.record.skip(c.name, c.student, "older duplicate: kept "
-                                 + printable(newest[safe, c.notebook].name))
+                                 + printable(newest[safe, c.notebook].name), routine=True)
             else:
                 newest[safe, c.notebook] = c
         chosen: dict[str, list[_Candidate]] = {}
+        sharing: dict[str, set[str]] = {}  # name in a Canvas file name -> safe ids
         for (safe, _), c in sorted(newest.items()):
             chosen.setdefault(safe, []).append(c)
+            if not is_safe_id(wanted[c.sender]):
+                self.record.mapped[printable(wanted[c.sender])] = safe
+            if c.canvas:
+                sharing.setdefault(printable(c.student), set()).add(safe)
+        self.record.shared = {name: sorted(ids) for name, ids in sharing.items() if len(ids) > 1}
         return chosen
 
     def place(self, tree: Path, chosen: dict[str, list[_Candidate]],
@@ -326,8 +401,6 @@ class _Collector:
             for c in candidates:
                 c.staged.rename(folder / f"{c.notebook}.ipynb")
                 self.record.collected.setdefault(safe, []).append(c.notebook)
-                if safe != c.student:
-                    self.record.mapped[printable(c.student)] = safe
 
 
 def _utc(mtime: float) -> datetime | None:
@@ -335,17 +408,10 @@ def _utc(mtime: float) -> datetime | None:
     return datetime.fromtimestamp(mtime, UTC).replace(tzinfo=None) if mtime else None
 
 
-def _canvas_late(candidate: _Candidate) -> bool:
-    """Whether Canvas marked the file ``candidate`` came in LATE."""
-    found = canvas_name(candidate.lms.path.rsplit("/", 1)[-1])
-    return found is not None and found.late
-
-
 def _arrival(candidates: list[_Candidate], due: datetime | None) -> dict[str, Any]:
     """What the LMS's files say about one student's submission: Canvas's ids and late marker,
     the file time, and the timestamp nbgrader gets (:func:`grader.late.submission_time`)."""
-    bases = {c.notebook: c.lms.path.rsplit("/", 1)[-1] for c in candidates}
-    names = {notebook: (base, canvas_name(base)) for notebook, base in bases.items()}
+    names = {c.notebook: (c.lms.path.rsplit("/", 1)[-1], c.canvas) for c in candidates}
     canvas = [found for _, found in names.values() if found]
     late = any(found.late for found in canvas) if canvas else None
     times = [t for c in candidates if (t := _utc(c.lms.mtime))]
@@ -390,6 +456,40 @@ def _due_date(api: NbGraderAPI, assignment: str, due: datetime | None) -> dateti
             return None
 
 
+def _canvas_users(api: NbGraderAPI, assignment: str) -> dict[str, str]:
+    """Canvas user id -> student id, as the course knows them: from the last collect of
+    ``assignment`` (:func:`lms_record_path`), then from the gradebook's students'
+    ``lms_user_id``, which wins."""
+    known = {arrival["canvas_user_id"]: student for student, arrival
+             in read_lms_record(Path(api.coursedir.root), assignment).items()
+             if arrival.get("canvas_user_id")}
+    with api.gradebook as gb:
+        return known | {s.lms_user_id: s.id for s in gb.students if s.lms_user_id}
+
+
+def _remember_canvas_users(api: NbGraderAPI, arrivals: dict[str, dict[str, Any]]) -> None:
+    """Give each collected student from Canvas their Canvas user id in the gradebook (nbgrader's
+    ``Student.lms_user_id``): the next collect finds them by it (:func:`_canvas_users`)."""
+    users = {student: arrival["canvas_user_id"] for student, arrival in arrivals.items()
+             if arrival["canvas_user_id"]}
+    if users:
+        with api.gradebook as gb:
+            for student, user in users.items():
+                gb.update_or_create_student(student, lms_user_id=user)
+
+
+def say_outcome(record: CollectRecord) -> None:
+    """Say whether anything was refused (exit status 2) or only older submissions were skipped
+    (routine, exit status 0): ``course collect``'s last line."""
+    routine = len(record.skipped) - len(record.refused)
+    if record.refused:
+        print(f"REFUSED entries: {len(record.refused)} (the reasons are above; everyone else is "
+              f"collected): exit status {EXIT_REFUSED}", file=sys.stderr)
+    elif routine:
+        print(f"older submissions skipped: {routine} (each student's newest is collected); "
+              "routine, nothing refused: exit status 0")
+
+
 def _keep_arrivals(course_root: Path, assignment: str, due: datetime | None,
                    arrivals: dict[str, dict[str, Any]]) -> None:
     """Update :func:`lms_record_path` with ``arrivals`` (the students just collected) and say
@@ -400,7 +500,7 @@ def _keep_arrivals(course_root: Path, assignment: str, due: datetime | None,
                                 "students": dict(sorted(students.items()))}, indent=1))
     late = sorted(safe for safe, arrival in arrivals.items() if arrival["late"])
     if late:
-        print(f"Canvas marked {len(late)} submissions LATE: {', '.join(late)}")
+        print(f"submissions Canvas marked LATE: {len(late)} ({', '.join(late)})")
     if late and due is None:
         print(f"WARNING: {assignment} has no due date in the gradebook, so nbgrader cannot "
               "count these as late: collect again with --due", file=sys.stderr)
@@ -420,6 +520,9 @@ def collect(api: NbGraderAPI, assignment: str, source: Path, regexp: str | None 
     (:func:`grader.late.submission_time`: Canvas's ``LATE`` marker in a Canvas name, else the
     file's time), is given to nbgrader as ``timestamp.txt``, and is kept with Canvas's user id
     and each notebook's Canvas name in :func:`lms_record_path`.
+
+    Canvas users: each is one student, by Canvas user id (:meth:`_Collector.student_ids`), and
+    the gradebook keeps that id as the student's ``lms_user_id``.
 
     Parameters
     ----------
@@ -472,9 +575,12 @@ def collect(api: NbGraderAPI, assignment: str, source: Path, regexp: str | None 
         else:  # the download itself, whatever its name
             collector.archive(Entry(source.name, source.name, None, file=source.resolve()),
                               None, partial(collector.download, top=False))
-        chosen = collector.choose()
-        if due is not None or any(_canvas_late(c) for cs in chosen.values() for c in cs):
-            due = _due_date(api, assignment, due)  # only then: nothing else opens the gradebook
+        # the gradebook is opened only for Canvas's names or a due date
+        canvas = any(c.canvas for c in collector.candidates)
+        chosen = collector.choose(_canvas_users(api, assignment) if canvas else {})
+        if due is not None or any(c.canvas and c.canvas.late for cs in chosen.values()
+                                  for c in cs):
+            due = _due_date(api, assignment, due)
         arrivals = {safe: _arrival(candidates, due) for safe, candidates in chosen.items()}
         collector.place(tree, chosen, {safe: arrival["timestamp"] and datetime.fromisoformat(
             arrival["timestamp"]) for safe, arrival in arrivals.items()})
@@ -489,9 +595,13 @@ def collect(api: NbGraderAPI, assignment: str, source: Path, regexp: str | None 
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(record.__dict__, indent=1))
     _keep_arrivals(Path(api.coursedir.root), assignment, due, arrivals)
+    _remember_canvas_users(api, arrivals)
+    for name, ids in sorted(record.shared.items()):
+        print(f"{len(ids)} Canvas users share the name {name!r}: collected as "
+              f"{', '.join(ids)} (one student per Canvas user id)")
     count = len(api.get_submitted_students(assignment))
-    print(f"collected {len(record.collected)} students ({len(record.skipped)} entries skipped, "
-          f"{len(record.ignored)} ignored, {len(record.mapped)} ids mapped; see {out}); "
-          f"{count} students have a submission in {api.coursedir.submitted_directory}/")
+    print(f"students collected: {len(record.collected)} (entries skipped: {len(record.skipped)}, "
+          f"files ignored: {len(record.ignored)}, ids mapped: {len(record.mapped)}; see {out}); "
+          f"students with a submission in {api.coursedir.submitted_directory}/: {count}")
     return record
 

@@ -11,7 +11,10 @@ Each format follows the LMS's own code, cited where it is used:
   ``-``) changes nothing; any other cell becomes the score. A column it does not know becomes
   a new assignment.
 - **The roster** is that export, downloaded from Canvas (Grades -> Export). Students are
-  matched to it by :func:`match_roster`.
+  matched to it by :func:`match_roster`. Moodle's roster is its grade export
+  (``grade/export/txt``: ``First name, Last name, ID number, ..., Email address``), read by
+  :func:`read_moodle_roster`. ``course collect --roster`` writes what either says into the
+  gradebook (:func:`name_students`).
 - **Moodle grade import** (docs.moodle.org, "Grade import"; ``grade/import/csv``): any
   columns; on the import page the instructor maps one column to the user (``ID number`` to
   ``useridnumber`` or ``Email address`` to ``useremail``) and each grade column to a grade
@@ -27,14 +30,15 @@ from __future__ import annotations
 
 import csv
 import re
+import unicodedata
 import zipfile
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from nbgrader.apps import NbGraderAPI
 
-from grader.collect import canvas_name, read_lms_record, safe_id
+from grader.collect import canvas_name, canvas_word, read_lms_record, safe_id
 from grader.files import read_regular
 
 CANVAS_STUDENT_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -115,10 +119,10 @@ def read_canvas_roster(path: Path) -> CanvasRoster:
 def download_name(sortable_name: str) -> str:
     """The student id ``course collect`` takes from Canvas's download for a student of this
     sortable name: Canvas lowercases it and keeps word characters (content_zipper.rb,
-    ``sanitize_user_name`` and ``sanitize_file_name``); collect takes what precedes the first
-    ``_`` and maps it to a safe id."""
-    name = re.sub(r"_(\d+)_", r"\1", sortable_name).lower()
-    return safe_id(re.sub(r"\W", "", name).split("_")[0])
+    ``sanitize_user_name`` and ``sanitize_file_name``, :func:`grader.collect.canvas_word`);
+    collect takes what precedes the first ``_``, in NFC, and maps it to a safe id."""
+    name = "".join(filter(canvas_word, re.sub(r"_(\d+)_", r"\1", sortable_name).lower()))
+    return safe_id(unicodedata.normalize("NFC", name).split("_")[0])
 
 
 def _unique(keys: Iterable[str]) -> dict[str, int]:
@@ -128,6 +132,18 @@ def _unique(keys: Iterable[str]) -> dict[str, int]:
         if key:
             found.setdefault(key, []).append(index)
     return {key: rows[0] for key, rows in found.items() if len(rows) == 1}
+
+
+def _first_free(tries: Mapping[str, list[tuple[dict[str, int], str | None]]]) -> dict[str, int]:
+    """Each student's row: the first of their ``tries`` (an index of :func:`_unique`, a key)
+    that finds a row no student before them (in sorted order) took."""
+    matched: dict[str, int] = {}
+    for student in sorted(tries):
+        rows = [index[key] for index, key in tries[student] if key in index]
+        free = [row for row in rows if row not in matched.values()]
+        if free:
+            matched[student] = free[0]
+    return matched
 
 
 def match_roster(roster: CanvasRoster, graded: Mapping[str, str | None]
@@ -155,15 +171,127 @@ def match_roster(roster: CanvasRoster, graded: Mapping[str, str | None]
     by_login = _unique(s.sis_login_id for s in students)
     by_sis = _unique(s.sis_user_id for s in students)
     by_name = _unique(download_name(s.name) for s in students)
-    matched: dict[str, int] = {}
-    for student in sorted(graded):
-        tries = [(by_id, graded[student]), (by_id, student), (by_login, student),
-                 (by_sis, student), (by_name, student)]
-        rows = [index[key] for index, key in tries if key in index]
-        free = [row for row in rows if row not in matched.values()]
-        if free:
-            matched[student] = free[0]
+    matched = _first_free({s: [(by_id, graded[s]), (by_id, s), (by_login, s), (by_sis, s),
+                                (by_name, s)] for s in graded})
     return matched, sorted(set(graded) - set(matched))
+
+
+@dataclass(frozen=True)
+class MoodleUser:
+    """One row of Moodle's grade export: the profile fields a roster needs."""
+
+    first_name: str
+    last_name: str
+    idnumber: str  # "ID number": the institution's id, which the Moodle export keys on
+    email: str
+
+
+def read_moodle_roster(path: Path) -> list[MoodleUser]:
+    """Read Moodle's grade export (Grades -> Export -> Plain text file), as a roster.
+
+    Raises
+    ------
+    ValueError
+        When the header lacks ``First name`` and ``Last name``, or has neither ``ID number``
+        nor ``Email address``.
+    """
+    rows = _rows(path)
+    header = rows[0] if rows else []
+    if not {"First name", "Last name"} <= set(header) or not set(MOODLE_KEYS.values()) & set(
+            header):
+        raise ValueError(f"{path} is not Moodle's grade export: its header should have First "
+                         f"name, Last name and ID number or Email address, not {header[:5]}")
+    cells = [dict(zip(header, row, strict=False)) for row in rows[1:]]
+    return [MoodleUser(c["First name"].strip(), c["Last name"].strip(),
+                       c.get("ID number", "").strip(), c.get("Email address", "").strip())
+            for c in cells]
+
+
+def read_roster(path: Path) -> CanvasRoster | list[MoodleUser]:
+    """Read a roster: Canvas's gradebook export (:func:`read_canvas_roster`) or Moodle's grade
+    export (:func:`read_moodle_roster`), told apart by their header.
+
+    Raises
+    ------
+    ValueError
+        When it is neither, naming what each should start with.
+    """
+    try:
+        return read_canvas_roster(path)
+    except ValueError as canvas:
+        try:
+            return read_moodle_roster(path)
+        except ValueError as moodle:
+            raise ValueError(f"{canvas}; nor is it Moodle's: {moodle}") from None
+
+
+@dataclass(frozen=True)
+class RosterPerson:
+    """What a roster says about one student, as nbgrader's ``Student`` keeps it ("": unknown)."""
+
+    first_name: str
+    last_name: str
+    email: str
+    lms_user_id: str  # Canvas's user id ("ID"); Moodle's export has none
+
+
+def _canvas_person(row: RosterStudent) -> RosterPerson:
+    """A Canvas roster row: its sortable name is "Last, First" (a name without ", ": last)."""
+    last, _, first = row.name.partition(", ")
+    return RosterPerson(first.strip(), last.strip(), "", row.canvas_id)
+
+
+def roster_people(roster: CanvasRoster | list[MoodleUser],
+                  students: Mapping[str, tuple[str | None, str | None]]
+                  ) -> dict[str, RosterPerson]:
+    """The roster's word on each student it names.
+
+    Parameters
+    ----------
+    roster : CanvasRoster or list of MoodleUser
+        From :func:`read_roster`.
+    students : mapping of str to (str or None, str or None)
+        Each student id and their Canvas user id and e-mail as the course knows them.
+
+    Returns
+    -------
+    dict of str to RosterPerson
+        The students found: on a Canvas roster by :func:`match_roster`; on a Moodle one by ID
+        number (the student id), then e-mail. A key that names two rows matches neither, and
+        a row goes to one student only.
+    """
+    if isinstance(roster, CanvasRoster):
+        matched, _ = match_roster(roster, {s: user for s, (user, _) in students.items()})
+        return {s: _canvas_person(roster.students[row]) for s, row in matched.items()}
+    by_id = _unique(u.idnumber for u in roster)
+    by_email = _unique(u.email.casefold() for u in roster)
+    found = _first_free({s: [(by_id, s), (by_email, (email or "").casefold())]
+                         for s, (_, email) in students.items()})
+    return {s: RosterPerson(roster[row].first_name, roster[row].last_name, roster[row].email, "")
+            for s, row in found.items()}
+
+
+def name_students(api: NbGraderAPI, roster: CanvasRoster | list[MoodleUser],
+                  collected: Iterable[str]) -> tuple[list[str], list[str]]:
+    """Write the roster's names, e-mails and LMS ids into the gradebook (nbgrader's
+    ``update_or_create_student``), for its students and those just ``collected``.
+
+    What the roster leaves blank (Canvas's export has no e-mail) keeps the gradebook's value.
+    ``grades.csv``, the Moodle export and the formgrader's student list show them.
+
+    Returns
+    -------
+    (list of str, list of str)
+        The students named, and those the roster does not name.
+    """
+    with api.gradebook as gb:
+        known = {s.id: (s.lms_user_id, s.email) for s in gb.students}
+        students = {s: known.get(s, (None, None)) for s in {*known, *collected}}
+        people = roster_people(roster, students)
+        for student, person in sorted(people.items()):
+            gb.update_or_create_student(student, **{k: v for k, v in asdict(person).items()
+                                                    if v})
+    return sorted(people), sorted(set(students) - set(people))
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ import stat
 import subprocess
 import sys
 import tarfile
+import unicodedata
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,11 +26,14 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from lms_support import canvas_reads_back
 from nbgrader.api import Gradebook
 
+from grader.api import make_api
 from grader.cli import main
-from grader.collect import is_safe_id, safe_id
+from grader.collect import is_safe_id, read_lms_record, safe_id
 from grader.export import csv_cell
+from grader.lms import canvas_feedback_zip
 
 REPO = Path(__file__).resolve().parents[1]
 ASSIGNMENT, NOTEBOOK = "01_perceptron", "perceptron_exercises"
@@ -202,6 +206,10 @@ def test_every_bad_entry_is_skipped_with_its_reason(canvas: Collected, entry: st
 def test_the_skips_are_all_listed_and_the_exit_status_says_so(canvas: Collected) -> None:
     assert canvas.code == 2, canvas.err
     assert len(canvas.record["skipped"]) == len(SKIPPED)
+    refused = [e for e, (_, reason) in SKIPPED.items() if "older duplicate" not in reason]
+    assert f"REFUSED entries: {len(refused)}" in canvas.err  # the older duplicates are routine
+    assert sorted(s["entry"].split("submissions.zip: ", 1)[1] for s in canvas.record["skipped"]
+                  if not s["routine"]) == sorted(refused)
     assert sorted(canvas.record["ignored"]) == [
         "submissions.zip: ada_1000_5000_scratch.ipynb", "submissions.zip: readme.txt"]
 
@@ -210,7 +218,8 @@ def test_nothing_is_written_outside_submitted(canvas: Collected) -> None:
     new = canvas.after - canvas.before
     exports = canvas.root / "grader" / "exports"
     assert {p for p in new if not p.is_relative_to(canvas.submitted)} == {
-        exports / f"collect-{ASSIGNMENT}.json", exports / f"lms-{ASSIGNMENT}.json"}
+        exports / f"collect-{ASSIGNMENT}.json", exports / f"lms-{ASSIGNMENT}.json",
+        canvas.root / "grader" / "gradebook.db"}  # the Canvas user ids
     assert not (canvas.root / "grader" / ASSIGNMENT).exists()  # where ".." would have gone
 
 
@@ -243,6 +252,118 @@ def test_safe_ids(student: str) -> None:
 def test_mapped_ids_do_not_collide() -> None:
     ids = ["a b", "a_b", "a?b", "a*b", "..", ".", "", "=x", "+x"]
     assert len({safe_id(i) for i in ids}) == len(ids)
+
+
+# "Smith, Alice" twice (users 1001 and 1002) and "Pérez, José" as Canvas wrote it in NFD
+# (an "e" then U+0301): Canvas's own names for them (see lms_support), one a resubmission.
+JOSE = "pérezjosé"  # NFC, as a roster has it
+SAME_NAMES = {
+    f"smithalice_1001_501_{NB}": "alice 1001",
+    f"smithalice_1002_502_{NB}": "alice 1002, first",
+    f"smithalice_LATE_1002_503_{NOTEBOOK}-1.ipynb": "alice 1002, resubmitted",
+    f"{unicodedata.normalize('NFD', JOSE)}_LATE_1003_504_{NB}": "josé",
+    f"kimbo_1004_505_{NB}": "bo",
+}
+# each Canvas user's student id, the file of theirs that is graded, and Canvas's late marker
+SAME_NAME_IDS = {"1001": ("smithalice-1001", "501", False),
+                 "1002": ("smithalice-1002", "503", True),
+                 "1003": (safe_id(JOSE), "504", True), "1004": ("kimbo", "505", False)}
+
+
+def collect_in(root: Path, download: Path, *options: str) -> tuple[int, str, str]:
+    """``course collect`` of ``download`` into the course at ``root``: exit status, stdout,
+    stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["--course-root", str(root), "collect", ASSIGNMENT, str(download), *options])
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def same_names(copy_course: Callable[..., Path], tmp_path_factory) -> Collected:
+    root = copy_course("notebooks")
+    download = tmp_path_factory.mktemp("lms") / "submissions.zip"
+    download.write_bytes(zip_bytes({name: notebook(who) for name, who in SAME_NAMES.items()}))
+    code, out, err = collect_in(root, download, "--due", "2025-03-01 23:59 UTC")
+    record = json.loads((root / "grader" / "exports" / f"collect-{ASSIGNMENT}.json").read_text())
+    return Collected(root, code, out, err, 0, record, set(), set())
+
+
+def test_two_canvas_users_of_one_name_are_two_students(same_names: Collected) -> None:
+    """Canvas names a file "<sortable name>_[LATE_]<user id>_<file id>_<file>" (canvas-lms
+    lib/content_zipper.rb, get_filename and add_upload_submission): two users named "Smith,
+    Alice" both write "smithalice_", and only the user id tells them apart."""
+    arrivals = read_lms_record(same_names.root, ASSIGNMENT)
+    ids = {arrival["canvas_user_id"]: student for student, arrival in arrivals.items()}
+    assert ids == {user: student for user, (student, _, _) in SAME_NAME_IDS.items()}
+    assert all(is_safe_id(student) for student in ids.values())
+    graded = {p.name: owner(p / ASSIGNMENT / NB) for p in same_names.submitted.iterdir()}
+    assert graded == {"smithalice-1001": "alice 1001", "smithalice-1002": "alice 1002, resubmitted",
+                      safe_id(JOSE): "josé", "kimbo": "bo"}
+    assert ("2 Canvas users share the name 'smithalice': collected as smithalice-1001, "
+            "smithalice-1002") in same_names.out
+    with Gradebook(f"sqlite:///{same_names.root / 'grader' / 'gradebook.db'}") as gb:
+        assert {s.lms_user_id: s.id for s in gb.students} == ids  # the next collect's memory
+
+
+def test_a_name_canvas_wrote_decomposed_keeps_its_late_marker(same_names: Collected) -> None:
+    arrivals = read_lms_record(same_names.root, ASSIGNMENT)
+    for user, (student, file_id, late) in SAME_NAME_IDS.items():
+        assert arrivals[student]["late"] is late, student
+        prefix = arrivals[student]["files"][NOTEBOOK]["canvas_prefix"]
+        assert canvas_reads_back(f"{prefix}_{NB}") == (user, file_id), student
+    # the NFD name is the student of the NFC one (a roster's), not a third spelling
+    assert safe_id(JOSE) in same_names.record["mapped"].values()
+    # nbgrader counts them late: a timestamp after the due date (grader.late.submission_time)
+    stamped = {p.parent.parent.name for p in same_names.submitted.glob("*/*/timestamp.txt")}
+    assert stamped == {student for student, _, late in SAME_NAME_IDS.values() if late}
+
+
+def test_the_reupload_zip_gives_each_canvas_user_their_own_feedback(
+    same_names: Collected, tmp_path: Path
+) -> None:
+    root = same_names.root
+    for student, _, _ in SAME_NAME_IDS.values():  # feedback as nbgrader writes it, marked
+        page = root / "grader" / "feedback" / student / ASSIGNMENT / f"{NOTEBOOK}.html"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(f"<p>feedback of {student}</p>")
+    out = tmp_path / "reupload.zip"
+    assert canvas_feedback_zip(make_api(root), ASSIGNMENT, out) == []  # nobody left out
+    with zipfile.ZipFile(out) as archive:
+        pages = {canvas_reads_back(n): (n, archive.read(n).decode()) for n in archive.namelist()}
+    assert {ids: page for ids, (_, page) in pages.items()} == {
+        (user, file_id): f"<p>feedback of {student}</p>"
+        for user, (student, file_id, _) in SAME_NAME_IDS.items()}
+    assert {ids for ids, (name, _) in pages.items() if "_LATE_" in name} == {
+        (user, file_id) for user, (_, file_id, late) in SAME_NAME_IDS.items() if late}
+
+
+def test_an_older_resubmission_is_routine_and_exits_0(same_names: Collected) -> None:
+    assert same_names.code == 0, same_names.err
+    [skipped] = same_names.record["skipped"]
+    assert skipped["routine"] and skipped["entry"].endswith(f"smithalice_1002_502_{NB}")
+    assert ("older submissions skipped: 1 (each student's newest is collected); routine, "
+            "nothing refused: exit status 0") in same_names.out
+    assert "REFUSED" not in same_names.err
+
+
+def test_a_canvas_user_keeps_their_id_from_one_collect_to_the_next(
+    copy_course: Callable[..., Path], tmp_path: Path
+) -> None:
+    root = copy_course("notebooks")
+    both, alone = tmp_path / "both.zip", tmp_path / "alone.zip"
+    both.write_bytes(zip_bytes({f"smithalice_1001_501_{NB}": notebook("1001"),
+                                f"smithalice_1002_502_{NB}": notebook("1002")}))
+    alone.write_bytes(zip_bytes({f"smithalice_1002_601_{NB}": notebook("1002, again"),
+                                 f"smithalice_1007_602_{NB}": notebook("1007")}))
+    assert collect_in(root, both)[0] == 0
+    (root / "grader" / "exports" / f"lms-{ASSIGNMENT}.json").unlink()  # the gradebook alone
+    assert collect_in(root, alone)[0] == 0
+    record = json.loads((root / "grader" / "exports" / f"collect-{ASSIGNMENT}.json").read_text())
+    # 1002 is the same student; 1007, a third Alice Smith, is new and told apart at once
+    assert sorted(record["collected"]) == ["smithalice-1002", "smithalice-1007"]
+    assert owner(root / "grader" / "submitted" / "smithalice-1002" / ASSIGNMENT / NB) == (
+        "1002, again")
 
 
 def tar_gz(path: Path, members: dict[str, bytes], link: str | None = None) -> None:

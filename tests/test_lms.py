@@ -14,7 +14,7 @@ Where each oracle and fixture comes from (the LMS's own code, which defines its 
   ``add_upload_submission``: the file's id and its name), e.g. ``leeamy_LATE_1001_5001_x.ipynb``.
 - Canvas's re-upload: ``app/models/assignment.rb``, ``infer_comment_context_from_filename``:
   the first two all-digit ``_`` parts of a file's name are the user id and the id of the
-  student's file; :func:`canvas_reads_back` is that rule.
+  student's file; ``lms_support.canvas_reads_back`` is that rule.
 - Canvas's gradebook CSV: ``lib/gradebook_exporter.rb`` writes it (the roster fixture
   :data:`ROSTER` is what it writes for this class, SIS ids included, with the "Manual Posting"
   and "Points Possible" rows and the read-only totals), ``lib/gradebook_importer.rb`` reads it
@@ -35,6 +35,7 @@ import math
 import os
 import re
 import shutil
+import unicodedata
 import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -46,9 +47,11 @@ import pytest
 from browser_support import CHROMIUM_ARGS, require_chromium
 from hypothesis import given
 from hypothesis import strategies as st
+from lms_support import canvas_reads_back
 from nbgrader.api import Gradebook
 from playwright.sync_api import sync_playwright
 
+from grader.api import make_api
 from grader.cli import main
 from grader.collect import canvas_name, read_lms_record
 from grader.late import DAY, LatePolicy, days_late, submission_time
@@ -128,13 +131,6 @@ CANVAS_STUDENTS = {"leeamy": ("1001", "5001", False), "kimbo": ("1002", "5002", 
                    "ngcai": ("1003", "5004", True), "ozdan": ("1004", "5005", False),
                    "zedzoe": ("1099", "5099", False)}
 ZARA_LATE = timedelta(days=2, hours=12)  # by her file's time: 3 days, a part counting as one
-
-
-def canvas_reads_back(file_name: str) -> tuple[str, str] | None:
-    """Canvas's infer_comment_context_from_filename: the user id and the file id it reads
-    from a re-uploaded file's name (the first two all-digit parts split on "_")."""
-    ids = [part for part in file_name.split("_") if re.fullmatch(r"\d+", part)][:2]
-    return (ids[0], ids[1]) if len(ids) == 2 else None
 
 
 @dataclass
@@ -239,9 +235,10 @@ def graded(copy_course: Callable[..., Path], tmp_path_factory) -> Iterator[Grade
     codes: dict[str, int] = {}
     out: dict[str, str] = {}
     err: dict[str, str] = {}
+    roster = ["--roster", str(lms / "roster.csv")]
     steps = [("collect canvas", ["collect", ASSIGNMENT, str(lms / "submissions.zip"), "--due",
-                                 "2025-03-01 23:59 UTC"]),
-             ("collect folder", ["collect", ASSIGNMENT, str(lms / "folder")]),
+                                 "2025-03-01 23:59 UTC", *roster]),
+             ("collect folder", ["collect", ASSIGNMENT, str(lms / "folder"), *roster]),
              ("autograde", ["autograde", ASSIGNMENT, "--jobs", "3"]),
              ("export", ["export"]),
              ("export canvas", ["export", ASSIGNMENT, "--canvas", str(lms / "roster.csv")]),
@@ -277,6 +274,9 @@ def stored_penalties(root: Path) -> dict[str, float]:
     (f"leeamy_1001_5001_{NB}", ("leeamy_1001_5001", "1001", "5001", False)),
     (f"kimbo_LATE_1002_5002_{NOTEBOOK}-1.ipynb", ("kimbo_LATE_1002_5002", "1002", "5002", True)),
     ("müllerjörg_LATE_7_8_a_b_c.ipynb", ("müllerjörg_LATE_7_8", "7", "8", True)),
+    # Canvas keeps Ruby's [[:word:]], combining marks included: "pérezjosé" written in NFD
+    (unicodedata.normalize("NFD", f"pérezjosé_LATE_7_8_{NB}"),
+     (unicodedata.normalize("NFD", "pérezjosé_LATE_7_8"), "7", "8", True)),
     (f"ada_1000_{NB}", None),  # one id only
     (f"1001_5001_{NB}", None),  # no name
     (f"amy_1001_x_5001_{NB}", None),  # ids not adjacent
@@ -375,6 +375,41 @@ def test_students_are_matched_by_id_then_sis_then_the_download_name(tmp_path: Pa
     assert match_roster(read_canvas_roster(twins), {"leeamy": None})[1] == ["leeamy"]
 
 
+def test_a_moodle_roster_names_the_students_in_the_gradebook(
+    copy_course: Callable[..., Path], tmp_path: Path
+) -> None:
+    root = copy_course("notebooks")
+    users = list(csv.DictReader(MOODLE_EXPORT.splitlines()))
+    download = tmp_path / "download"
+    for u in users[:3]:  # a folder per student, named by their ID number
+        (download / u["ID number"]).mkdir(parents=True)
+        (download / u["ID number"] / NB).write_bytes(solved())
+    moodle = roster(tmp_path, MOODLE_EXPORT)
+    codes: dict[str, int] = {}
+    run(root, "collect", "collect", ASSIGNMENT, str(download), "--roster", str(moodle),
+        codes=codes, out={}, err={})
+    run(root, "export", "export", codes=codes, out={}, err={})
+    assert codes == {"collect": 0, "export": 0}
+    listed = {s["id"]: (s["first_name"], s["last_name"], s["email"])
+              for s in make_api(root).get_students()}
+    with (root / "grader" / "exports" / "grades.csv").open(newline="") as fh:
+        rows = {r["student_id"]: (r["first_name"], r["last_name"]) for r in csv.DictReader(fh)}
+    for u in users[:3]:
+        assert listed[u["ID number"]] == (u["First name"], u["Last name"], u["Email address"])
+        assert rows[u["ID number"]] == (u["First name"], u["Last name"])
+    assert len(listed) == 3  # the roster's other users are not added
+
+
+def test_a_roster_neither_lms_writes_is_refused_before_collecting(
+    copy_course: Callable[..., Path], tmp_path: Path
+) -> None:
+    root = copy_course("notebooks")
+    with pytest.raises(SystemExit, match="not Canvas's gradebook export.*nor is it Moodle's"):
+        main(["--course-root", str(root), "collect", ASSIGNMENT, str(tmp_path),
+              "--roster", str(roster(tmp_path, "Name,Email\nAmy,a@x\n"))])
+    assert not (root / "grader" / "submitted").exists()
+
+
 def test_columns_are_canvas_titles_and_points(tmp_path: Path) -> None:
     found = read_canvas_roster(roster(tmp_path))
     columns = canvas_columns(found, {"01_perceptron": 12.0, "03_kernels": 9.0})
@@ -389,12 +424,13 @@ def test_columns_are_canvas_titles_and_points(tmp_path: Path) -> None:
 
 
 def test_the_class_is_collected_graded_and_exported(graded: GradedClass) -> None:
-    # collect exits 2: it skipped ngcai's first try, older than the resubmission
+    # collect exits 0: ngcai's first try, older than the resubmission, is a routine skip
     assert "older duplicate" in graded.err["collect canvas"]
-    assert graded.codes == {"collect canvas": 2, "collect folder": 0, "autograde": 0,
+    assert "routine, nothing refused: exit status 0" in graded.out["collect canvas"]
+    assert graded.codes == {"collect canvas": 0, "collect folder": 0, "autograde": 0,
                             "export": 0, "export canvas": 2, "export canvas zero": 2,
                             "feedback": 2}, graded.err
-    assert "Canvas marked 2 submissions LATE: kimbo, ngcai" in graded.out["collect canvas"]
+    assert "submissions Canvas marked LATE: 2 (kimbo, ngcai)" in graded.out["collect canvas"]
 
 
 def test_collect_keeps_canvas_ids_and_the_late_marker_with_each_student(graded) -> None:
@@ -406,6 +442,25 @@ def test_collect_keeps_canvas_ids_and_the_late_marker_with_each_student(graded) 
         prefix = arrival["files"][NOTEBOOK]["canvas_prefix"]
         assert canvas_reads_back(prefix + "_x") == (user, file_id), student
     assert record["zara"]["late"] is None and record["zara"]["timestamp_from"] == "file time"
+
+
+def test_the_roster_names_reach_the_gradebook_and_grades_csv(graded: GradedClass) -> None:
+    by_user = {r["ID"]: r for r in roster_rows()}
+    users = {student: user for student, (user, _, _) in CANVAS_STUDENTS.items()} | {
+        "zara": next(r["ID"] for r in roster_rows() if r["SIS Login ID"] == "zara")}
+    expected = {student: (*by_user[user]["Student"].split(", ")[::-1], user)
+                for student, user in users.items() if user in by_user}
+    assert sorted(set(users) - set(expected)) == ["zedzoe"]  # Canvas has her; the roster not
+    with (graded.root / "grader" / "exports" / "grades.csv").open(newline="") as fh:
+        rows = {r["student_id"]: (r["first_name"], r["last_name"]) for r in csv.DictReader(fh)}
+    # the formgrader's "Manage Students" lists nbgrader's API's students
+    listed = {s["id"]: (s["first_name"], s["last_name"], s["lms_user_id"])
+              for s in make_api(graded.root).get_students()}
+    for student, (first, last, user) in expected.items():
+        assert rows[student] == (first, last), student
+        assert listed[student] == (first, last, user), student
+    assert rows["zedzoe"] == ("", "") and listed["zedzoe"][2] == "1099"  # her Canvas id only
+    assert "not on the roster (no name in the gradebook): zedzoe" in graded.err["collect canvas"]
 
 
 def test_nbgrader_sees_the_submission_times(graded: GradedClass) -> None:
