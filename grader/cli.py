@@ -29,7 +29,7 @@ from grader.collect import EXIT_SKIPPED, collect
 from grader.export import EXIT_LEFT_OUT, export_canvas, export_grades, export_moodle
 from grader.lint import TODO_MARK
 from grader.lms import MOODLE_KEYS, canvas_feedback_zip
-from grader.release import lint_assignments, release
+from grader.release import EXIT_REFUSED, ReleaseRefused, lint_assignments, release
 from grader.remove import remove_assignment
 from grader.report import write_report
 from grader.scaffold import new_exercise
@@ -158,6 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="default: all")
     p.add_argument("--no-run", action="store_true", help="lint without running the tests on "
                    "the solution and the blank release (when you just ran `course lint`)")
+    p.add_argument("--force", action="store_true", help="release even when it changes the "
+                   "tests of an assignment that already has submissions (exit 2 without)")
     p = sub.add_parser("lint", help="check an assignment's cells, metadata and checks; run its "
                        "tests on the solution (must pass) and the blank release (must fail)")
     p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="default: all")
@@ -260,6 +262,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         entry (everyone else is collected; the reasons are printed and recorded); ``export
         --canvas``/``--moodle`` and ``feedback --canvas-zip``: 2 when graded students were left
         out of the LMS's file (they are listed).
+        ``release``: 2 when it would change the tests of an assignment with submissions
+        (nothing is released; ``--force`` releases anyway).
     """
     args = build_parser().parse_args(argv)
     root: Path = args.course_root.resolve()
@@ -283,7 +287,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                   file=sys.stderr)
             return 1
         if args.command == "release":
-            return 1 if release(api, args.assignments) else 0
+            try:
+                return 1 if release(api, args.assignments, args.force) else 0
+            except ReleaseRefused as error:
+                print(f"course release: {error}", file=sys.stderr)
+                return EXIT_REFUSED
+            except ValueError as error:
+                raise SystemExit(f"course: {error}") from None
         return 0
     if args.command == "remove":
         try:
