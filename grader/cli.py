@@ -32,6 +32,7 @@ from grader.lms import MOODLE_KEYS, canvas_feedback_zip
 from grader.release import EXIT_REFUSED, ReleaseRefused, lint_assignments, release
 from grader.remove import remove_assignment
 from grader.report import write_report
+from grader.sandbox import unavailable_reason
 from grader.scaffold import new_exercise
 from grader.similarity import THRESHOLD, compare, write_page
 from grader.validate import validate
@@ -269,6 +270,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     root: Path = args.course_root.resolve()
     exports = root / "grader" / "exports"
     if args.command == "validate":
+        reason = unavailable_reason()
+        if reason:
+            print(f"note: running your notebook unsandboxed ({reason}); grading runs it in the "
+                  "sandbox")
         return 0 if validate(args.notebook, load_config(root)) else 1
     if args.command == "bundle":
         try:
