@@ -40,6 +40,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from grader.api import load_config
 from grader.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -164,6 +165,14 @@ def test_of_grader_only_what_validation_imports(bundled: Path) -> None:
     assert imported == {"api", "kernel_guard"}, imported
     # The students' `course` is validation: the course's command would need grader.cli.
     assert 'course = "grader.validate:main"' in (bundled / "pyproject.toml").read_text()
+
+
+def test_the_students_kernel_is_set_up_as_grading_sets_it_up(bundled: Path) -> None:
+    """Same time limit, same kernel guard (stderr costs no points, output capped)."""
+    student, course = load_config(bundled), load_config(REPO)
+    assert student.ExecutePreprocessor.timeout == course.ExecutePreprocessor.timeout
+    assert student.Execute.extra_arguments == course.Execute.extra_arguments
+    assert "kernel_guard.py" in student.Execute.extra_arguments[0]
 
 
 def test_no_answer_no_hidden_check_no_secret_inside(bundled: Path) -> None:
