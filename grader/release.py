@@ -234,8 +234,9 @@ def refusals(api: NbGraderAPI, assignments: Sequence[str]) -> str:
                                    release_folder(fresh, assignment))
             if changes:
                 refused.append(assignment)
-                reasons.append(f"{assignment} has {len(students)} submissions, and releasing it "
-                               "now changes its tests:\n" + "\n".join(f"  {c}" for c in changes))
+                count = f"{len(students)} submission" + ("s" if len(students) != 1 else "")
+                reasons.append(f"{assignment} has {count}, and releasing it now changes its "
+                               "tests:\n" + "\n".join(f"  {c}" for c in changes))
     if not reasons:
         return ""
     return ("\n".join(reasons) + "\nThose students answered the release they have: grading "

@@ -71,7 +71,7 @@ def test_a_changed_visible_test_is_refused_and_nothing_is_written(
     before = released_bytes(course)
     assert release(course) == 2
     err = capsys.readouterr().err
-    assert "01_perceptron has 1 submissions" in err
+    assert "01_perceptron has 1 submission," in err
     assert f"{NOTEBOOK}: test test_update_rule_visible: its code changed" in err
     assert f"course release --force {ASSIGNMENT}" in err
     assert released_bytes(course) == before
@@ -144,7 +144,7 @@ def test_a_submission_known_only_to_the_gradebook_counts(
         gb.add_submission(ASSIGNMENT, "bob")
     edit_solution(root, "test_bound_visible", append_to_source("\n"))
     assert release(root) == 2
-    assert "01_perceptron has 1 submissions" in capsys.readouterr().err
+    assert "01_perceptron has 1 submission," in capsys.readouterr().err
 
 
 def test_without_submissions_a_changed_test_is_released(copy_course: Callable[..., Path]) -> None:
@@ -153,3 +153,12 @@ def test_without_submissions_a_changed_test_is_released(copy_course: Callable[..
     assert release(root) == 0
     nb = nbformat.read(root / "notebooks" / ASSIGNMENT / NOTEBOOK, as_version=4)
     assert any(cell.source.endswith("# reworded") for cell in nb.cells)
+
+
+def test_autograde_does_not_release_changed_tests_either(course: Path) -> None:
+    """Autograde releases an assignment the gradebook does not know yet (its test cells come
+    from the gradebook): with submissions and changed tests, that release is refused too."""
+    edit_solution(course, "test_update_rule_visible", append_to_source("\n# reworded"))
+    with pytest.raises(SystemExit, match=r"(?s)its code changed.*course release --force"):
+        main(["--course-root", str(course), "autograde", ASSIGNMENT, "--no-sandbox"])
+    assert not (course / "grader" / "autograded").exists()
