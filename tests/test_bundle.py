@@ -39,9 +39,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from nbgrader.preprocessors import Execute
 
 from grader.api import load_config
 from grader.cli import main
+from grader.preprocessors import GradingExecute
+from grader.validate import CourseValidator
 
 REPO = Path(__file__).resolve().parents[1]
 SECRET = "c0ffee5ecret" * 4
@@ -173,6 +176,10 @@ def test_the_students_kernel_is_set_up_as_grading_sets_it_up(bundled: Path) -> N
     assert student.ExecutePreprocessor.timeout == course.ExecutePreprocessor.timeout
     assert student.Execute.extra_arguments == course.Execute.extra_arguments
     assert "kernel_guard.py" in student.Execute.extra_arguments[0]
+    # `course validate` grades' way in the course (sandbox, verdicts outside the kernel), the
+    # Validate button's way in the bundle (nbgrader's Execute: no grading code there).
+    assert CourseValidator(config=course).preprocessors[-1] is GradingExecute
+    assert CourseValidator(config=student).preprocessors[-1] is Execute
 
 
 def test_no_answer_no_hidden_check_no_secret_inside(bundled: Path) -> None:
