@@ -29,9 +29,11 @@ from grader.collect import EXIT_REFUSED, collect, say_outcome
 from grader.export import EXIT_LEFT_OUT, export_canvas, export_grades, export_moodle
 from grader.lint import TODO_MARK
 from grader.lms import MOODLE_KEYS, canvas_feedback_zip, name_students, read_roster
-from grader.release import lint_assignments, release
+from grader.release import EXIT_REFUSED as RELEASE_REFUSED
+from grader.release import ReleaseRefused, lint_assignments, release
 from grader.remove import remove_assignment
 from grader.report import write_report
+from grader.sandbox import unavailable_reason
 from grader.scaffold import new_exercise
 from grader.similarity import THRESHOLD, compare, write_page
 from grader.validate import validate
@@ -177,6 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="default: all")
     p.add_argument("--no-run", action="store_true", help="lint without running the tests on "
                    "the solution and the blank release (when you just ran `course lint`)")
+    p.add_argument("--force", action="store_true", help="release even when it changes the "
+                   "tests of an assignment that already has submissions (exit 2 without)")
     p = sub.add_parser("lint", help="check an assignment's cells, metadata and checks; run its "
                        "tests on the solution (must pass) and the blank release (must fail)")
     p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="default: all")
@@ -283,11 +287,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         only skipped older submissions of students it collected; ``export
         --canvas``/``--moodle`` and ``feedback --canvas-zip``: 2 when graded students were left
         out of the LMS's file (they are listed).
+        ``release``: 2 when it would change the tests of an assignment with submissions
+        (nothing is released; ``--force`` releases anyway).
     """
     args = build_parser().parse_args(argv)
     root: Path = args.course_root.resolve()
     exports = root / "grader" / "exports"
     if args.command == "validate":
+        reason = unavailable_reason()
+        if reason:
+            print(f"note: running your notebook unsandboxed ({reason}); grading runs it in the "
+                  "sandbox")
         return 0 if validate(args.notebook, load_config(root)) else 1
     if args.command == "bundle":
         try:
@@ -306,7 +316,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                   file=sys.stderr)
             return 1
         if args.command == "release":
-            return 1 if release(api, args.assignments) else 0
+            try:
+                return 1 if release(api, args.assignments, args.force) else 0
+            except ReleaseRefused as error:
+                print(f"course release: {error}", file=sys.stderr)
+                return RELEASE_REFUSED
+            except ValueError as error:
+                raise SystemExit(f"course: {error}") from None
         return 0
     if args.command == "remove":
         try:

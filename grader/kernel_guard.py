@@ -17,6 +17,9 @@ from collections.abc import Callable
 
 from IPython import get_ipython
 
+# What grading and validation allow a cell (grader/nbgrader_config.py, the student's copy):
+CELL_TIMEOUT = 30  # seconds
+OUTPUT_LIMIT = 1_000_000  # characters printed
 NOTICE = "\n... output truncated while grading: this cell printed more than {} characters ...\n"
 
 
@@ -57,6 +60,13 @@ def _working_directory_on_path() -> None:
     where = next((number for number, name in enumerate(folders)
                   if name in ("site-packages", "dist-packages")), 0)
     sys.path.insert(where, "")
+
+
+def kernel_arguments(limit: int) -> list[str]:
+    """The kernel's extra command-line arguments that run this file by its absolute path and
+    call :func:`install` with ``limit`` at start-up (``Execute.extra_arguments``)."""
+    return ["--IPKernelApp.exec_lines="
+            f"__import__('runpy').run_path({os.path.abspath(__file__)!r})['install']({limit})"]
 
 
 def install(limit: int) -> None:

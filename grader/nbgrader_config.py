@@ -80,7 +80,7 @@ c.CourseDirectory.db_url = gradebook_url(os.environ.get("COURSE_DB_URL", "")) or
 
 # An infinite loop or a blocking widget in a submission costs one timeout per cell (and the
 # points of that cell), not a hung grading run. Covers autograde and validate alike.
-c.ExecutePreprocessor.timeout = 30
+c.ExecutePreprocessor.timeout = kernel_guard.CELL_TIMEOUT
 
 # The kernel nbgrader starts (autograde, `course validate`, the Validate button) first runs
 # grader/kernel_guard.py, which
@@ -96,12 +96,12 @@ c.ExecutePreprocessor.timeout = 30
 # starts with that folder off sys.path (PYTHONSAFEPATH), so nothing there runs at start-up; the
 # guard puts it back. (Not set as Execute.kernel_manager_class: that would apply to
 # GradingExecute too, a subclass, and replace its sandboxed kernel.)
-OUTPUT_LIMIT = 1_000_000
-KERNEL_GUARD = os.path.abspath(kernel_guard.__file__)
-c.Execute.extra_arguments = [
-    "--IPKernelApp.exec_lines="
-    f"__import__('runpy').run_path({KERNEL_GUARD!r})['install']({OUTPUT_LIMIT})",
-]
+OUTPUT_LIMIT = kernel_guard.OUTPUT_LIMIT
+c.Execute.extra_arguments = kernel_guard.kernel_arguments(OUTPUT_LIMIT)
+# `course validate` runs the notebook as grading does (the sandbox when bubblewrap is there,
+# verdicts outside the kernel, a dead kernel failing only its cells). The Validate button runs
+# nbgrader's own Validator, whose preprocessors cannot be configured: plain `Execute`.
+c.CourseValidator.execute = GradingExecute
 
 # Autograde follows no link in a submission (a link to solutions/ or /etc would be read as
 # root): nbgrader's converter, with its copy and reads made by grader.files. nbgrader has no

@@ -25,7 +25,7 @@ from nbgrader.apps import NbGraderAPI
 from grader import flagged as flagged_section
 from grader.collect import record_path as collect_record_path
 from grader.files import find_skipped, link_kind
-from grader.hostile import Flag, grade_id, nbgrader_meta, scan
+from grader.hostile import Flag, grade_id, scan
 from grader.late import class_lateness, policy_description
 from grader.misses import count_misses
 from grader.misses import section as misses_section
@@ -33,6 +33,7 @@ from grader.page import document
 from grader.preprocessors import run_problems
 from grader.similarity import report_section
 from grader.tables import table
+from grader.validate import exercise_cells
 from mllib.plotting import figure
 
 TRUNCATION_MARK = "output truncated"  # in the notices of kernel_guard, GradingExecute, LimitOutput
@@ -47,25 +48,6 @@ class Exercise:
     grade_ids: tuple[str, ...]
     max_score: float
     label: str  # column name: "<assignment>/<name>", with the notebook when names clash
-
-
-def exercise_cells(nb: NotebookNode) -> dict[str, list[str]]:
-    """Exercise name -> grade ids of its graded cells, in notebook order.
-
-    An answer cell (``solution``) opens an exercise named by its ``grade_id``; graded cells
-    belong to the last answer above them; a graded cell above every answer is its own exercise.
-    Answers with no graded cell (nothing to score) are left out.
-    """
-    groups: dict[str, list[str]] = {}
-    current = None
-    for cell in nb.cells:
-        meta, gid = nbgrader_meta(cell), grade_id(cell)
-        if meta.get("solution"):
-            current = gid
-            groups[current] = []
-        if meta.get("grade"):
-            groups.setdefault(current or gid, []).append(gid)
-    return {name: cells for name, cells in groups.items() if cells}
 
 
 def _release(api: NbGraderAPI, assignment: str, notebook: str) -> Path:

@@ -1,31 +1,72 @@
 """``course validate``: a notebook's tests, run as nbgrader's Validate button runs them, with a
-pass or fail per exercise."""
+pass or fail per exercise.
+
+Students receive this module (``course bundle``), so it imports nothing of the instructor's
+grading: which preprocessor runs the notebook is configuration (``CourseValidator.execute``),
+nbgrader's ``Execute`` unless the course's ``grader/nbgrader_config.py`` names its sandboxed
+``GradingExecute``. A released notebook has only its visible tests; then it says so.
+"""
 
 from __future__ import annotations
 
+import argparse
+from collections.abc import Sequence
 from pathlib import Path
 
 import nbformat
 from nbconvert.filters import strip_ansi
-from nbgrader.preprocessors import CheckCellMetadata, ClearOutput
+from nbformat import NotebookNode
+from nbgrader.preprocessors import CheckCellMetadata, ClearHiddenTests, ClearOutput, Execute
 from nbgrader.utils import determine_grade, is_grade, is_solution
 from nbgrader.validator import Validator
-from traitlets import List
+from traitlets import List, Type, default
 from traitlets.config import Config
 
-from grader.preprocessors import GradingExecute
-from grader.report import exercise_cells
-from grader.sandbox import unavailable_reason
+from grader.api import load_config
+
+COURSE_ROOT = Path(__file__).resolve().parent.parent
+# The marker the release removes hidden tests by: a notebook with none left has only visible tests.
+HIDDEN_MARK = ClearHiddenTests.class_traits()["begin_test_delimeter"].default_value
+HIDDEN_NOTE = ("Only the visible tests ran: hidden tests run at grading, on other inputs, so a "
+               "notebook that passes here can still lose points there.")
+PASSED_NOTE = "Your notebook passes the visible tests; hidden tests run at grading."
 
 
 class CourseValidator(Validator):
-    """nbgrader's ``Validator``, running the notebook with :class:`GradingExecute`.
+    """nbgrader's ``Validator``, running the notebook with the configured ``execute``.
 
-    A kernel that dies or hangs then fails the cells it could not run, as at grading time,
-    instead of crashing the validation.
+    With :class:`grader.preprocessors.GradingExecute` (the course's configuration) a kernel
+    that dies or hangs fails the cells it could not run, as at grading time, instead of
+    crashing the validation.
     """
 
-    preprocessors = List([CheckCellMetadata, ClearOutput, GradingExecute])
+    execute = Type(Execute, klass=Execute,
+                   help="The preprocessor that runs the notebook").tag(config=True)
+    preprocessors = List()
+
+    @default("preprocessors")
+    def _preprocessors(self) -> list[type]:
+        return [CheckCellMetadata, ClearOutput, self.execute]
+
+
+def exercise_cells(nb: NotebookNode) -> dict[str, list[str]]:
+    """Exercise name -> grade ids of its graded cells, in notebook order.
+
+    An answer cell (``solution``) opens an exercise named by its ``grade_id``; graded cells
+    belong to the last answer above them; a graded cell above every answer is its own exercise.
+    Answers with no graded cell (nothing to score) are left out.
+    """
+    groups: dict[str, list[str]] = {}
+    current = None
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        gid = meta.get("grade_id")
+        if meta.get("solution"):
+            current = gid
+            groups[current] = []
+        if meta.get("grade"):
+            groups.setdefault(current or gid, []).append(gid)
+    return {name: cells for name, cells in groups.items() if cells}
 
 
 def validate(notebook: Path, config: Config) -> bool:
@@ -33,7 +74,7 @@ def validate(notebook: Path, config: Config) -> bool:
 
     Uses nbgrader's ``Validator`` directly, because ``nbgrader validate`` exits 0 even when
     tests fail (nbgrader #1908). An exercise passes when every graded cell of it passes (see
-    :func:`grader.report.exercise_cells`); a written answer is no pass or fail: it is reported
+    :func:`exercise_cells`); a written answer is no pass or fail: it is reported
     as answered (graded by hand) or not answered yet.
 
     Parameters
@@ -51,10 +92,6 @@ def validate(notebook: Path, config: Config) -> bool:
     """
     if not notebook.is_file():
         raise SystemExit(f"course: no notebook {notebook}")
-    reason = unavailable_reason()
-    if reason:
-        print(f"note: running your notebook unsandboxed ({reason}); grading runs it in the "
-              "sandbox")
     nb = nbformat.read(notebook, as_version=4)
     results = CourseValidator(config=config).validate(str(notebook))
     names = {
@@ -103,4 +140,18 @@ def validate(notebook: Path, config: Config) -> bool:
         summary += (f"; {sum(written.values())} of {len(written)} written answers answered "
                     "(graded by hand)")
     print(f"{status} {notebook}: {summary}")
+    if not any(HIDDEN_MARK in cell.source for cell in nb.cells):
+        print(PASSED_NOTE if status == "PASSED" else HIDDEN_NOTE)
     return not results
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``course validate NOTEBOOK`` where only validation is installed (the student bundle,
+    whose ``course`` command this is); exit 1 when a test fails or an answer is blank."""
+    parser = argparse.ArgumentParser(prog="course", description="Check a notebook: run its "
+                                     "visible tests (hidden tests run at grading).")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("validate", help="run a notebook's visible tests; exit 1 if any fails"
+                   ).add_argument("notebook", type=Path, metavar="NOTEBOOK")
+    args = parser.parse_args(argv)
+    return 0 if validate(args.notebook, load_config(COURSE_ROOT)) else 1

@@ -2,12 +2,13 @@
 
 The bundle is built from a copy of the course into which a course secret, a gradebook, a
 submission and exports were planted. It must hold none of them, no solution code (the answer
-cells of ``solutions/``), no model text of a written answer and no hidden check. Then it is
-installed the way a student does (``make`` in the bundle: a fresh venv, the locked
-requirements, the bundle's own package) and ``course validate`` runs there on a notebook
-answered with the second solutions of ``tests/fairness/``.
+cells of ``solutions/``), no model text of a written answer, no hidden check and of ``grader/``
+only what validation imports. Then its zip is extracted and installed the way a student does
+(``make`` in the bundle: a fresh venv, the locked requirements, the bundle's own package), and
+``course validate`` and ``make lab``'s Validate button run there on a notebook answered with
+the second solutions of ``tests/fairness/``. A release older than ``solutions/`` is refused.
 
-``course validate`` runs there as on a laptop without bubblewrap (see the test). Cost: the
+Validation runs there as on a laptop without bubblewrap (see the fixture). Cost: the
 fresh venv reuses this environment's installed packages through a ``.pth`` line
 (only the path is added: the ``.pth`` files of that folder, such as this checkout's own
 editable install, are not run), so ``pip install -r requirements.lock`` finds every pin
@@ -18,21 +19,32 @@ downloads the lock instead (a few minutes).
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import runpy
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import sysconfig
+import time
+import urllib.parse
+import urllib.request
 import zipfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 import pytest
+from nbgrader.preprocessors import Execute
 
+from grader.api import load_config
 from grader.cli import main
+from grader.preprocessors import GradingExecute
+from grader.validate import CourseValidator
 
 REPO = Path(__file__).resolve().parents[1]
 SECRET = "c0ffee5ecret" * 4
@@ -120,12 +132,54 @@ def test_the_bundle_holds_the_release_and_the_library(bundled: Path) -> None:
     names = {str(p.relative_to(bundled)) for p in bundled.rglob("*") if p.is_file()}
     for expected in ("README.md", "Makefile", "pyproject.toml", "requirements.lock",
                      "environment.yml", "mllib/perceptron.py", "mllib/grading/__init__.py",
-                     "mllib/grading/wire.py", "grader/cli.py", "grader/nbgrader_config.py",
+                     "mllib/grading/wire.py", "grader/validate.py", "grader/nbgrader_config.py",
                      f"notebooks/{ASSIGNMENT}/{NOTEBOOK}",
                      f"notebooks/{ASSIGNMENT}/perceptron_walkthrough.ipynb"):
         assert expected in names
     assert not [n for n in names if n.startswith(("solutions/", "tests/", "grader/submitted"))]
     assert set(zipfile.ZipFile(f"{bundled}.zip").namelist()) >= {f"student/{n}" for n in names}
+
+
+def grader_imports(path: Path) -> set[str]:
+    """The modules of ``grader`` a Python file imports (``from grader import x``, ``grader.x``)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module == "grader":
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("grader."):
+            found.add(node.module.split(".")[1])
+        elif isinstance(node, ast.Import):
+            found |= {a.name.split(".")[1] for a in node.names if a.name.startswith("grader.")}
+    return found
+
+
+def test_of_grader_only_what_validation_imports(bundled: Path) -> None:
+    """No instructor tool: not the similarity rules and threshold, the submission scan and its
+    flags, the report, collect, exports, LMS formats, the sandbox, the secret's code."""
+    shipped = {str(p.relative_to(bundled)) for p in (bundled / "grader").rglob("*")
+               if p.is_file()}
+    assert shipped == {"grader/__init__.py", "grader/api.py", "grader/kernel_guard.py",
+                       "grader/validate.py", "grader/nbgrader_config.py"}
+    instructor = {p.name for p in (REPO / "grader").glob("*.py")} - {
+        "__init__.py", "api.py", "kernel_guard.py", "validate.py", "nbgrader_config.py"}
+    assert {"similarity.py", "flagged.py", "hostile.py", "report.py", "collect.py", "export.py",
+            "lms.py", "secret.py", "sandbox.py", "cli.py"} <= instructor
+    imported = set().union(*(grader_imports(bundled / name) for name in shipped))
+    assert imported == {"api", "kernel_guard"}, imported
+    # The students' `course` is validation: the course's command would need grader.cli.
+    assert 'course = "grader.validate:main"' in (bundled / "pyproject.toml").read_text()
+
+
+def test_the_students_kernel_is_set_up_as_grading_sets_it_up(bundled: Path) -> None:
+    """Same time limit, same kernel guard (stderr costs no points, output capped)."""
+    student, course = load_config(bundled), load_config(REPO)
+    assert student.ExecutePreprocessor.timeout == course.ExecutePreprocessor.timeout
+    assert student.Execute.extra_arguments == course.Execute.extra_arguments
+    assert "kernel_guard.py" in student.Execute.extra_arguments[0]
+    # `course validate` grades' way in the course (sandbox, verdicts outside the kernel), the
+    # Validate button's way in the bundle (nbgrader's Execute: no grading code there).
+    assert CourseValidator(config=course).preprocessors[-1] is GradingExecute
+    assert CourseValidator(config=student).preprocessors[-1] is Execute
 
 
 def test_no_answer_no_hidden_check_no_secret_inside(bundled: Path) -> None:
@@ -143,17 +197,28 @@ def test_no_answer_no_hidden_check_no_secret_inside(bundled: Path) -> None:
     assert not list((bundled / "mllib" / "grading").glob("perceptron.py"))
 
 
-def test_the_bundle_sets_up_and_validates_on_its_own(bundled: Path, tmp_path: Path) -> None:
-    """``make``'s set-up in a fresh venv, then ``course validate`` on an answered notebook."""
+@dataclass(frozen=True)
+class Installed:
+    """The bundle extracted from its zip and set up as ``make`` does, its notebook answered."""
+
+    folder: Path
+    env: dict[str, str]
+
+
+@pytest.fixture(scope="module")
+def installed(bundled: Path, tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """``make``'s set-up in a fresh venv, in the bundle as extracted from its zip."""
+    where = tmp_path_factory.mktemp("extracted")
+    shutil.unpack_archive(f"{bundled}.zip", where)
+    folder = where / bundled.name
     # Without its own pip and setuptools, which would shadow the locked ones.
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bundled / ".venv")],
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder / ".venv")],
                    check=True)
-    site = next((bundled / ".venv" / "lib").glob("python*/site-packages"))
+    site = next((folder / ".venv" / "lib").glob("python*/site-packages"))
     (site / "course_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    # As on a laptop without bubblewrap (macOS, say): a bwrap that cannot make a sandbox. (The
-    # sandbox would show the kernel the fresh venv but not the shared packages behind the .pth;
-    # a student's own install has them inside the venv.)
-    fake = tmp_path / "bin"
+    # As on a laptop without bubblewrap (macOS, say): a bwrap that cannot make a sandbox.
+    # Validation needs none (it runs nbgrader's own Execute, as the Validate button does).
+    fake = where / "bin"
     fake.mkdir()
     (fake / "bwrap").write_text("#!/bin/sh\nexit 1\n")
     (fake / "bwrap").chmod(0o755)
@@ -161,30 +226,110 @@ def test_the_bundle_sets_up_and_validates_on_its_own(bundled: Path, tmp_path: Pa
            "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PATH": f"{fake}:{os.environ['PATH']}"}
     env.pop("JUPYTER_CONFIG_PATH", None)
     env.pop("JUPYTER_PATH", None)
-    subprocess.run(["make", "-C", str(bundled), ".venv/.installed"], check=True, env=env)
-    python = bundled / ".venv" / "bin" / "python"
-    probe = ("import importlib.util, mllib, grader; print(mllib.__file__, grader.__file__, "
-             "importlib.util.find_spec('mllib.grading.perceptron'))")
-    where = subprocess.run([python, "-c", probe], capture_output=True, text=True, check=True,
-                           cwd=tmp_path, env=env).stdout.split()
-    assert where[0].startswith(str(bundled)) and where[1].startswith(str(bundled))
-    assert where[2] == "None"  # the hidden checks are not there to import
+    subprocess.run(["make", "-C", str(folder), ".venv/.installed"], check=True, env=env)
+    # pip found every pin satisfied behind the .pth, so it wrote none of their commands into
+    # .venv/bin, no server extension's switch into .venv/etc (nbgrader's Validate handler among
+    # them) and no templates into .venv/share: `make lab` needs them, as pip writes them.
+    for shared in ("etc/jupyter", "share/jupyter/nbconvert"):  # and nbconvert's templates
+        shutil.copytree(Path(sys.prefix) / shared, folder / ".venv" / shared)
+    for name, (module, function) in {"jupyter": ("jupyter_core.command", "main"),
+                                     "jupyter-lab": ("jupyterlab.labapp", "main")}.items():
+        script = folder / ".venv" / "bin" / name
+        script.write_text(f"#!{folder / '.venv' / 'bin' / 'python'}\nimport sys\n"
+                          f"from {module} import {function}\nsys.exit({function}())\n")
+        script.chmod(0o755)
 
     answers = runpy.run_path(str(REPO / "tests" / "fairness" / f"{ASSIGNMENT}.py"))["ANSWERS"]
-    notebook = bundled / "notebooks" / ASSIGNMENT / NOTEBOOK
+    notebook = folder / "notebooks" / ASSIGNMENT / NOTEBOOK
     nb = nbformat.read(notebook, as_version=4)
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
         if meta.get("solution"):
             cell.source = answers.get(meta["grade_id"], "The runs differ by a factor eta.")
     nbformat.write(nb, notebook)
-    run = subprocess.run(["make", "-C", str(bundled), "validate",
+    return Installed(folder, env)
+
+
+def test_the_bundle_imports_its_own_code_and_no_hidden_check(installed: Installed) -> None:
+    probe = ("import importlib.util as u, mllib, grader; print(mllib.__file__, grader.__file__, "
+             "u.find_spec('mllib.grading.perceptron'), u.find_spec('grader.similarity'))")
+    where = subprocess.run([installed.folder / ".venv" / "bin" / "python", "-c", probe],
+                           capture_output=True, text=True, check=True,
+                           cwd=installed.folder.parent, env=installed.env).stdout.split()
+    assert where[0].startswith(str(installed.folder))
+    assert where[1].startswith(str(installed.folder))
+    assert where[2:] == ["None", "None"]  # neither the hidden checks nor the instructor's tools
+
+
+def test_course_validate_runs_the_visible_tests_and_says_so(installed: Installed) -> None:
+    run = subprocess.run(["make", "-C", str(installed.folder), "validate",
                           f"NB=notebooks/{ASSIGNMENT}/{NOTEBOOK}"],
-                         capture_output=True, text=True, env=env)
+                         capture_output=True, text=True, env=installed.env)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "PASS update_rule" in run.stdout and "ANSWERED eta_answer" in run.stdout
     assert f"PASSED notebooks/{ASSIGNMENT}/{NOTEBOOK}" in run.stdout
-    assert "unsandboxed" in run.stdout
+    # Only the visible tests ran: no claim of passing "all the tests".
+    assert "passes the visible tests; hidden tests run at grading" in run.stdout
+    assert "all the tests" not in run.stdout
+
+
+def test_make_lab_serves_the_validate_button(installed: Installed) -> None:
+    """``make lab`` starts JupyterLab in the bundle, and the Validate button's request (what
+    nbgrader's lab extension posts) runs the notebook with the bundle's own configuration."""
+    port, token = free_port(), "bundle-test-token"
+    env = {**installed.env, "JUPYTER_PORT": str(port), "JUPYTER_TOKEN": token,
+           "BROWSER": "true"}  # no browser window: `true URL` opens nothing
+    lab = subprocess.Popen(["make", "-C", str(installed.folder), "lab"], env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                           start_new_session=True)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_until_up(f"{base}/api/status?token={token}", lab)
+        path = f"notebooks/{ASSIGNMENT}/{NOTEBOOK}"
+        request = urllib.request.Request(
+            f"{base}/assignments/validate", data=urllib.parse.urlencode({"path": path}).encode(),
+            headers={"Authorization": f"token {token}"}, method="POST")
+        with urllib.request.urlopen(request, timeout=240) as response:
+            reply = json.loads(response.read())
+    finally:
+        os.killpg(lab.pid, signal.SIGTERM)
+        log = lab.communicate(timeout=60)[1]
+    assert reply == {"success": True, "value": {}}, (reply, log[-3000:])
+    assert "Traceback" not in log, log[-3000:]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_until_up(url: str, server: subprocess.Popen, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert server.poll() is None, "make lab exited"
+        try:
+            with urllib.request.urlopen(url, timeout=5):
+                return
+        except OSError:
+            time.sleep(0.5)
+    raise AssertionError(f"JupyterLab did not answer at {url} within {seconds} s")
+
+
+def test_a_stale_release_is_refused(course: Path, tmp_path: Path) -> None:
+    """A solution edited without `course release`: the bundle names the notebook and the
+    command, and writes nothing."""
+    root = tmp_path / "course"
+    shutil.copytree(course, root)
+    source = root / "solutions" / ASSIGNMENT / NOTEBOOK
+    nb = nbformat.read(source, as_version=4)
+    nb.cells[1].source += "\n\nOne more sentence of the statement."
+    nbformat.write(nb, source)
+    out = tmp_path / "student"
+    with pytest.raises(SystemExit, match=rf"notebooks/{ASSIGNMENT}/{NOTEBOOK}.*"
+                                         rf"`course release {ASSIGNMENT}`"):
+        main(["--course-root", str(root), "bundle", "--out", str(out)])
+    assert not out.exists()
 
 
 def test_a_folder_that_is_no_course_is_refused(tmp_path: Path) -> None:

@@ -286,10 +286,10 @@ def one_submission(copy_course, code: str) -> Path:
 
 
 def test_grading_refuses_to_start_without_the_sandbox(copy_course, monkeypatch, capsys) -> None:
-    from grader import autograde, cli, validate
+    from grader import autograde, cli
 
     root = one_submission(copy_course, "pass")
-    for module in (autograde, validate):
+    for module in (autograde, cli):
         monkeypatch.setattr(module, "unavailable_reason",
                             lambda: "bubblewrap is not installed: install bubblewrap "
                                     "(Debian/Ubuntu: `apt-get install bubblewrap`)")
