@@ -24,9 +24,7 @@ the report's HTML section (:func:`section`, everything escaped) and to its JSON
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,11 +32,13 @@ from pathlib import Path
 import matplotlib
 import nbformat
 import numpy as np
+from matplotlib.figure import Figure
 from nbformat import NotebookNode
 
 from grader import outcomes
 from grader.hostile import grade_id
 from grader.outside import HIDDEN_MARK
+from grader.page import LABEL_POINTS, embedded_png, picture
 from grader.preprocessors import NOT_RUN
 from grader.tables import table
 from mllib.plotting import figure
@@ -48,6 +48,7 @@ EXAMPLES = 2  # example answers per mistake
 MAX_EXAMPLE_CHARS = 3000  # of an example answer: a pasted megabyte cannot swamp the report
 NOT_RECORDED = "no per-case record (graded before the report kept them: regrade to count it)"
 TESTS = (outcomes.HIDDEN, outcomes.VISIBLE)
+CELL_WIDTH, CELL_HEIGHT = 0.75, 0.5  # inches of the heat map's cells: "H12" over "100%" fits
 
 
 @dataclass
@@ -266,29 +267,37 @@ def count_misses(assignment: str, exercises: list, graded: dict[str, list[Path]]
     return Misses(assignment, students, tested, _most_missed(tested, answers))
 
 
-def heat_map(misses: Misses) -> tuple[str, str]:
-    """Exercises x their cases, coloured by the share of judged students who failed each:
-    (base64 PNG, alt text drawn from the same numbers)."""
+def heat_map_figure(misses: Misses) -> Figure:
+    """Exercises x their checks, coloured by the share of judged students who failed each, every
+    text at :data:`grader.page.LABEL_POINTS` or larger."""
     rows = [ex.checks() for ex in misses.exercises]
     width = max((len(r) for r in rows), default=1)
     share = np.full((len(rows), width), np.nan)
-    fig, (ax,) = figure(width=1.6 + 0.62 * width, height=1.3 + 0.42 * len(rows))
-    fig.subplots_adjust(left=1.5 / (1.6 + 0.62 * width))
+    label = max((len(ex.name) for ex in misses.exercises), default=1) * LABEL_POINTS * 0.6 / 72
+    total = label + 1.9 + CELL_WIDTH * width  # inches: the names, the colour bar, the cells
+    fig, (ax,) = figure(width=total, height=1.3 + CELL_HEIGHT * len(rows))
+    fig.subplots_adjust(left=(label + 0.2) / total)
     for i, (ex, ex_rows) in enumerate(zip(misses.exercises, rows, strict=True)):
         for j, row in enumerate(ex_rows):
             share[i, j] = len(row.failed) / max(ex.judged_on(row), 1)
             ax.text(j, i, f"{row.code}\n{share[i, j]:.0%}", ha="center", va="center",
-                    fontsize=6, color="white" if share[i, j] > 0.6 else "black")
+                    fontsize=LABEL_POINTS, color="white" if share[i, j] > 0.6 else "black")
     cmap = matplotlib.colormaps["Reds"].with_extremes(bad="#eeeeee")
     shown = ax.imshow(np.ma.masked_invalid(share), vmin=0, vmax=1, cmap=cmap, aspect="auto")
-    fig.colorbar(shown, ax=ax, label="share failed")
-    ax.set_yticks(range(len(rows)), [ex.name for ex in misses.exercises], fontsize=7)
+    bar = fig.colorbar(shown, ax=ax)
+    bar.set_label("share failed", fontsize=LABEL_POINTS)
+    bar.ax.tick_params(labelsize=LABEL_POINTS)
+    ax.set_yticks(range(len(rows)), [ex.name for ex in misses.exercises], fontsize=LABEL_POINTS)
     ax.set_xticks([])
-    ax.set_xlabel("its checks: V visible, H hidden (see the tables)", fontsize=7)
-    ax.set_title(f"{misses.assignment}: share of students failing each check", fontsize=9)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=80)
-    return base64.b64encode(buffer.getvalue()).decode("ascii"), _alt(misses)
+    ax.set_xlabel("its checks: V visible, H hidden (see the tables)", fontsize=LABEL_POINTS)
+    ax.set_title(f"{misses.assignment}: share of students failing each check",
+                 fontsize=LABEL_POINTS + 1)
+    return fig
+
+
+def heat_map(misses: Misses) -> tuple[str, str]:
+    """:func:`heat_map_figure` as (base64 PNG, alt text drawn from the same numbers)."""
+    return embedded_png(heat_map_figure(misses)), _alt(misses)
 
 
 def _alt(misses: Misses) -> str:
@@ -359,6 +368,5 @@ def section(misses: Misses) -> str:
             "<h3>Most missed</h3><p>The mistakes the most students made. A student's mistake "
             "in an exercise is the set of its checks they failed: students who failed exactly "
             "the same checks count as one mistake, each student once per exercise.</p>"
-            f"{_top_html(misses)}"
-            f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{png}">'
+            f"{_top_html(misses)}{picture(png, alt, 'heat map of the checks failed')}"
             "<h3>Per exercise</h3>" + "".join(_exercise_html(ex) for ex in misses.exercises))

@@ -25,9 +25,9 @@ POLICY = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-ur
           "form-action 'none'")
 HEAD = (f'<meta charset="utf-8"><meta name="viewport" content="width=device-width, '
         f'initial-scale=1"><meta http-equiv="Content-Security-Policy" content="{POLICY}">')
-# The pictures the pages embed are shown at their own size on a screen 1280 px wide (wider ones
-# shrink to fit): their smallest text, LABEL_POINTS at FIGURE_DPI, is 10 * 100 / 72 = 13.9 px,
-# readable at 100 % zoom (a 6-point label at 80 dpi was 6.7 px).
+# The pictures the pages embed (:func:`picture`) are shown at their own size, in a box that
+# scrolls when they are wider than the screen: their smallest text, LABEL_POINTS at FIGURE_DPI,
+# is 10 * 100 / 72 = 13.9 px, readable at 100 % zoom (a 6-point label at 80 dpi was 6.7 px).
 FIGURE_DPI = 100
 LABEL_POINTS = 10
 LINK = "#0b4f8a"  # 8.3:1 on white, 7.7:1 on Bootstrap's #f5f5f5 panel headings
@@ -39,6 +39,7 @@ outline-offset:2px}}
 pre,code,samp{{white-space:pre-wrap;overflow-wrap:anywhere;word-break:normal}}
 img{{max-width:100%;height:auto}}
 .scroll-box{{overflow-x:auto;max-width:100%}}
+.scroll-box img{{max-width:none}}
 """
 STYLE = ACCESSIBLE_STYLE + """
 body{font-family:sans-serif;line-height:1.4;max-width:70em;margin:auto;padding:0 0.5em}
@@ -85,6 +86,13 @@ def scroll_box(content: str, name: str) -> str:
     reachable by Tab and announced as ``name`` (escaped here)."""
     return (f'<div class="scroll-box" role="region" tabindex="0" '
             f'aria-label="{html.escape(name)}">{content}</div>')
+
+
+def picture(png: str, alt: str, name: str) -> str:
+    """An embedded PNG (base64, from :func:`embedded_png`) with its ``alt`` text, at its own
+    size in a :func:`scroll_box` named ``name``: a picture wider than the screen scrolls instead
+    of shrinking its text below :data:`LABEL_POINTS`."""
+    return scroll_box(f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{png}">', name)
 
 
 def document(title: str, body: str, style: str = "") -> str:

@@ -70,7 +70,7 @@ import mllib
 from grader.collect import is_safe_id
 from grader.files import link_kind, read_regular
 from grader.hostile import grade_id, nbgrader_meta, repair
-from grader.page import LABEL_POINTS, document, embedded_png
+from grader.page import LABEL_POINTS, document, embedded_png, picture
 from mllib.plotting import figure
 
 K = 8  # tokens per k-gram: shorter ones match by chance (`for V, V in zip(V, V)`)
@@ -657,7 +657,7 @@ def section(result: Similarity) -> str:
     if not result.students:
         return "<p>No submissions to compare.</p>"
     png, alt = heat_map(result)
-    parts = [_rule(result), f'<img alt="{e(alt)}" src="data:image/png;base64,{png}">']
+    parts = [_rule(result), picture(png, alt, "heat map of the pairs of students")]
     if result.unread:
         parts.append("<p>Not compared: " + e("; ".join(result.unread)) + "</p>")
     parts += [_exercise(exercise, pairs, result.sources.get(exercise, []), result.threshold)

@@ -11,11 +11,14 @@ import re
 import nbformat
 import numpy as np
 import pytest
+from axe_support import READABLE_PX, chromium_page, image_text_pixels
+from figure_support import smallest_text_points
 from test_grading_class import CLASS, RELEASE, SCAN_CASES, SOLUTION, answer_text, solved
 
 from grader import flagged, misses, outcomes
 from grader.hostile import Flag, scan
 from grader.outside import Expectation, HiddenTest, VisibleTest, verdict_hidden
+from grader.page import FIGURE_DPI, document
 from grader.report import Exercise
 from mllib.grading import Case, Check, judge, wire
 
@@ -213,6 +216,23 @@ def test_most_missed_counts_students_and_shows_each_mistake_once(tmp_path) -> No
     assert sum(t["students"] for t in top) == sum(bool(cases) for cases in fails.values())
     items = re.findall(r'<li data-case="([^"]*)">', misses.section(counted))
     assert items == ["a/sq H5", "a/sq H2, H3, H4"]
+
+
+def test_the_heat_maps_labels_are_readable_at_100_percent(tmp_path) -> None:
+    """Issue 34: its labels were 6-7 points at 80 dpi, 6.7-7.8 px on screen; an exercise with
+    many checks makes a picture wider than the screen, which scrolls rather than shrinks."""
+    many = Check("square", [Case(f"the number {n}", (float(n),)) for n in range(1, 25)], square)
+    record = outcomes.hidden(HiddenTest("t.k", many), {"results": [value(1.0)] * 24},
+                             many.expected())
+    graded = {"s1": autograded(tmp_path, "s1", "def square(x):\n    return 1\n", record)}
+    counted = misses.count_misses("a", [Exercise("nb", "sq", ("test_sq",), 1.0, "a/sq")],
+                                  graded)
+    fig = misses.heat_map_figure(counted)
+    out = tmp_path / "misses.html"
+    out.write_text(document("misses", misses.section(counted)))
+    with chromium_page(tmp_path / "profile") as page:
+        (shown,) = image_text_pixels(page, out.as_uri(), smallest_text_points(fig), FIGURE_DPI)
+    assert shown >= READABLE_PX
 
 
 # --- flags per student ---------------------------------------------------------------------

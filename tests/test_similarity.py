@@ -27,11 +27,14 @@ from pathlib import Path
 import nbformat
 import pytest
 import test_checkers
+from axe_support import READABLE_PX, chromium_page, image_text_pixels
+from figure_support import labelled_ticks, smallest_text_points
 from similarity_support import HONEST
 from similarity_support import students as honest_students
 
 from grader.api import make_api
 from grader.cli import main
+from grader.page import FIGURE_DPI
 from grader.similarity import (
     HEAT_CELLS,
     KEPT,
@@ -42,9 +45,11 @@ from grader.similarity import (
     compare,
     compare_exercise,
     fingerprints,
+    heat_map_figure,
     report_section,
     score,
     section,
+    write_page,
 )
 
 ASSIGNMENT = "01_perceptron"
@@ -278,6 +283,18 @@ def test_the_page_shows_the_pairs_escaped_and_runs_nothing(course: Path, capsys)
     alt = re.search(r'<img alt="([^"]*)"', page).group(1)
     assert "copy_a and copy_b" in html.unescape(alt) and f"{len(CLASS)} by {len(CLASS)}" in alt
     assert '<mark>' in page  # the matching lines of a pair are highlighted
+
+
+def test_the_heat_maps_names_are_readable_at_100_percent(result: Similarity,
+                                                         tmp_path: Path) -> None:
+    """Issue 34: the students' names were 6 points at 80 dpi, 6.7 px on screen."""
+    fig = heat_map_figure(result)
+    assert labelled_ticks(fig.axes[0], "y") == result.students
+    out = tmp_path / "similarity.html"
+    write_page(result, out)
+    with chromium_page(tmp_path / "profile") as page:
+        (shown,) = image_text_pixels(page, out.as_uri(), smallest_text_points(fig), FIGURE_DPI)
+    assert shown >= READABLE_PX
 
 
 def test_the_grading_report_has_the_section(course: Path) -> None:
