@@ -53,7 +53,6 @@ from grader.similarity import (
 )
 
 ASSIGNMENT = "01_perceptron"
-NOTEBOOK = "perceptron_exercises.ipynb"
 REPO = Path(__file__).resolve().parents[1]
 FAIRNESS = runpy.run_path(str(REPO / "tests" / "fairness" / f"{ASSIGNMENT}.py"))["ANSWERS"]
 
