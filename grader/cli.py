@@ -106,11 +106,11 @@ def similarity(api: NbGraderAPI, assignment: str, out: Path, threshold: float) -
     except ValueError as error:
         raise SystemExit(f"course: {error}") from None
     write_page(result, out)
-    for match in result.flagged():
+    for match in result.flagged():  # the kept ones: at most SHOWN + NAMED per exercise
         print(f"{match.exercise}: {match.first.owner} and {match.second.owner} "
               f"{match.score:.2f}")
     print(f"wrote {out}: {len(result.students)} submissions compared, "
-          f"{len(result.flagged())} matches at or above {threshold:g} (no score changed)")
+          f"{result.marked()} matches at or above {threshold:g} (no score changed)")
 
 
 def due_date(text: str) -> datetime:

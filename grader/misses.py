@@ -13,17 +13,18 @@ reads those records for every graded student and counts, per exercise:
   a checker's own reason such as "a heavier spanning tree exists");
 * the students whose answer could not be judged case by case, and why.
 
-The three cases the most students failed come with two example answers each, without the
-student's id: the answers the most of those students wrote (the shortest first on a tie). The
-same data goes to the report's HTML section (:func:`section`, everything escaped) and to its
-JSON (:meth:`Misses.as_json`). Nothing here changes a score.
+"Most missed" counts students, not cases: a student's *mistake* in an exercise is the set of
+its checks they failed, and the students who failed exactly the same checks made the same
+mistake (one bug that fails three hidden cases is one mistake, listed once). The three mistakes
+the most students made come with two example answers each, without the student's id: the
+answers the most of those students wrote (the shortest first on a tie). The same data goes to
+the report's HTML section (:func:`section`, everything escaped) and to its JSON
+(:meth:`Misses.as_json`). Nothing here changes a score.
 """
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,20 +32,23 @@ from pathlib import Path
 import matplotlib
 import nbformat
 import numpy as np
+from matplotlib.figure import Figure
 from nbformat import NotebookNode
 
 from grader import outcomes
 from grader.hostile import grade_id
 from grader.outside import HIDDEN_MARK
+from grader.page import LABEL_POINTS, embedded_png, picture
 from grader.preprocessors import NOT_RUN
 from grader.tables import table
 from mllib.plotting import figure
 
-TOP = 3  # cases shown with example answers
-EXAMPLES = 2  # example answers per case
+TOP = 3  # mistakes shown with example answers
+EXAMPLES = 2  # example answers per mistake
 MAX_EXAMPLE_CHARS = 3000  # of an example answer: a pasted megabyte cannot swamp the report
 NOT_RECORDED = "no per-case record (graded before the report kept them: regrade to count it)"
 TESTS = (outcomes.HIDDEN, outcomes.VISIBLE)
+CELL_WIDTH, CELL_HEIGHT = 0.75, 0.5  # inches of the heat map's cells: "H12" over "100%" fits
 
 
 @dataclass
@@ -61,6 +65,11 @@ class Row:
     def code(self) -> str:
         """A short name for the plot and the tables: "H3" (hidden case 3), "V1" (visible)."""
         return f"{self.test[0].upper()}{self.number}"
+
+    @property
+    def place(self) -> tuple[bool, int]:
+        """Where it goes in the plot: the visible checks first, then by number."""
+        return self.test != outcomes.VISIBLE, self.number
 
 
 @dataclass
@@ -81,11 +90,27 @@ class ExerciseMisses:
 
     def checks(self) -> list[Row]:
         """Every row in the order of the plot: visible checks, then hidden cases, by number."""
-        return sorted(self.rows.values(), key=lambda r: (r.test != outcomes.VISIBLE, r.number))
+        return sorted(self.rows.values(), key=lambda r: r.place)
 
     def judged_on(self, row: Row) -> int:
         """How many students were judged on ``row``'s test."""
         return len(self.judged.get(row.test, ()))
+
+    def judged_students(self) -> set[str]:
+        """The students judged on at least one of the exercise's tests."""
+        return set().union(*self.judged.values())
+
+    def mistakes(self) -> list[tuple[tuple[Row, ...], set[str]]]:
+        """(the checks some students failed, in the plot's order; the students who failed
+        exactly those), for every such set of checks."""
+        failed: dict[str, list[Row]] = {}
+        for row in self.checks():
+            for student in row.failed:
+                failed.setdefault(student, []).append(row)
+        found: dict[tuple[str, ...], tuple[tuple[Row, ...], set[str]]] = {}
+        for student, rows in failed.items():
+            found.setdefault(tuple(r.code for r in rows), (tuple(rows), set()))[1].add(student)
+        return list(found.values())
 
 
 @dataclass(frozen=True)
@@ -98,6 +123,17 @@ class Example:
     students: int
 
 
+@dataclass(frozen=True)
+class Mistake:
+    """The checks of one exercise that some students failed, all of them and nothing else of
+    it, and two of their answers."""
+
+    exercise: ExerciseMisses
+    rows: tuple[Row, ...]  # in the plot's order
+    students: int  # who failed exactly these checks
+    examples: tuple[Example, ...]
+
+
 @dataclass
 class Misses:
     """What the class got wrong in one assignment."""
@@ -105,7 +141,7 @@ class Misses:
     assignment: str
     students: int  # with an autograded notebook
     exercises: list[ExerciseMisses]
-    top: list[tuple[ExerciseMisses, Row, list[Example]]]
+    top: list[Mistake]  # the mistakes the most students made
 
     def as_json(self) -> dict:
         """The same data as :func:`section`, for scripts."""
@@ -119,11 +155,13 @@ class Misses:
                 "unjudged": [{"test": test, "reason": why, "students": len(who)}
                              for (test, why), who in sorted(ex.unjudged.items())],
             } for ex in self.exercises],
-            "most_missed": [{**_row_json(ex, row), "exercise": ex.exercise,
-                             "test": row.test,
-                             "examples": [{"answer": e.source, "cut": e.cut,
-                                           "students": e.students} for e in examples]}
-                            for ex, row, examples in self.top],
+            "most_missed": [{
+                "exercise": m.exercise.exercise,
+                "cases": [{"case": r.code, "test": r.test, "situation": r.situation}
+                          for r in m.rows],
+                "students": m.students, "judged": len(m.exercise.judged_students()),
+                "examples": [{"answer": e.source, "cut": e.cut, "students": e.students}
+                             for e in m.examples]} for m in self.top],
         }
 
 
@@ -173,12 +211,23 @@ def _number(ex: ExerciseMisses) -> None:
             row.number = number
 
 
-def _examples(row: Row, answers: dict[str, str]) -> list[Example]:
-    """The answers most of the students who failed ``row`` wrote (the shortest on a tie)."""
-    written = Counter(answers[s].strip() for s in row.failed if answers.get(s, "").strip())
+def _examples(students: set[str], answers: dict[str, str]) -> tuple[Example, ...]:
+    """The answers most of ``students`` wrote (the shortest on a tie)."""
+    written = Counter(answers[s].strip() for s in students if answers.get(s, "").strip())
     ranked = sorted(written.items(), key=lambda item: (-item[1], len(item[0]), item[0]))
-    return [Example(source[:MAX_EXAMPLE_CHARS], max(0, len(source) - MAX_EXAMPLE_CHARS), n)
-            for source, n in ranked[:EXAMPLES]]
+    return tuple(Example(source[:MAX_EXAMPLE_CHARS], max(0, len(source) - MAX_EXAMPLE_CHARS), n)
+                 for source, n in ranked[:EXAMPLES])
+
+
+def _most_missed(tested: list[ExerciseMisses], answers: dict[str, dict[str, str]]
+                 ) -> list[Mistake]:
+    """The :data:`TOP` mistakes the most students made (then in the order of the exercises
+    and of their first check)."""
+    ranked = sorted(((order, ex, rows, who) for order, ex in enumerate(tested)
+                     for rows, who in ex.mistakes()),
+                    key=lambda item: (-len(item[3]), item[0], [r.place for r in item[2]]))
+    return [Mistake(ex, rows, len(who), _examples(who, answers.get(ex.exercise, {})))
+            for _, ex, rows, who in ranked[:TOP]]
 
 
 def count_misses(assignment: str, exercises: list, graded: dict[str, list[Path]]) -> Misses:
@@ -215,38 +264,40 @@ def count_misses(assignment: str, exercises: list, graded: dict[str, list[Path]]
     tested = [ex for ex in by_label.values() if ex.rows or ex.unjudged]
     for ex in tested:
         _number(ex)
-    ranked = sorted(((order, ex, row) for order, ex in enumerate(tested)
-                     for row in ex.rows.values() if row.failed),
-                    key=lambda item: (-len(item[2].failed), item[0],
-                                      TESTS.index(item[2].test), item[2].number))
-    top = [(ex, row, _examples(row, answers.get(ex.exercise, {})))
-           for _, ex, row in ranked[:TOP]]
-    return Misses(assignment, students, tested, top)
+    return Misses(assignment, students, tested, _most_missed(tested, answers))
 
 
-def heat_map(misses: Misses) -> tuple[str, str]:
-    """Exercises x their cases, coloured by the share of judged students who failed each:
-    (base64 PNG, alt text drawn from the same numbers)."""
+def heat_map_figure(misses: Misses) -> Figure:
+    """Exercises x their checks, coloured by the share of judged students who failed each, every
+    text at :data:`grader.page.LABEL_POINTS` or larger."""
     rows = [ex.checks() for ex in misses.exercises]
     width = max((len(r) for r in rows), default=1)
     share = np.full((len(rows), width), np.nan)
-    fig, (ax,) = figure(width=1.6 + 0.62 * width, height=1.3 + 0.42 * len(rows))
-    fig.subplots_adjust(left=1.5 / (1.6 + 0.62 * width))
+    label = max((len(ex.name) for ex in misses.exercises), default=1) * LABEL_POINTS * 0.6 / 72
+    total = label + 1.9 + CELL_WIDTH * width  # inches: the names, the colour bar, the cells
+    fig, (ax,) = figure(width=total, height=1.3 + CELL_HEIGHT * len(rows))
+    fig.subplots_adjust(left=(label + 0.2) / total)
     for i, (ex, ex_rows) in enumerate(zip(misses.exercises, rows, strict=True)):
         for j, row in enumerate(ex_rows):
             share[i, j] = len(row.failed) / max(ex.judged_on(row), 1)
             ax.text(j, i, f"{row.code}\n{share[i, j]:.0%}", ha="center", va="center",
-                    fontsize=6, color="white" if share[i, j] > 0.6 else "black")
+                    fontsize=LABEL_POINTS, color="white" if share[i, j] > 0.6 else "black")
     cmap = matplotlib.colormaps["Reds"].with_extremes(bad="#eeeeee")
     shown = ax.imshow(np.ma.masked_invalid(share), vmin=0, vmax=1, cmap=cmap, aspect="auto")
-    fig.colorbar(shown, ax=ax, label="share failed")
-    ax.set_yticks(range(len(rows)), [ex.name for ex in misses.exercises], fontsize=7)
+    bar = fig.colorbar(shown, ax=ax)
+    bar.set_label("share failed", fontsize=LABEL_POINTS)
+    bar.ax.tick_params(labelsize=LABEL_POINTS)
+    ax.set_yticks(range(len(rows)), [ex.name for ex in misses.exercises], fontsize=LABEL_POINTS)
     ax.set_xticks([])
-    ax.set_xlabel("its checks: V visible, H hidden (see the tables)", fontsize=7)
-    ax.set_title(f"{misses.assignment}: share of students failing each check", fontsize=9)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=80)
-    return base64.b64encode(buffer.getvalue()).decode("ascii"), _alt(misses)
+    ax.set_xlabel("its checks: V visible, H hidden (see the tables)", fontsize=LABEL_POINTS)
+    ax.set_title(f"{misses.assignment}: share of students failing each check",
+                 fontsize=LABEL_POINTS + 1)
+    return fig
+
+
+def heat_map(misses: Misses) -> tuple[str, str]:
+    """:func:`heat_map_figure` as (base64 PNG, alt text drawn from the same numbers)."""
+    return embedded_png(heat_map_figure(misses)), _alt(misses)
 
 
 def _alt(misses: Misses) -> str:
@@ -271,11 +322,15 @@ def _example_html(example: Example, letter: str) -> str:
 def _top_html(misses: Misses) -> str:
     e = html.escape
     items = []
-    for ex, row, examples in misses.top:
-        answers = "".join(_example_html(x, "AB"[i]) for i, x in enumerate(examples))
-        items.append(f'<li data-case="{e(ex.exercise)} {row.code}"><strong>{e(ex.exercise)} '
-                     f"{row.code}</strong> ({row.test}): {e(row.situation)}: "
-                     f"{len(row.failed)} of {ex.judged_on(row)} students. {answers}</li>")
+    for m in misses.top:
+        answers = "".join(_example_html(x, "AB"[i]) for i, x in enumerate(m.examples))
+        checks = "; ".join(f"{r.code} ({r.test}): {e(r.situation)}" for r in m.rows)
+        codes = ", ".join(r.code for r in m.rows)
+        failing = "this check" if len(m.rows) == 1 else f"these {len(m.rows)} checks"
+        items.append(f'<li data-case="{e(m.exercise.exercise)} {codes}"><strong>'
+                     f"{e(m.exercise.exercise)} {codes}</strong>: {m.students} of "
+                     f"{len(m.exercise.judged_students())} students failed {failing} and "
+                     f"no other of the exercise: {checks}. {answers}</li>")
     return f"<ol>{''.join(items)}</ol>" if items else "<p>No check failed.</p>"
 
 
@@ -310,6 +365,8 @@ def section(misses: Misses) -> str:
             "its values. <em>Judged</em>: the students whose answer could be run on that test; "
             "a student counts once per case and once per slip. Example answers are shown "
             "without their author.</p>"
-            f"<h3>Most missed</h3>{_top_html(misses)}"
-            f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{png}">'
+            "<h3>Most missed</h3><p>The mistakes the most students made. A student's mistake "
+            "in an exercise is the set of its checks they failed: students who failed exactly "
+            "the same checks count as one mistake, each student once per exercise.</p>"
+            f"{_top_html(misses)}{picture(png, alt, 'heat map of the checks failed')}"
             "<h3>Per exercise</h3>" + "".join(_exercise_html(ex) for ex in misses.exercises))

@@ -12,13 +12,24 @@ audits beside each page's own tests check all of it with axe-core in Chromium.
 
 from __future__ import annotations
 
+import base64
 import html
+import io
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 LANG = "en"
 POLICY = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; "
           "form-action 'none'")
 HEAD = (f'<meta charset="utf-8"><meta name="viewport" content="width=device-width, '
         f'initial-scale=1"><meta http-equiv="Content-Security-Policy" content="{POLICY}">')
+# The pictures the pages embed (:func:`picture`) are shown at their own size, in a box that
+# scrolls when they are wider than the screen: their smallest text, LABEL_POINTS at FIGURE_DPI,
+# is 10 * 100 / 72 = 13.9 px, readable at 100 % zoom (a 6-point label at 80 dpi was 6.7 px).
+FIGURE_DPI = 100
+LABEL_POINTS = 10
 LINK = "#0b4f8a"  # 8.3:1 on white, 7.7:1 on Bootstrap's #f5f5f5 panel headings
 ACCESSIBLE_STYLE = f"""
 body{{color:#1a1a1a;background:#fff;overflow-wrap:break-word}}
@@ -28,6 +39,7 @@ outline-offset:2px}}
 pre,code,samp{{white-space:pre-wrap;overflow-wrap:anywhere;word-break:normal}}
 img{{max-width:100%;height:auto}}
 .scroll-box{{overflow-x:auto;max-width:100%}}
+.scroll-box img{{max-width:none}}
 """
 STYLE = ACCESSIBLE_STYLE + """
 body{font-family:sans-serif;line-height:1.4;max-width:70em;margin:auto;padding:0 0.5em}
@@ -76,8 +88,23 @@ def scroll_box(content: str, name: str) -> str:
             f'aria-label="{html.escape(name)}">{content}</div>')
 
 
+def picture(png: str, alt: str, name: str) -> str:
+    """An embedded PNG (base64, from :func:`embedded_png`) with its ``alt`` text, at its own
+    size in a :func:`scroll_box` named ``name``: a picture wider than the screen scrolls instead
+    of shrinking its text below :data:`LABEL_POINTS`."""
+    return scroll_box(f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{png}">', name)
+
+
 def document(title: str, body: str, style: str = "") -> str:
     """A whole page: ``title`` (escaped here), ``body`` (HTML its caller escaped) and the page's
     own ``style`` after the shared one."""
     return (f'<!DOCTYPE html>\n<html lang="{LANG}"><head>{HEAD}<title>{html.escape(title)}'
             f"</title><style>{STYLE}{style}</style></head><body>\n{body}\n</body></html>\n")
+
+
+def embedded_png(fig: Figure) -> str:
+    """``fig`` as a base64 PNG at :data:`FIGURE_DPI`, cropped to what is drawn (a long label
+    is never cut off), for an ``<img src="data:image/png;base64,...">``."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=FIGURE_DPI, bbox_inches="tight")
+    return base64.b64encode(buffer.getvalue()).decode("ascii")

@@ -6,18 +6,38 @@ Aiken 2003, "Winnowing"), with the standard library's ``tokenize``:
 * comments, blank lines, indentation and line breaks are dropped, strings become ``S`` and a
   bare string statement (a docstring) disappears, so reformatting and new comments change
   nothing;
-* every name that is not a keyword, a builtin or an attribute (``np.dot`` keeps ``dot``) becomes
-  ``V``, so renaming variables changes nothing;
+* every name the answer binds itself becomes ``V`` (``np.dot`` keeps ``dot``), so renaming
+  variables changes nothing;
 * k-grams of tokens are hashed *within each statement* and winnowed there (the smallest hash
   of each window), so moving independent statements around keeps every fingerprint.
 
-The fingerprints of the release's own code (every code cell of the released notebook: the
-signature, the docstring, the scaffolding) are removed first, so the given code never counts;
-a ``def`` or ``class`` line never counts either. Two answers score the share of the smaller
-one's fingerprints the other also has (a tiny answer counts as :data:`MIN_FINGERPRINTS` long,
-so that one common line cannot score high). Each answer is also compared with the instructor's
-solution of the same exercise and with every function and method of ``mllib`` (outside the
-hidden checks), which catches answers lifted from the reference library.
+It is calibrated as MOSS and copydetect are, so that an answer the statement dictates is not
+taken for a copy:
+
+* **the given code is a base file** (MOSS's ``-b``, copydetect's ``boilerplate`` directories):
+  every fingerprint of a code cell the release hands out, the exercises' notebook (signature,
+  docstring, setup, visible tests) and the walk-through alike, is removed first, and a ``def``
+  or ``class`` line never counts;
+* **what counts is statements, not tokens**: two answers score the share of the shorter one's
+  statements found in the other (a statement is found when at least half of its fingerprints
+  are). A formula the statement dictates is one statement however long it is, so two students
+  who both wrote ``l1 = np.log(alpha) + h * np.log(p) + (m - h) * np.log(1 - p)`` from the
+  same formula share one statement, not the dozen fingerprints its 25 tokens make;
+* **a short answer is not compared** (copydetect's noise threshold, in statements): an answer,
+  or a piece of the course's code, of fewer than :data:`SHORT` statements of its own is
+  compared with nothing, and an answer counts as at least :data:`FLOOR` statements long, so
+  that four statements in common are never enough at the default threshold. MOSS's ``-m``
+  (a passage found in more than *m* programs is ignored) is not used: in a class of five it
+  never applies, and half a class with one answer is worth a look.
+
+Each answer is also compared with the instructor's solution of the same exercise and with every
+function and method of ``mllib`` (outside the hidden checks), which catches answers lifted from
+the reference library.
+
+Memory grows with the number of submissions, not with the number of pairs: answers with the
+same fingerprints are compared once as a group, an inverted index of fingerprints finds the
+pairs worth scoring one answer at a time, and only the pairs the page shows are kept (with the
+count of the others) and a heat map of at most :data:`HEAT_CELLS` x :data:`HEAT_CELLS` cells.
 
 The report never changes a score: it is a place to look, not a verdict.
 """
@@ -25,22 +45,24 @@ The report never changes a score: it is a place to look, not a verdict.
 from __future__ import annotations
 
 import ast
-import base64
 import builtins
+import functools
 import hashlib
+import heapq
 import html
 import io
 import itertools
 import keyword
 import textwrap
 import tokenize
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 import numpy as np
+from matplotlib.figure import Figure
 from nbformat import NotebookNode
 from nbgrader.apps import NbGraderAPI
 
@@ -48,26 +70,51 @@ import mllib
 from grader.collect import is_safe_id
 from grader.files import link_kind, read_regular
 from grader.hostile import grade_id, nbgrader_meta, repair
-from grader.page import document
+from grader.page import LABEL_POINTS, document, embedded_png, picture
 from mllib.plotting import figure
 
 K = 8  # tokens per k-gram: shorter ones match by chance (`for V, V in zip(V, V)`)
 WINDOW = 4  # k-grams per winnowing window: every match of K + WINDOW - 1 tokens is kept
 # A signature is given by the release, and `def V(V, V):` is in every library: not evidence.
 HEADERS = ("def", "class", "async", "@")
-MIN_STATEMENT = 3  # a statement shorter than this (`break`, `return V`) says nothing
-MIN_FINGERPRINTS = 12  # an answer with fewer fingerprints counts as this many (see above)
+MIN_STATEMENT = K  # tokens: a shorter statement (`V = 0`, `return V, V`) matches by chance
+SHORT = 5  # statements: an answer (or a piece of mllib) with fewer is compared with nothing
+FLOOR = 7  # statements: an answer counts as at least this long, so 4 in common score < 0.6
 THRESHOLD = 0.6  # the score from which a pair is worth a look
-TOP = 5  # pairs listed per exercise (and every pair at or above the threshold)
+TOP = 5  # pairs listed per exercise
 SHOWN = 20  # marked pairs shown side by side per exercise; the others are named
-NAMED = 200  # marked pairs named per exercise beyond those; the heat map shows them all
+NAMED = 200  # marked pairs named per exercise beyond those; the others are counted
+KEPT = SHOWN + NAMED  # pairs kept per exercise (the best), whatever the class's size
+HEAT_CELLS = 300  # the heat map's cells per side: beyond, a cell is a block of students
+LABELLED = 30  # students from which the heat map names no one (the tables name the pairs)
 MAX_ANSWER_CHARS = 20_000  # of an answer cell: a pasted megabyte cannot stall the report
 KEPT_NAMES = frozenset(dir(builtins)) | frozenset(keyword.kwlist)
 LIBRARY = Path(mllib.__file__).resolve().parent  # the library grading uses
 LIBRARY_EXCLUDED = ("grading",)  # the hidden checks are not answers
 STYLE = "body{max-width:90em}pre{margin:0}mark{background:#fd8}"  # after grader.page's
 
-Fingerprints = dict[int, frozenset[int]]  # hash -> source lines it covers
+
+@dataclass(frozen=True)
+class Fingerprints:
+    """The winnowed fingerprints of a piece of code, statement by statement."""
+
+    statements: tuple[frozenset[int], ...]  # the fingerprints of each statement that has one
+    lines: Mapping[int, frozenset[int]]  # fingerprint -> the source lines (1-based) it covers
+
+    def without(self, given: set[int]) -> Fingerprints:
+        """These fingerprints but the ``given`` ones; a statement left with none is dropped."""
+        kept = (s - given for s in self.statements)
+        return Fingerprints(tuple(s for s in kept if s),
+                            {h: lines for h, lines in self.lines.items() if h not in given})
+
+    def compared(self) -> bool:
+        """Whether the code is long enough to compare: :data:`SHORT` statements or more."""
+        return len(self.statements) >= SHORT
+
+    def key(self) -> tuple[tuple[int, ...], ...]:
+        """The same for every piece of code with the same fingerprints, statement by
+        statement, in any order."""
+        return tuple(sorted(tuple(sorted(s)) for s in self.statements))
 
 
 def bound_names(source: str) -> set[str] | None:
@@ -128,8 +175,21 @@ def _hash(texts: Iterable[str]) -> int:
     return int.from_bytes(digest, "big")
 
 
+def _winnowed(statement: list[tuple[str, int]]) -> dict[int, set[int]]:
+    """The fingerprints of one statement (the smallest hash of each window of k-grams) and the
+    lines each covers."""
+    grams = [statement[i:i + K] for i in range(max(1, len(statement) - K + 1))]
+    hashes = [_hash(t for t, _ in gram) for gram in grams]
+    chosen = {min(range(i, min(i + WINDOW, len(hashes))), key=lambda j: (hashes[j], -j))
+              for i in range(max(1, len(hashes) - WINDOW + 1))}
+    found: dict[int, set[int]] = defaultdict(set)
+    for j in chosen:
+        found[hashes[j]].update(line for _, line in grams[j])
+    return found
+
+
 def fingerprints(source: str, bound: set[str] | None = None) -> Fingerprints:
-    """The winnowed fingerprints of ``source`` and the lines each covers.
+    """The winnowed fingerprints of ``source``, statement by statement.
 
     Parameters
     ----------
@@ -141,28 +201,38 @@ def fingerprints(source: str, bound: set[str] | None = None) -> Fingerprints:
 
     Returns
     -------
-    dict
-        Fingerprint hash -> the source lines (1-based) of the tokens it was made from.
+    Fingerprints
+        Each statement's fingerprints (a ``def`` or ``class`` line, a docstring and a statement
+        of fewer than :data:`MIN_STATEMENT` tokens have none), and the source lines each
+        fingerprint was made from.
     """
-    found: dict[int, set[int]] = defaultdict(set)
+    statements = []
+    lines: dict[int, set[int]] = defaultdict(set)
     names = bound_names(source[:MAX_ANSWER_CHARS]) if bound is None else bound
     for statement in _statements(source, names):
         if (len(statement) < MIN_STATEMENT or all(t == "S" for t, _ in statement)
                 or statement[0][0] in HEADERS):
             continue
-        grams = [statement[i:i + K] for i in range(max(1, len(statement) - K + 1))]
-        hashes = [_hash(t for t, _ in gram) for gram in grams]
-        chosen = {min(range(i, min(i + WINDOW, len(hashes))), key=lambda j: (hashes[j], -j))
-                  for i in range(max(1, len(hashes) - WINDOW + 1))}
-        for j in chosen:
-            found[hashes[j]].update(line for _, line in grams[j])
-    return {h: frozenset(lines) for h, lines in found.items()}
+        found = _winnowed(statement)
+        statements.append(frozenset(found))
+        for h, covered in found.items():
+            lines[h] |= covered
+    return Fingerprints(tuple(statements), {h: frozenset(ls) for h, ls in lines.items()})
+
+
+def _found(statements: tuple[frozenset[int], ...], other: Mapping[int, object]) -> int:
+    """How many of ``statements`` are found in ``other``: at least half their fingerprints."""
+    return sum(2 * sum(h in other for h in s) >= len(s) for s in statements)
 
 
 def score(first: Fingerprints, second: Fingerprints) -> float:
-    """Share of the smaller answer's fingerprints found in the other (0 to 1)."""
-    shared = len(first.keys() & second.keys())
-    return shared / max(min(len(first), len(second)), MIN_FINGERPRINTS)
+    """Share of the shorter piece's statements found in the other (0 to 1), the shorter
+    counted as at least :data:`FLOOR` statements long."""
+    a, b = sorted((first, second), key=lambda p: len(p.statements))
+    found = _found(a.statements, b.lines)
+    if len(a.statements) == len(b.statements):  # either is the shorter: the same both ways
+        found = max(found, _found(b.statements, a.lines))
+    return found / max(len(a.statements), FLOOR)
 
 
 @dataclass(frozen=True)
@@ -185,9 +255,33 @@ class Match:
 
     def lines(self) -> tuple[set[int], set[int]]:
         """The lines of each side that share a fingerprint with the other."""
-        shared = self.first.prints.keys() & self.second.prints.keys()
-        return ({ln for h in shared for ln in self.first.prints[h]},
-                {ln for h in shared for ln in self.second.prints[h]})
+        shared = self.first.prints.lines.keys() & self.second.prints.lines.keys()
+        return ({ln for h in shared for ln in self.first.prints.lines[h]},
+                {ln for h in shared for ln in self.second.prints.lines[h]})
+
+    def sort_key(self) -> tuple[float, str, str]:
+        """Best first, then by the owners' names."""
+        return -self.score, self.first.owner, self.second.owner
+
+
+@dataclass
+class Pairs:
+    """The pairs of one exercise: the :data:`KEPT` best, and the counts of all of them."""
+
+    best: list[Match] = field(default_factory=list)  # best first
+    marked: int = 0  # pairs at or above the threshold
+    sharing: int = 0  # pairs that share a fingerprint (the others score 0)
+    short: int = 0  # answers not compared: fewer than SHORT statements of their own
+    below: float = 0.0  # the highest score under the threshold
+
+    def add(self, matches: Iterable[Match], count: int, value: float, threshold: float) -> None:
+        """Count ``count`` pairs scoring ``value`` and keep the best of ``matches`` (theirs)."""
+        self.sharing += count
+        if value >= threshold:
+            self.marked += count
+        else:
+            self.below = max(self.below, value)
+        self.best = heapq.nsmallest(KEPT, [*self.best, *matches], key=Match.sort_key)
 
 
 @dataclass
@@ -197,15 +291,34 @@ class Similarity:
     assignment: str
     students: list[str]
     threshold: float
-    pairs: dict[str, list[Match]] = field(default_factory=dict)  # exercise -> top pairs
+    pairs: dict[str, Pairs] = field(default_factory=dict)  # exercise -> its pairs
     sources: dict[str, list[Match]] = field(default_factory=dict)  # exercise -> vs course code
-    highest: dict[tuple[str, str], float] = field(default_factory=dict)  # pair -> best score
+    heat: np.ndarray = field(init=False)  # highest score of the pairs in each block of students
     unread: list[str] = field(default_factory=list)  # "student/notebook: why"
+    _index: dict[str, int] = field(init=False, repr=False)  # student -> row
+
+    def __post_init__(self) -> None:
+        side = min(len(self.students), HEAT_CELLS)
+        self.heat = np.zeros((side, side))
+        self._index = {s: i for i, s in enumerate(self.students)}
+
+    def cells(self, answers: list[Answer]) -> np.ndarray:
+        """The heat map's rows of the answers' owners, each once (at most :data:`HEAT_CELLS`,
+        however many answers)."""
+        return np.unique([self._index[a.owner] * len(self.heat) // len(self.students)
+                          for a in answers])
 
     def flagged(self) -> list[Match]:
-        """Every listed match at or above the threshold, highest first."""
-        found = [m for ms in [*self.pairs.values(), *self.sources.values()] for m in ms]
-        return sorted((m for m in found if m.score >= self.threshold), key=lambda m: -m.score)
+        """Every kept match at or above the threshold, highest first."""
+        found = [m for p in self.pairs.values() for m in p.best]
+        found += [m for ms in self.sources.values() for m in ms]
+        return sorted((m for m in found if m.score >= self.threshold), key=Match.sort_key)
+
+    def marked(self) -> int:
+        """How many matches reach the threshold, between students (kept or not) and with the
+        course's code."""
+        return (sum(p.marked for p in self.pairs.values())
+                + sum(len(ms) for ms in self.sources.values()))
 
 
 def answer_cells(nb: NotebookNode) -> dict[str, str]:
@@ -214,7 +327,8 @@ def answer_cells(nb: NotebookNode) -> dict[str, str]:
             if cell.cell_type == "code" and nbgrader_meta(cell).get("solution")}
 
 
-def library_answers(package: Path = LIBRARY) -> list[Answer]:
+@functools.cache  # mllib does not change while the course command runs: read it once
+def library_answers(package: Path = LIBRARY) -> tuple[Answer, ...]:
     """Every function and method of ``mllib`` (the package at ``package``) outside the hidden
     checks."""
     found = []
@@ -228,7 +342,7 @@ def library_answers(package: Path = LIBRARY) -> list[Answer]:
         for node, name in _definitions(ast.parse(text)):
             code = textwrap.dedent("".join(lines[node.lineno - 1:node.end_lineno]))
             found.append(Answer(f"{relative}:{name}", code, fingerprints(code, bound)))
-    return found
+    return tuple(found)
 
 
 def _definitions(tree: ast.Module) -> Iterator[tuple[ast.AST, str]]:
@@ -243,8 +357,8 @@ def _definitions(tree: ast.Module) -> Iterator[tuple[ast.AST, str]]:
                         if isinstance(item, functions))
 
 
-def _without(prints: Fingerprints, given: set[int]) -> Fingerprints:
-    return {h: lines for h, lines in prints.items() if h not in given}
+def _without(answer: Answer, given: set[int]) -> Answer:
+    return Answer(answer.owner, answer.source, answer.prints.without(given))
 
 
 def _read_submission(path: Path, release: NotebookNode) -> dict[str, str]:
@@ -260,7 +374,8 @@ def _read_submission(path: Path, release: NotebookNode) -> dict[str, str]:
 
 def _collect(api: NbGraderAPI, assignment: str, result: Similarity
              ) -> tuple[dict[str, dict[str, str]], dict[str, str], set[int]]:
-    """(student -> exercise -> answer, exercise -> solution, fingerprints of the release)."""
+    """(student -> exercise -> answer, exercise -> solution, fingerprints of the release's code:
+    every code cell of its notebooks, walk-throughs included)."""
     cd = api.coursedir
     release_dir = Path(cd.format_path(cd.release_directory, ".", assignment))
     source_dir = Path(cd.format_path(cd.source_directory, ".", assignment))
@@ -269,11 +384,11 @@ def _collect(api: NbGraderAPI, assignment: str, result: Similarity
     given: set[int] = set()
     for release_path in sorted(release_dir.glob("*.ipynb")):
         release = nbformat.read(release_path, as_version=4)
-        if not answer_cells(release):
-            continue  # a walk-through
         for cell in release.cells:
             if cell.cell_type == "code":
-                given |= fingerprints(cell.source).keys()
+                given |= fingerprints(cell.source).lines.keys()
+        if not answer_cells(release):
+            continue  # a walk-through: given code, no answers
         solution = source_dir / release_path.name
         if solution.is_file():
             solutions.update(answer_cells(nbformat.read(solution, as_version=4)))
@@ -290,25 +405,76 @@ def _collect(api: NbGraderAPI, assignment: str, result: Similarity
     return answers, solutions, given
 
 
-def _top_pairs(exercise: str, docs: list[Answer], result: Similarity) -> list[Match]:
-    """Score every pair sharing a fingerprint through an inverted index; keep the :data:`TOP`
-    best and every pair at or above the threshold, best first."""
+def _groups(docs: list[Answer]) -> list[list[Answer]]:
+    """The answers with the same fingerprints together (each group in the order of ``docs``):
+    a pair within a group scores what the group scores with itself."""
+    found: dict[tuple, list[Answer]] = defaultdict(list)
+    for doc in docs:
+        found[doc.prints.key()].append(doc)
+    return list(found.values())
+
+
+def _first_pairs(left: list[Answer], right: list[Answer] | None, exercise: str,
+                 value: float) -> list[Match]:
+    """The :data:`KEPT` first pairs by name of ``left`` x ``right`` (within ``left`` when
+    ``right`` is None), all scoring ``value``. Only the first :data:`KEPT` of each side can be
+    among them: every later one has :data:`KEPT` earlier ones that pair before it."""
+    if right is None:
+        pairs = itertools.islice(itertools.combinations(left[:KEPT + 1], 2), KEPT)
+    else:
+        pairs = heapq.nsmallest(KEPT, (tuple(sorted((a, b), key=lambda d: d.owner))
+                                       for a in left[:KEPT] for b in right[:KEPT]),
+                                key=lambda p: (p[0].owner, p[1].owner))
+    return [Match(exercise, a, b, value) for a, b in pairs]
+
+
+def compare_exercise(exercise: str, docs: list[Answer], result: Similarity) -> Pairs:
+    """Score every pair of ``docs`` that shares a fingerprint.
+
+    One group of identical answers at a time, the pairs worth scoring come from an inverted
+    index of fingerprints; answers of fewer than :data:`SHORT` statements are left out.
+    Memory: the index, one group's candidates, the kept pairs and the heat map, never a
+    structure per pair.
+
+    Parameters
+    ----------
+    exercise : str
+        The exercise's grade_id (named in each match).
+    docs : list of Answer
+        The students' answers to it, their fingerprints without the release's, in the order
+        of ``result.students``.
+    result : Similarity
+        Whose heat map (:attr:`Similarity.heat`) is raised to each pair's score.
+
+    Returns
+    -------
+    Pairs
+        The :data:`KEPT` best pairs, best first, and the counts of all of them.
+    """
+    found = Pairs(short=sum(not d.prints.compared() for d in docs))
+    groups = _groups([d for d in docs if d.prints.compared()])
     holders: dict[int, list[int]] = defaultdict(list)
-    for index, doc in enumerate(docs):
-        for h in doc.prints:
+    for index, group in enumerate(groups):
+        for h in group[0].prints.lines:
             holders[h].append(index)
-    # No fingerprint is dropped for being common: half a class with one answer is worth a look.
-    shared: Counter[tuple[int, int]] = Counter()
-    for owners in holders.values():
-        shared.update(itertools.combinations(owners, 2))
-    matches = []
-    for (i, j), count in shared.items():
-        value = count / max(min(len(docs[i].prints), len(docs[j].prints)), MIN_FINGERPRINTS)
-        pair = (docs[i].owner, docs[j].owner)
-        result.highest[pair] = max(result.highest.get(pair, 0.0), value)
-        matches.append(Match(exercise, docs[i], docs[j], value))
-    ranked = sorted(matches, key=lambda m: (-m.score, m.first.owner, m.second.owner))
-    return [m for rank, m in enumerate(ranked) if rank < TOP or m.score >= result.threshold]
+    for i, group in enumerate(groups):
+        prints, cells = group[0].prints, result.cells(group)
+        if len(group) > 1:
+            _add(found, result, exercise, group, None, score(prints, prints), (cells, cells))
+        for j in sorted({j for h in prints.lines for j in holders[h] if j > i}):
+            value = score(prints, groups[j][0].prints)
+            _add(found, result, exercise, group, groups[j], value,
+                 (cells, result.cells(groups[j])))
+    return found
+
+
+def _add(found: Pairs, result: Similarity, exercise: str, left: list[Answer],
+         right: list[Answer] | None, value: float, cells: tuple[np.ndarray, np.ndarray]) -> None:
+    """Count the pairs of two groups (or within one), keep their first, and mark the heat map."""
+    count = len(left) * (len(left) - 1) // 2 if right is None else len(left) * len(right)
+    found.add(_first_pairs(left, right, exercise, value), count, value, result.threshold)
+    for block in (np.ix_(*cells), np.ix_(*cells[::-1])):  # both halves of the symmetric map
+        result.heat[block] = np.maximum(result.heat[block], value)
 
 
 def compare(api: NbGraderAPI, assignment: str, threshold: float = THRESHOLD) -> Similarity:
@@ -329,22 +495,21 @@ def compare(api: NbGraderAPI, assignment: str, threshold: float = THRESHOLD) -> 
     Returns
     -------
     Similarity
-        The top pairs per exercise, the matches with the course's own code, and each pair's
-        highest score over the exercises (for the heat map).
+        The best pairs per exercise and their counts, the matches with the course's own code,
+        and the heat map of each pair's highest score over the exercises.
     """
     if not 0 < threshold <= 1:
         raise ValueError(f"threshold must be in (0, 1], got {threshold}")
     students = sorted(s for s in api.get_submitted_students(assignment) if is_safe_id(s))
     result = Similarity(assignment, students, threshold)
     answers, solutions, given = _collect(api, assignment, result)
-    library = [Answer(a.owner, a.source, _without(a.prints, given)) for a in library_answers()]
+    library = [_without(a, given) for a in library_answers()]
     for exercise in dict.fromkeys(e for s in students for e in answers.get(s, {})):
-        docs = [Answer(s, answers[s][exercise],
-                       _without(fingerprints(answers[s][exercise]), given))
-                for s in students if exercise in answers[s]]
-        result.pairs[exercise] = _top_pairs(exercise, docs, result)
-        course = library + ([Answer("solutions", solutions[exercise],
-                                    _without(fingerprints(solutions[exercise]), given))]
+        docs = [_without(Answer(s, answers[s][exercise], fingerprints(answers[s][exercise])),
+                         given) for s in students if exercise in answers[s]]
+        result.pairs[exercise] = compare_exercise(exercise, docs, result)
+        course = library + ([_without(Answer("solutions", solutions[exercise],
+                                             fingerprints(solutions[exercise])), given)]
                             if exercise in solutions else [])
         result.sources[exercise] = _source_matches(exercise, docs, course, threshold)
     return result
@@ -352,46 +517,75 @@ def compare(api: NbGraderAPI, assignment: str, threshold: float = THRESHOLD) -> 
 
 def _source_matches(exercise: str, docs: list[Answer], course: list[Answer],
                     threshold: float) -> list[Match]:
-    """Each student's best match in the course's own code, when it reaches the threshold."""
+    """Each student's best match in the course's own code, when it reaches the threshold
+    (neither side shorter than :data:`SHORT` statements)."""
+    course = [c for c in course if c.prints.compared()]
     holders: dict[int, list[int]] = defaultdict(list)
     for index, code in enumerate(course):
-        for h in code.prints:
+        for h in code.prints.lines:
             holders[h].append(index)
     found = []
-    for doc in docs:
-        hits = Counter(i for h in doc.prints for i in holders.get(h, ()))
+    for doc in (d for d in docs if d.prints.compared()):
+        hits = {i for h in doc.prints.lines for i in holders.get(h, ())}
         best = max(((score(doc.prints, course[i].prints), i) for i in hits), default=(0.0, -1))
         if best[0] >= threshold:
             found.append(Match(exercise, doc, course[best[1]], best[0]))
-    return sorted(found, key=lambda m: (-m.score, m.first.owner))
+    return sorted(found, key=Match.sort_key)
+
+
+def heat_map_figure(result: Similarity) -> Figure:
+    """The students x students heat map of each pair's highest score over the exercises (each
+    cell a block of students when there are more than :data:`HEAT_CELLS`), its names and
+    labels at :data:`grader.page.LABEL_POINTS` or larger."""
+    n, side = len(result.students), len(result.heat)
+    matrix = result.heat.copy()
+    if side == n:
+        np.fill_diagonal(matrix, 0.0)  # a student with themselves, not a pair
+    size = min(8.0, 3.0 + 0.2 * n)
+    fig, (ax,) = figure(width=size + 1.5, height=size)
+    shown = ax.imshow(matrix, vmin=0, vmax=1, cmap="Reds", interpolation="nearest")
+    bar = fig.colorbar(shown, ax=ax)
+    bar.set_label("highest similarity over the exercises", fontsize=LABEL_POINTS)
+    bar.ax.tick_params(labelsize=LABEL_POINTS)
+    ax.tick_params(labelsize=LABEL_POINTS)
+    if n <= LABELLED:  # beyond, one name per row is too small to read; the tables name pairs
+        ax.set_xticks(range(n), result.students, rotation=90)
+        ax.set_yticks(range(n), result.students)
+    else:
+        ax.set_xticks([])
+        ax.set_yticks([])
+        ax.set_xlabel(f"{n} students in alphabetical order", fontsize=LABEL_POINTS)
+    ax.set_title(f"{result.assignment}: similarity of each pair of students",
+                 fontsize=LABEL_POINTS + 1)
+    return fig
+
+
+def _alt(result: Similarity) -> str:
+    """The heat map's alt text: its size, how many matches reach the threshold and the highest
+    pairs, from the same numbers."""
+    n, side = len(result.students), len(result.heat)
+    highest: dict[tuple[str, str], float] = {}
+    for pairs in result.pairs.values():
+        for m in pairs.best:
+            if m.score >= result.threshold:
+                key = (m.first.owner, m.second.owner)
+                highest[key] = max(highest.get(key, 0.0), m.score)
+    ranked = sorted(highest.items(), key=lambda item: (-item[1], item[0]))[:10]
+    marked = sum(p.marked for p in result.pairs.values())
+    below = max((p.below for p in result.pairs.values()), default=0.0)
+    blocks = (f" (a cell for each block of about {n / side:.0f} by {n / side:.0f} students, "
+              "its highest pair)" if side < n else "")
+    return (f"Heat map of {n} by {n} students of {result.assignment}{blocks}, the highest "
+            f"similarity of each pair over the exercises from 0 to 1. {marked} matches (a pair "
+            f"once per exercise) at or above {result.threshold:g}"
+            + (": the highest " + "; ".join(f"{a} and {b} ({v:.2f})" for (a, b), v in ranked)
+               if ranked else "")
+            + f". The highest score under {result.threshold:g} is {below:.2f}.")
 
 
 def heat_map(result: Similarity) -> tuple[str, str]:
-    """The students x students heat map of each pair's highest score: (base64 PNG, alt text)."""
-    n = len(result.students)
-    index = {s: i for i, s in enumerate(result.students)}
-    matrix = np.zeros((n, n))
-    for (a, b), value in result.highest.items():
-        matrix[index[a], index[b]] = matrix[index[b], index[a]] = value
-    size = min(9.0, 3.0 + 0.12 * n)
-    fig, (ax,) = figure(width=size + 1.0, height=size)
-    shown = ax.imshow(matrix, vmin=0, vmax=1, cmap="Reds", interpolation="nearest")
-    fig.colorbar(shown, ax=ax, label="highest similarity over the exercises")
-    if n <= 40:  # beyond that the names are unreadable; the tables name the pairs
-        ax.set_xticks(range(n), result.students, rotation=90, fontsize=6)
-        ax.set_yticks(range(n), result.students, fontsize=6)
-    ax.set_title(f"{result.assignment}: similarity of each pair of students", fontsize=9)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=80)
-    ranked = sorted(result.highest.items(), key=lambda item: -item[1])
-    above = [f"{a} and {b} ({v:.2f})" for (a, b), v in ranked if v >= result.threshold]
-    below = next((v for _, v in ranked if v < result.threshold), 0.0)
-    alt = (f"Heat map of {n} by {n} students of {result.assignment}, the highest similarity "
-           f"of each pair over the exercises from 0 to 1. {len(above)} pairs at or above "
-           f"{result.threshold:g}" + (": " + "; ".join(above[:10]) if above else "")
-           + ("; and more" if len(above) > 10 else "")
-           + f". The highest of the other pairs is {below:.2f}.")
-    return base64.b64encode(buffer.getvalue()).decode("ascii"), alt
+    """:func:`heat_map_figure` as (base64 PNG, alt text)."""
+    return embedded_png(heat_map_figure(result)), _alt(result)
 
 
 def _code(answer: Answer, marked: set[int]) -> str:
@@ -411,21 +605,50 @@ def _side_by_side(match: Match) -> str:
             "</details>")
 
 
-def _marked(matches: list[Match]) -> str:
-    """The first :data:`SHOWN` matches side by side, the next :data:`NAMED` by name."""
+def _marked(matches: list[Match], total: int) -> str:
+    """The first :data:`SHOWN` of ``total`` matches side by side, the next :data:`NAMED` by
+    name, and how many more."""
     e = html.escape
     named = [f"{e(m.first.owner)} and {e(m.second.owner)} {m.score:.2f}"
              for m in matches[SHOWN:SHOWN + NAMED]]
-    more = len(matches) - SHOWN - NAMED
+    more = total - SHOWN - len(named)
     return ("".join(_side_by_side(m) for m in matches[:SHOWN])
             + (f"<p>Also: {'; '.join(named)}{f'; and {more} more' if more > 0 else ''}.</p>"
                if named else ""))
 
 
-def _rows(title: str, matches: list[Match]) -> str:
+def _rows(title: str, matches: list[Match], total: int) -> str:
     if not matches:
         return f"<p>{html.escape(title)}: none.</p>"
-    return f"<p>{html.escape(title)} ({len(matches)}):</p>" + _marked(matches)
+    return f"<p>{html.escape(title)} ({total}):</p>" + _marked(matches, total)
+
+
+def _rule(result: Similarity) -> str:
+    """What is compared and how a score is made, as the page says it."""
+    return (f"<p>{len(result.students)} submissions compared exercise by exercise, with "
+            "renamed names, comments, layout and the order of statements not counting, and "
+            "without the code the release gives (every code cell of its notebooks and "
+            "walk-throughs: signatures, docstrings, setup, visible tests). A score is the share "
+            "of the shorter answer's statements found in the other, the shorter counted as at "
+            f"least {FLOOR} statements long; an answer (or a piece of the course's code) of "
+            f"fewer than {SHORT} statements of its own is compared with nothing: a formula the "
+            "statement dictates is written alike by students who never saw each other's work. "
+            f"Pairs from {result.threshold:g} are marked. <strong>This never changes a "
+            "score</strong>: it is a place to look, not a verdict.</p>")
+
+
+def _exercise(exercise: str, pairs: Pairs, sources: list[Match], threshold: float) -> str:
+    e = html.escape
+    flagged = [m for m in pairs.best if m.score >= threshold]
+    top = ", ".join(f"{'<strong>' if m.score >= threshold else ''}"
+                    f"{e(m.first.owner)} and {e(m.second.owner)} {m.score:.2f}"
+                    f"{'</strong>' if m.score >= threshold else ''}" for m in pairs.best[:TOP])
+    short = (f"<p>Not compared, fewer than {SHORT} statements of their own: {pairs.short} "
+             f"answer{'s' if pairs.short != 1 else ''}.</p>" if pairs.short else "")
+    return (f"<h3>{e(exercise)}</h3>{short}<p>Top pairs: {top or 'no shared code'}.</p>"
+            + _rows("Pairs at or above the threshold", flagged, pairs.marked)
+            + _rows("Answers like the course's own code (mllib, solutions)", sources,
+                    len(sources)))
 
 
 def section(result: Similarity) -> str:
@@ -434,25 +657,11 @@ def section(result: Similarity) -> str:
     if not result.students:
         return "<p>No submissions to compare.</p>"
     png, alt = heat_map(result)
-    parts = [f"<p>{len(result.students)} submissions compared exercise by exercise, with "
-             "renamed names, comments, layout and the order of statements not counting, and "
-             "without the code the release gives. A score is the share of the shorter answer "
-             f"found in the other; pairs from {result.threshold:g} are marked. <strong>This "
-             "never changes a score</strong>: it is a place to look, not a verdict.</p>",
-             f'<img alt="{e(alt)}" src="data:image/png;base64,{png}">']
+    parts = [_rule(result), picture(png, alt, "heat map of the pairs of students")]
     if result.unread:
         parts.append("<p>Not compared: " + e("; ".join(result.unread)) + "</p>")
-    for exercise, matches in result.pairs.items():
-        flagged = [m for m in matches if m.score >= result.threshold]
-        parts.append(f"<h3>{e(exercise)}</h3>"
-                     + "<p>Top pairs: " + (", ".join(
-                         f"{'<strong>' if m.score >= result.threshold else ''}"
-                         f"{e(m.first.owner)} and {e(m.second.owner)} {m.score:.2f}"
-                         f"{'</strong>' if m.score >= result.threshold else ''}"
-                         for m in matches[:TOP]) or "no shared code") + ".</p>"
-                     + _rows("Pairs at or above the threshold", flagged)
-                     + _rows("Answers like the course's own code (mllib, solutions)",
-                             result.sources.get(exercise, [])))
+    parts += [_exercise(exercise, pairs, result.sources.get(exercise, []), result.threshold)
+              for exercise, pairs in result.pairs.items()]
     return "\n".join(parts)
 
 

@@ -24,6 +24,7 @@ WCAG_AA_TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa")
 PLACEHOLDER_ALT = "No description has been provided for this image"
 REFLOW_WIDTH = 320  # CSS pixels: WCAG 1.4.10, 1280 px at 400 % zoom
 SNIPPET = 300  # characters of an offending element's HTML shown per failure
+READABLE_PX = 12  # CSS pixels: the smallest text of a picture read at 100 % zoom (issue 34)
 
 
 def axe_violations(page: Page) -> list[dict]:
@@ -129,3 +130,14 @@ def loaded_page_problems(page: Page, axe_widths: tuple[int, ...] = (1280, REFLOW
         found += [f"at {width} px, a block cut off at its box's edge: {pre}"
                   for pre in cut_blocks(page)]
     return found
+
+
+def image_text_pixels(page: Page, url: str, points: float, dpi: float) -> list[float]:
+    """The smallest text of each image of the page at ``url``, in CSS pixels as shown at 100 %
+    zoom on a screen 1280 px wide, for images drawn at ``dpi`` whose smallest text is
+    ``points``: its size in the PNG (``points * dpi / 72``) times the image's shown width over
+    its own."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(url, wait_until="load")
+    scales = page.evaluate("() => [...document.images].map(i => i.clientWidth / i.naturalWidth)")
+    return [points * dpi / 72 * scale for scale in scales]

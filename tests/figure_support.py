@@ -65,3 +65,14 @@ def assert_redrawn_in_place_like_a_fresh_build(view_cache, frame, others) -> Non
     import numpy as np
 
     np.testing.assert_array_equal(png_pixels(again), fresh_pixels)
+
+
+def smallest_text_points(fig) -> float:
+    """The size, in points, of the smallest text ``fig`` draws (its titles, labels, tick labels
+    and annotations that show something), once drawn."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+
+    FigureCanvasAgg(fig).draw()  # the tick labels get their text when drawn
+    return min(t.get_fontsize() for t in fig.findobj(Text)
+               if t.get_visible() and t.get_text().strip())

@@ -11,11 +11,14 @@ import re
 import nbformat
 import numpy as np
 import pytest
+from axe_support import READABLE_PX, chromium_page, image_text_pixels
+from figure_support import smallest_text_points
 from test_grading_class import CLASS, RELEASE, SCAN_CASES, SOLUTION, answer_text, solved
 
 from grader import flagged, misses, outcomes
 from grader.hostile import Flag, scan
 from grader.outside import Expectation, HiddenTest, VisibleTest, verdict_hidden
+from grader.page import FIGURE_DPI, document
 from grader.report import Exercise
 from mllib.grading import Case, Check, judge, wire
 
@@ -178,8 +181,10 @@ def test_the_count_shows_the_most_common_wrong_answers_escaped(tmp_path) -> None
     assert ex["unjudged"] == [{"test": "hidden", "reason": outcomes.NOT_ANSWERED, "students": 1}]
     assert ex["slips"] == [{"slip": "square gives a wrong answer. Work that situation through "
                                     "by hand.", "students": 3}]
+    # one mistake (the same six cases failed by the same three students), listed once
     top = data["most_missed"]
-    assert [t["case"] for t in top] == ["H2", "H3", "H4"]
+    assert [([c["case"] for c in t["cases"]], t["students"], t["judged"]) for t in top] == [
+        ([f"H{n}" for n in range(2, 8)], 3, 4)]
     assert top[0]["examples"] == [
         {"answer": HOSTILE_ANSWER.strip(), "cut": 0, "students": 2},
         {"answer": "def square(x):\n    return x + 0", "cut": 0, "students": 1}]
@@ -189,6 +194,45 @@ def test_the_count_shows_the_most_common_wrong_answers_escaped(tmp_path) -> None
     alt = re.search(r'<img alt="([^"]*)"', page).group(1)
     assert "H2 (the number 2) 3 of 4" in html.unescape(alt)
     json.dumps(data)  # plain JSON
+
+
+def _failing(cases: set[int]) -> outcomes.Record:
+    """A record of :data:`CHECK` whose answer is wrong in exactly ``cases`` (1 to 7)."""
+    return record_of(CHECK, [value(float(n if n in cases else n * n)) for n in range(1, 8)])
+
+
+def test_most_missed_counts_students_and_shows_each_mistake_once(tmp_path) -> None:
+    """Issue 34: one student's one bug, failing three hidden cases, was listed three times
+    above a mistake two students made. Now: each student once per exercise, each distinct set
+    of failed checks once, the most students first."""
+    fails = {"solo": {2, 3, 4}, "pair_a": {5}, "pair_b": {5}, "right": set()}
+    graded = {s: autograded(tmp_path, s, f"def square(x):\n    return x  # {s}\n",
+                            _failing(cases)) for s, cases in fails.items()}
+    counted = misses.count_misses("a", [Exercise("nb", "sq", ("test_sq",), 1.0, "a/sq")],
+                                  graded)
+    top = counted.as_json()["most_missed"]
+    assert [([c["case"] for c in t["cases"]], t["students"]) for t in top] == [
+        (["H5"], 2), (["H2", "H3", "H4"], 1)]
+    assert sum(t["students"] for t in top) == sum(bool(cases) for cases in fails.values())
+    items = re.findall(r'<li data-case="([^"]*)">', misses.section(counted))
+    assert items == ["a/sq H5", "a/sq H2, H3, H4"]
+
+
+def test_the_heat_maps_labels_are_readable_at_100_percent(tmp_path) -> None:
+    """Issue 34: its labels were 6-7 points at 80 dpi, 6.7-7.8 px on screen; an exercise with
+    many checks makes a picture wider than the screen, which scrolls rather than shrinks."""
+    many = Check("square", [Case(f"the number {n}", (float(n),)) for n in range(1, 25)], square)
+    record = outcomes.hidden(HiddenTest("t.k", many), {"results": [value(1.0)] * 24},
+                             many.expected())
+    graded = {"s1": autograded(tmp_path, "s1", "def square(x):\n    return 1\n", record)}
+    counted = misses.count_misses("a", [Exercise("nb", "sq", ("test_sq",), 1.0, "a/sq")],
+                                  graded)
+    fig = misses.heat_map_figure(counted)
+    out = tmp_path / "misses.html"
+    out.write_text(document("misses", misses.section(counted)))
+    with chromium_page(tmp_path / "profile") as page:
+        (shown,) = image_text_pixels(page, out.as_uri(), smallest_text_points(fig), FIGURE_DPI)
+    assert shown >= READABLE_PX
 
 
 # --- flags per student ---------------------------------------------------------------------
