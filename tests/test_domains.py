@@ -180,6 +180,8 @@ OPEN_EDGES = [  # (checker, the first hidden case's arguments -> an input left o
     ("parallel.reduce_sums", lambda outputs: ([],), "at least one"),
     ("parallel.mapreduce_round", lambda w, chunks, eta: (w, [], eta), "at least one chunk"),
     ("parallel.mixing_round", lambda w, chunks, eta: (w, chunks, 0.3), "power of 2"),
+    ("parallel.hinge_share", lambda w, b, X, y, C: (w, b + 0.1, X, y, C), "multiples of 1/4"),
+    ("parallel.hinge_share", lambda w, b, X, y, C: (w, b, X, y, 0.0), "C > 0"),
 ]
 
 
