@@ -515,14 +515,17 @@ class Concentration:
     dims : ndarray of shape (m,)
     nearest, farthest : ndarray of shape (m,)
         The mean over queries of the nearest and farthest distance.
-    contrast : ndarray of shape (m,)
-        The mean of (farthest − nearest)/nearest: how much farther the farthest point is.
+    contrast, median_contrast : ndarray of shape (m,)
+        The mean and the median over queries of each query's own (farthest − nearest)/nearest:
+        how much farther its farthest point is. A mean of ratios, not the ratio of the means
+        above; in one dimension a query that happens to sit very near a point dominates it.
     """
 
     dims: np.ndarray
     nearest: np.ndarray
     farthest: np.ndarray
     contrast: np.ndarray
+    median_contrast: np.ndarray
 
 
 def distance_concentration(dims, *, n: int = 500, queries: int = 20, seed=0) -> Concentration:
@@ -543,9 +546,10 @@ def distance_concentration(dims, *, n: int = 500, queries: int = 20, seed=0) -> 
     for d in dims:
         D = pairwise_distances(rng.random((queries, d)), rng.random((n, d)))
         near, far = D.min(axis=1), D.max(axis=1)
-        rows.append((near.mean(), far.mean(), ((far - near) / near).mean()))
-    nearest, farthest, contrast = map(np.array, zip(*rows, strict=True))
-    return Concentration(dims, nearest, farthest, contrast)
+        ratios = (far - near) / near
+        rows.append((near.mean(), far.mean(), ratios.mean(), np.median(ratios)))
+    nearest, farthest, contrast, median = map(np.array, zip(*rows, strict=True))
+    return Concentration(dims, nearest, farthest, contrast, median)
 
 
 def signed_two_point_rule(x1: float, y1: float, x2: float, y2: float, queries) -> np.ndarray:

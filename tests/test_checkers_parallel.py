@@ -130,7 +130,36 @@ def mixing_strict(w, chunks, eta):  # slip: a score of exactly 0 counted as righ
     return np.mean([w_p for w_p, _ in runs], axis=0), [m for _, m in runs]
 
 
+def share_vectorised(w, b, X, y, C):
+    bad = y * (X @ w + b) < 1
+    return -C * np.append(y[bad] @ X[bad], y[bad].sum())
+
+
+def share_loop(w, b, X, y, C):  # another way: lists, the bias as a feature 1
+    total = [0.0] * (len(w) + 1)
+    for x, label in zip(X.tolist(), y.tolist(), strict=True):
+        row = [*x, 1.0]
+        if label * (sum(a * c for a, c in zip(w, x, strict=True)) + b) < 1:
+            total = [t - C * label * r for t, r in zip(total, row, strict=True)]
+    return total
+
+
+def share_margin_counted(w, b, X, y, C):  # slip: a point exactly on the margin counted as bad
+    bad = y * (X @ w + b) <= 1
+    return -C * np.append(y[bad] @ X[bad], y[bad].sum())
+
+
+def share_without_bias(w, b, X, y, C):  # slip: forgets the share for b
+    return share_vectorised(w, b, X, y, C)[:-1]
+
+
+def share_without_c(w, b, X, y, C):  # slip: forgets C
+    return share_vectorised(w, b, X, y, 1.0)
+
+
 @pytest.mark.parametrize("checker, answer", [
+    (check.hinge_share, share_vectorised),
+    (check.hinge_share, share_loop),
     (check.map_mistakes, map_vectorised),
     (check.map_mistakes, map_loop),
     (check.reduce_sums, reduce_vectorised),
@@ -145,6 +174,9 @@ def test_correct_answers_pass(checker, answer):
 
 
 @pytest.mark.parametrize("checker, answer, hint", [
+    (check.hinge_share, share_margin_counted, "on the margin"),
+    (check.hinge_share, share_without_bias, "some points inside"),
+    (check.hinge_share, share_without_c, "some points inside"),
     (check.map_mistakes, map_strict, "exactly 0"),
     (check.map_mistakes, map_without_eta, "η = 0.25"),
     (check.reduce_sums, reduce_average, "four Map outputs"),
@@ -178,3 +210,10 @@ def test_the_mixing_cases_catch_what_they_say():
     assert len({len(y) for _, y in chunks}) == 3  # sizes differ: uniform ≠ weighted average
     w, chunks, _ = cases[2].args
     assert not w.any() and all(X[0] @ w == 0 for X, _ in chunks)
+
+
+def test_the_margin_case_scores_exactly_one():
+    w, b, X, y, _ = check.hinge_share().cases[2].args
+    assert y[0] * (X[0] @ w + b) == 1  # halves and whole numbers: exact
+    w, b, X, y, _ = check.hinge_share().cases[3].args
+    assert y[0] * (X[0] @ w + b) == 0.75

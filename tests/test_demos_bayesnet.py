@@ -1,5 +1,6 @@
 """Lecture 13's widget logic, driven without a browser."""
 
+import inspect
 import itertools
 import math
 
@@ -9,7 +10,7 @@ from figure_support import drawn, png_pixels
 from matplotlib.figure import Figure
 from matplotlib.text import Annotation
 
-from mllib import bayes
+from mllib import bayes, bayesnet
 from mllib.bayesnet import alarm_network
 from mllib.demos import bayesnet as demo
 from mllib.demos import png
@@ -601,3 +602,49 @@ def test_coin_and_alarm_moves_that_keep_the_axes_redraw_only_what_moves():
     assert not demo.show_coin(2, 2, 5).stale
     png(demo.show_alarm("1", "1"))
     assert not demo.show_alarm("?", "0", "1", "?", "1").stale
+
+
+def test_elimination_is_faster_where_it_counts_more_and_the_code_says_why():
+    # §5: at n = 4 and 6 elimination counts more (12 against 8, 36 against 32) yet is faster,
+    # because _enumerate loops in Python over itertools.product and _eliminate makes one
+    # np.einsum call per step. Times are the best of several runs (seen 2.7x and 12x apart).
+    cost = demo.inference_cost((4, 6))
+    assert np.all(cost.table_entries > cost.terms)
+    assert np.all(cost.elimination < cost.enumeration)
+    source = inspect.getsource(bayesnet._enumerate), inspect.getsource(bayesnet._eliminate)
+    assert "itertools.product" in source[0] and "einsum" not in source[0]
+    assert "itertools.product" not in source[1]
+
+
+def test_naive_bayes_table_is_on_2000_held_out_documents_and_its_dip_is_noise():
+    # §3: accuracies on 2,000 held-out documents; the multinomial column's dip from 300 to 1000
+    # training documents is below one standard error of a proportion near 0.985.
+    rows = demo.naive_bayes_accuracy([10, 30, 100, 300, 1000])
+    for *_, best in rows:
+        assert (best * 2000) == pytest.approx(round(best * 2000), abs=1e-9)  # a count of 2000
+    dip = rows[3][2] - rows[4][2]
+    assert 0 < dip < np.sqrt(0.985 * 0.015 / 2000)
+    assert (f"{rows[3][2]:.3f}", f"{rows[-1][3]:.3f}") == ("0.986", "0.989")
+
+
+def test_the_prior_is_drawn_to_both_ends_of_the_unit_interval():
+    # Beta(30, 1) peaks at p = 1 with density 30: the drawn prior reaches it (scipy's pdf).
+    from scipy.stats import beta
+
+    fig = demo.show_coin(30, 1, 0)
+    p, density = fig.axes[0].get_lines()[0].get_data()
+    assert (p[0], p[-1]) == (0.0, 1.0)
+    np.testing.assert_allclose(density, beta.pdf(p, 30, 1), rtol=1e-9, atol=1e-12)
+    assert density.max() == pytest.approx(30.0, rel=1e-9)
+
+
+def test_exercise_5_reference_answer():
+    # (a) R, M and J with two binary parents each: 1 + 1 + 4 + 4 + 4 + 4 = 18 free parameters;
+    # (b) P(B=1) = 0.001, P(B=1 | A=1) ≈ 0.374, P(B=1 | A=1, E=1) ≈ 0.00327.
+    alarm = bayesnet.alarm_network()
+    parents = {"E": [], "B": [], "R": ["E", "B"], "A": ["E", "B"], "M": ["A", "E"],
+               "J": ["A", "E"]}
+    assert sum(2 ** len(p) for p in parents.values()) == 18
+    assert f"{alarm.query('B')[1]:.3g}" == "0.001"
+    assert f"{alarm.query('B', {'A': 1})[1]:.3g}" == "0.374"
+    assert f"{alarm.query('B', {'A': 1, 'E': 1})[1]:.3g}" == "0.00327"

@@ -193,11 +193,41 @@ def test_every_point_lies_in_a_drawn_region_of_its_prediction_by_h():
     assert np.all(movie.run.predict(movie.X, rounds=30) == movie.y)
 
 
-def test_oob_error_would_pick_the_wrong_model_here():
-    """§6's sentence: the OOB errors rank bagging first, the test errors the forest."""
+def test_oob_and_test_errors_disagree_here_within_one_standard_error():
+    """§6: the OOB errors rank bagging first, the test errors the forest, but the test errors
+    differ by about one standard error of their difference. The standard error is recomputed
+    here from McNemar's counts (points only one of the two ensembles gets wrong), rebuilt the
+    way forest_curves builds them."""
     c = demo.forest_curves()
     assert c.bag_oob[-1] < c.forest_oob[-1]
     assert c.forest_test[-1] < c.bag_test[-1]
+    X, y, X_test, y_test = demo._moons_split()
+    rng = np.random.default_rng(0)
+    noise = rng.normal(size=(len(X), 3)), rng.normal(size=(len(X_test), 3))
+    X, X_test = np.hstack([X, noise[0]]), np.hstack([X_test, noise[1]])
+    bag = E.bagging(X, y, n_estimators=60, seed=rng).predict(X_test) != y_test
+    forest = E.random_forest(X, y, n_estimators=60, max_features=2,
+                             seed=rng).predict(X_test) != y_test
+    n, only_bag, only_forest = len(y_test), np.sum(bag & ~forest), np.sum(forest & ~bag)
+    gap = (only_bag - only_forest) / n
+    variance = ((only_bag + only_forest) / n - gap**2) * n / (n - 1)
+    assert c.paired_se == pytest.approx(np.sqrt(variance / n), rel=1e-9)
+    assert c.bag_test[-1] - c.forest_test[-1] == pytest.approx(gap, abs=1e-12)
+    assert 0.5 < gap / c.paired_se < 1.5  # "about one standard error"
+
+
+def test_the_bagged_line_is_almost_the_same_line():
+    # §5: "almost the same line (test MSE 0.382 against 0.383)"; the noise's 0.16 is part of it
+    r = demo.bagged_regression()
+    line = "least-squares line"
+    assert (f"{r.bagged[line]:.3f}", f"{r.single[line]:.3f}") == ("0.382", "0.383")
+    assert r.bagged[line] != r.single[line]
+    assert r.single[line] > demo.REGRESSION_NOISE**2
+
+
+def test_round_alt_text_counts_rounds_in_good_english():
+    assert "H after 1 round says" in alt_text(demo.show_round(1))
+    assert "H after 2 rounds says" in alt_text(demo.show_round(2))
 
 
 def test_boosting_curves_never_reach_zero_training_error():

@@ -7,6 +7,7 @@ from figure_support import drawn, png_pixels
 from hypothesis import given
 from hypothesis import strategies as st
 from property_support import examples
+from scipy.spatial.distance import cdist
 
 from mllib import data
 from mllib import neighbors as N
@@ -44,7 +45,7 @@ def test_voronoi_colours_every_cell_by_its_dogs_breed():
 def test_one_nn_and_distance_weights_fit_the_training_set(weights):
     r = demo.knn_regions(1, weights)
     assert r.training_error == 0
-    assert 0 < r.test_error < 0.5
+    assert 0 < r.validation_error < 0.5
 
 
 def test_moving_k_redraws_smoother_regions():
@@ -64,8 +65,28 @@ def test_kernel_widget_draws_the_gaussian_fit_for_sigma():
 
 def test_concentration_table_shrinks_with_d():
     rows = demo.concentration_table().splitlines()[2:]
-    contrast = [float(r.split(" | ")[-1].rstrip(" |")) for r in rows]
-    assert contrast == sorted(contrast, reverse=True)
+    for column in (-2, -1):  # the mean and the median over queries of (far − near)/near
+        contrast = [float(r.split(" | ")[column].rstrip(" |")) for r in rows]
+        assert contrast == sorted(contrast, reverse=True)
+
+
+def test_concentration_ratio_columns_are_per_query_ratios_not_a_ratio_of_the_means():
+    # Cell 30's header: the ratio columns are the mean and median over the 20 queries of each
+    # query's own ratio, recomputed here with scipy from the same draws. At d = 2 the ratio of
+    # the mean distances, (0.986 − 0.021)/0.021 ≈ 46, is not what the table prints (55.3), and at
+    # d = 1 one query near a point pulls the mean far above the median.
+    rng = np.random.default_rng(0)
+    c = N.distance_concentration(demo.CURSE_DIMS, n=500, queries=20, seed=0)
+    for i, d in enumerate(demo.CURSE_DIMS):
+        D = cdist(rng.random((20, d)), rng.random((500, d)))
+        ratios = (D.max(axis=1) - D.min(axis=1)) / D.min(axis=1)
+        np.testing.assert_allclose([c.contrast[i], c.median_contrast[i]],
+                                   [ratios.mean(), np.median(ratios)], rtol=1e-9)
+    assert abs((c.farthest[1] - c.nearest[1]) / c.nearest[1] - c.contrast[1]) > 5
+    assert c.contrast[0] > 2 * c.median_contrast[0] > 2000  # "thousands" either way
+    header = demo.concentration_table().splitlines()[0]
+    assert "mean over queries of (far − near)/near" in header
+    assert "median over queries of (far − near)/near" in header
 
 
 def test_widgets_rerun_their_frames(monkeypatch):
@@ -193,8 +214,8 @@ def test_moons_classes_are_balanced_75_and_75():
 
 
 def test_too_large_a_k_washes_it_out_with_uniform_weights():
-    """The printed claim: with uniform weights the test error roughly doubles from its best odd
-    k to k = n − 1 = 149; with 1/distance weights it moves by less than 0.02."""
+    """The printed claim: with uniform weights the validation error roughly doubles from its best
+    odd k to k = n − 1 = 149; with 1/distance weights it moves by less than 0.02."""
     uniform, distance = demo.wash_out("uniform"), demo.wash_out("distance")
     assert uniform.largest_k == distance.largest_k == 149
     assert 1.7 < uniform.largest_error / uniform.best_error < 2.5
@@ -261,7 +282,7 @@ def test_knn_widget_sweeps_every_k_and_weighting(monkeypatch):
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     controls = demo.knn_controls()
     assert controls["k"].max == 149 and controls["k"].min == 1
-    X, y, X_test, y_test, gx, gy = demo._moons_split()
+    X, y, X_val, y_val, gx, gy = demo._moons_split()
     grid = np.column_stack([gx.ravel(), gy.ravel()])
     for weights in _values(controls["weights"]):
         for k in _values(controls["k"]):
@@ -270,7 +291,7 @@ def test_knn_widget_sweeps_every_k_and_weighting(monkeypatch):
             r = demo.knn_regions(k, weights)
             title = fig.axes[0].get_title()
             assert f"k = {k}, {weights}" in title
-            assert f"test error {r.test_error:.2f}" in title
+            assert f"validation error {r.validation_error:.2f}" in title
             # the shading covers the axes and every training point (no unshaded strip)
             ax = fig.axes[0]
             assert ax.get_xlim() == (gx.min(), gx.max()) and ax.get_ylim() == (gy.min(), gy.max())
@@ -279,8 +300,8 @@ def test_knn_widget_sweeps_every_k_and_weighting(monkeypatch):
             if k in (1, 75, 149):
                 np.testing.assert_array_equal(
                     r.labels.ravel(), N.knn_predict(X, y, grid, k=k, weights=weights))
-                assert r.test_error == np.mean(N.knn_predict(X, y, X_test, k=k,
-                                                             weights=weights) != y_test)
+                assert r.validation_error == np.mean(N.knn_predict(X, y, X_val, k=k,
+                                                             weights=weights) != y_val)
 
 
 def test_kernel_widget_sweeps_every_sigma(monkeypatch):
@@ -427,7 +448,7 @@ def test_kernel_redrawn_in_place_shows_what_a_fresh_build_shows(sigma):
 def test_knn_regions_are_knn_predict_for_every_k_on_the_cached_neighbours():
     """The widget votes among the first k of each query's sorted neighbours; knn_predict (an
     independent selection of the k nearest) gives the same labels and errors."""
-    X, y, X_test, y_test, gx, gy = demo._moons_split()
+    X, y, X_val, y_val, gx, gy = demo._moons_split()
     grid = np.column_stack([gx.ravel(), gy.ravel()])[::7]
     for weights in N.WEIGHTS:
         for k in (2, 3, 20, 64, 150):
@@ -442,18 +463,18 @@ def test_knn_regions_are_knn_predict_for_every_k_on_the_cached_neighbours():
 def test_knn_frame_says_k_the_share_predicted_positive_and_the_errors():
     """The alt text states k, the weighting, the share of the window predicted +1 and the
     errors, all recomputed here with knn_predict, and changes with k."""
-    X, y, X_test, y_test, gx, gy = demo._moons_split()
+    X, y, X_val, y_val, gx, gy = demo._moons_split()
     grid = np.column_stack([gx.ravel(), gy.ravel()])
     texts = []
     for k in (1, 45):
         text = alt_text(demo.show_knn(k, "uniform"))
         positive = np.mean(N.knn_predict(X, y, grid, k=k) > 0)
         train = np.mean(N.knn_predict(X, y, X, k=k) != y)
-        test = np.mean(N.knn_predict(X, y, X_test, k=k) != y_test)
+        test = np.mean(N.knn_predict(X, y, X_val, k=k) != y_val)
         assert f"{len(X)} training points" in text
         assert f"k = {k} and uniform weights" in text
         assert f"+1 on {positive:.0%} of the window" in text
-        assert f"training error {train:.2f}, test error {test:.2f}" in text
+        assert f"training error {train:.2f}, validation error {test:.2f}" in text
         texts.append(text)
     assert texts[0] != texts[1]
 
@@ -499,3 +520,16 @@ def test_breeds_and_classes_differ_by_marker_as_well_as_colour():
     markers = [c.get_paths()[0].vertices.round(3).tolist() for c in ax.collections[-3:]]
     assert len({str(m) for m in markers}) == 3
     assert demo.BREED_COLOURS == demo.PALETTE[:3]
+
+
+def test_exercise_5_reference_answer_on_mmds_exercise_12_4_3():
+    # The reference answer to written Exercise 5 (MMDS 12.4.3(c)): (3q − 4)/(2q − 3) on
+    # 2 < q ≤ 2.5, (q + 2)/2 on 2.5 < q < 4, a jump from 1.75 to 2.25 at q = 2.5.
+    x, y = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+    rule = "weighted average of 2 nearest"
+    left, right = np.linspace(2.01, 2.5, 50), np.linspace(2.51, 3.99, 149)
+    np.testing.assert_allclose(N.one_d_rule(x, y, left, rule), (3 * left - 4) / (2 * left - 3),
+                               rtol=1e-12)  # a few roundings of numbers near 1
+    np.testing.assert_allclose(N.one_d_rule(x, y, right, rule), (right + 2) / 2, rtol=1e-12)
+    at, after = N.one_d_rule(x, y, [2.5, 2.5 + 1e-9], rule)
+    assert at == pytest.approx(1.75, abs=1e-12) and after == pytest.approx(2.25, abs=1e-8)

@@ -355,3 +355,26 @@ def test_trainer_moves_that_keep_the_loss_axis_redraw_only_what_moves():
         assert demo.loss_top(demo._training(*values[:3]).losses[:values[3] + 1]) == 0.15
         assert not demo.show_training(*values).stale
         png(demo.show_training(*values))
+
+
+def test_run_plays_to_the_last_epoch_from_any_epoch_the_slider_offers(monkeypatch):
+    # ipywidgets' Play advances while value + step <= max: from every value the epoch slider
+    # can hold, repeated steps of Play land exactly on the last epoch.
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    monkeypatch.setattr(demo, "show_training", lambda **kw: Figure())
+    buttons, view = demo.trainer().children
+    _, _, play = buttons.children
+    epoch = next(w for w in view.children if getattr(w, "description", "") == "epoch")
+    for start in range(epoch.min, epoch.max + 1, epoch.step):
+        value = start
+        while value + play.step <= play.max:
+            value += play.step
+        assert value == play.max == epoch.max
+
+
+def test_one_hidden_unit_is_singular_in_the_title_and_the_alt_text():
+    fig = demo.show_training(2.0, 1, 0, 10)
+    assert "1 hidden unit," in fig.axes[1].get_title() or "1 hidden unit," in \
+        fig.axes[0].get_title()
+    assert "training 1 hidden unit with" in alt_text(fig)
+    assert "3 hidden units" in alt_text(demo.show_training(2.0, 3, 0, 10))

@@ -447,3 +447,21 @@ def test_static_figures_say_what_their_data_show():
     assert f"from {scaling.winnow[0]:.1f} to {scaling.winnow[-1]:.1f}" in text
     assert f"under its bound ({online.winnow_bound(2, 8)} to {online.winnow_bound(2, 256)})" in text
     assert described(demo.show_shift(shift)) and described(demo.show_scaling(scaling))
+
+
+def test_winnow_r_pays_for_its_floor_on_the_middle_targets():
+    # §4: Winnow-R makes *more* mistakes than plain Winnow on the second and third targets
+    # ("21 against 19, and 21 against 18"), far fewer on the last and fewer in all.
+    shift = demo.shifting_target()
+    winnow, robust = shift.per_target()
+    assert winnow.sum() == shift.winnow[-1] and robust.sum() == shift.winnow_r[-1]
+    assert (winnow.tolist(), robust.tolist()) == ([17, 19, 18, 19, 89], [17, 21, 21, 14, 23])
+    assert robust[1] > winnow[1] and robust[2] > winnow[2]
+    assert robust[-1] * 3 < winnow[-1] and robust.sum() < winnow.sum()
+
+
+def test_the_printed_constraint_matrix_has_no_negative_zeros():
+    # §1's cell prints A + 0.0: IEEE's -0.0 + 0.0 is +0.0, so no "-0." appears.
+    A, b = online.threshold_lp(online.boolean_inputs(2), [0, 1, 1, 0])
+    assert np.any(np.signbit(A) & (A == 0))  # the raw matrix has negative zeros to hide
+    assert "-0." not in str(A + 0.0) and "-0." not in str(b + 0.0)

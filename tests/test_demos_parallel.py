@@ -130,7 +130,7 @@ def test_partitions_redrawn_in_place_shows_what_a_fresh_build_shows(parts):
     np.testing.assert_array_equal(png_pixels(again), fresh_pixels)
 
 
-@pytest.mark.parametrize("parts", [2, 5])
+@pytest.mark.parametrize("parts", [1, 2, 5])
 def test_partitions_alt_text_states_the_rounds_of_each_run(parts):
     # Oracle: the three runs computed here, not through the demo's cache.
     X, y = demo.shifted_sample()
@@ -139,7 +139,7 @@ def test_partitions_alt_text_states_the_rounds_of_each_run(parts):
     mixing = parallel.parameter_mixing(chunks, max_rounds=2000)
     epochs = P.perceptron(X, y, max_epochs=2000).epochs
     alt = alt_text(demo.show_partitions(parts))
-    assert f"P = {parts} chunks" in alt
+    assert f"P = {parts} chunk{'' if parts == 1 else 's'}," in alt  # "P = 1 chunk", "P = 2 chunks"
     assert f"MapReduce perceptron takes {mapreduce.rounds} rounds" in alt
     assert f"starting from {int(np.sum(y * (X @ np.zeros(X.shape[1])) <= 0))} mistakes" in alt
     assert f"parameter mixing takes {mixing.rounds} rounds" in alt

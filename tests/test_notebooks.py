@@ -342,3 +342,31 @@ def test_a_summary_heading_is_followed_by_its_summary(path: Path) -> None:
         return
     after = text.split("## Summary", 1)[1]
     assert re.search(r"^(\* |\| )", after, flags=re.MULTILINE), f"{path.name}: empty Summary"
+
+
+# A walk-through is one session: its core, every Markdown cell before an optional part, runs to
+# at most about 3,000 words (issue 36). The optional part starts with a heading that says so in
+# the notebook and, rendered as a heading by MyST-NB, on the site.
+OPTIONAL_HEADING = "## Going further (optional)"
+CORE_WORDS = 3000
+ONE_SESSION = ("11_linear", "12_online", "13_bayesnet")
+
+
+def core_and_optional(path: Path) -> tuple[list[NotebookNode], list[NotebookNode]]:
+    cells = read(path).cells
+    starts = [i for i, c in enumerate(cells)
+              if c.cell_type == "markdown" and c.source.startswith(OPTIONAL_HEADING)]
+    assert len(starts) <= 1, f"{path.name}: more than one optional part"
+    return (cells[:starts[0]], cells[starts[0]:]) if starts else (cells, [])
+
+
+@pytest.mark.parametrize("path", [p for p in WALKTHROUGHS if p.parent.name in ONE_SESSION],
+                         ids=lambda p: p.parent.name)
+def test_a_walkthroughs_core_fits_one_session(path: Path) -> None:
+    core, optional = core_and_optional(path)
+    words = sum(len(c.source.split()) for c in core if c.cell_type == "markdown")
+    assert words <= CORE_WORDS, f"{path.name}: the core has {words} words of prose"
+    if optional:
+        assert "Not part of the lecture's core" in optional[0].source
+        assert OPTIONAL_HEADING.removeprefix("## ") in core[0].source or \
+            "optional part" in core[0].source  # the introduction announces it

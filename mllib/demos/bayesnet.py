@@ -37,9 +37,14 @@ ALARM_NAMES = {"E": "earthquake", "B": "burglary", "R": "radio report", "A": "al
 
 
 def beta_density(p: np.ndarray, a: float, b: float) -> np.ndarray:
-    """The Beta(a, b) density p^(a-1) (1-p)^(b-1) / B(a, b), for 0 < p < 1."""
+    """The Beta(a, b) density p^(a-1) (1-p)^(b-1) / B(a, b), for 0 <= p <= 1 when a, b >= 1
+    (the widget's range: a power 0 counts as 1 at p = 0 or 1, so the ends are drawn too, and
+    Beta(30, 1) reaches its peak 30 at p = 1)."""
     log_norm = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-    return np.exp(log_norm + (a - 1) * np.log(p) + (b - 1) * np.log1p(-p))
+    with np.errstate(divide="ignore"):
+        log_p = np.zeros_like(p) if a == 1 else (a - 1) * np.log(p)
+        log_q = np.zeros_like(p) if b == 1 else (b - 1) * np.log1p(-p)
+    return np.exp(log_norm + log_p + log_q)
 
 
 def coin_table(post: bayes.CoinPosterior) -> str:
@@ -57,7 +62,7 @@ def _estimate(value: float) -> str:
 # The density axis's top, as a multiple of a power of 10: the highest density times HEADROOM,
 # rounded up to the next of these, so that most slider moves keep the same axis.
 DENSITY_STEPS = (1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0)
-COIN_GRID = np.linspace(0.001, 0.999, 400)  # the densities' p
+COIN_GRID = np.linspace(0.0, 1.0, 401)  # the densities' p, ends included
 
 
 def density_top(peak: float) -> float:

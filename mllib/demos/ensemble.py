@@ -165,8 +165,8 @@ def _round_view(dataset: str) -> _RoundView:
 
 
 def show_round(t: int = 1, dataset: str = "toy") -> Figure:
-    """The widget frame for round t: points sized by Dₜ, the stump hₜ (a dashed line, its +1 side
-    marked) and the regions of H after t rounds.
+    """The widget frame for round t: points sized by Dₜ, the stump hₜ (a dashed line; the title
+    names its +1 side) and the regions of H after t rounds.
 
     The figure of each data set is built once and redrawn in place: each call with the same
     ``dataset`` returns the same Figure."""
@@ -195,7 +195,8 @@ def show_round(t: int = 1, dataset: str = "toy") -> Figure:
     return describe(view.fig, f"AdaBoost with stumps on {len(movie.y)} {dataset} points, round "
                               f"{t}: the stump says +1 where {rule} (ε = {r.error:.3f}, "
                               f"α = {r.alpha:.3f}); the heaviest point carries "
-                              f"D = {r.distribution[heaviest]:.3f}. H after {t} rounds says +1 "
+                              f"D = {r.distribution[heaviest]:.3f}. H after {t} "
+                              f"round{'' if t == 1 else 's'} says +1 "
                               f"on {_area_share(movie, t):.0%} of the picture, training error "
                               f"{r.training_error:.2f}.")
 
@@ -493,13 +494,24 @@ def show_bagged_regression() -> Figure:
 
 @dataclass(frozen=True)
 class ForestCurves:
-    """Per number of trees b: OOB and test error of bagged trees and of a random forest."""
+    """Per number of trees b: OOB and test error of bagged trees and of a random forest.
+
+    Attributes
+    ----------
+    trees : ndarray of shape (B,)
+    bag_oob, bag_test, forest_oob, forest_test : ndarray of shape (B,)
+    paired_se : float
+        The standard error of the difference of the two final test errors, from the per-point
+        differences of the two ensembles' mistakes on the same test points: the test errors
+        are estimates too.
+    """
 
     trees: np.ndarray
     bag_oob: np.ndarray
     bag_test: np.ndarray
     forest_oob: np.ndarray
     forest_test: np.ndarray
+    paired_se: float
 
 
 @lru_cache(maxsize=1)
@@ -514,12 +526,13 @@ def forest_curves(n_estimators: int = 60, seed: int = 0) -> ForestCurves:
     bag = E.bagging(X, y, n_estimators=n_estimators, seed=rng)
     forest = E.random_forest(X, y, n_estimators=n_estimators, max_features=2, seed=rng)
 
-    def test_error(result):
-        return np.mean(result.staged_predict(X_test) != y_test, axis=1)
-
+    bag_wrong = bag.staged_predict(X_test) != y_test  # (B, n_test)
+    forest_wrong = forest.staged_predict(X_test) != y_test
+    differences = bag_wrong[-1].astype(float) - forest_wrong[-1]
     return ForestCurves(np.arange(1, n_estimators + 1),
-                        np.array([r.oob_error for r in bag.history]), test_error(bag),
-                        np.array([r.oob_error for r in forest.history]), test_error(forest))
+                        np.array([r.oob_error for r in bag.history]), bag_wrong.mean(axis=1),
+                        np.array([r.oob_error for r in forest.history]), forest_wrong.mean(axis=1),
+                        float(differences.std(ddof=1) / np.sqrt(len(differences))))
 
 
 def show_forest_curves() -> Figure:

@@ -411,9 +411,10 @@ class Paths:
 def coefficient_paths(n: int = 60, seed: int = 5) -> Paths:
     """Ridge and LASSO on data with 8 features of which 3 matter, over α from 10⁻³ to 10³.
 
-    Both put α against the *mean* squared error: ridge is called with n·α, and
-    ‖y - Xw‖² + n·α‖w‖² = n·((1/n)‖y - Xw‖² + α‖w‖²) has the same minimiser as
-    (1/n)‖y - Xw‖² + α‖w‖²; LASSO's objective is (1/2n)‖y - Xw‖² + α‖w‖₁ (scikit-learn's).
+    Ridge is called with n·α, and ‖y - Xw‖² + n·α‖w‖² = n·((1/n)‖y - Xw‖² + α‖w‖²) has the same
+    minimiser as (1/n)‖y - Xw‖² + α‖w‖²: α against the mean squared error. LASSO's objective
+    is (1/2n)‖y - Xw‖² + α‖w‖₁ (scikit-learn's): α against *half* the mean squared error, so
+    at one α its penalty weighs twice as much against the fit as ridge's.
     """
     rng = np.random.default_rng(seed)
     true_w = np.array([3.0, -2.0, 1.5, 0, 0, 0, 0, 0])
@@ -459,7 +460,8 @@ def lasso_zero_table() -> str:
     for k in range(0, len(paths.alphas), 8):
         rows.append([f"{paths.alphas[k]:.3g}", int(np.sum(paths.lasso[k] == 0)),
                      int(np.sum(paths.ridge[k] == 0))])
-    return markdown_table(["α (against the mean squared error, in both)", "LASSO coefficients = 0",
+    return markdown_table(["α (ridge: against the MSE; LASSO: against half the MSE)",
+                           "LASSO coefficients = 0",
                            "ridge coefficients = 0"], rows)
 
 
@@ -497,9 +499,13 @@ class BiasVariance:
     ----------
     Cs : ndarray of shape (k,)
     bias2 : ndarray of shape (k,)
-        The mean over test points of (E_D p̂(x) - P(y = +1 | x))², E_D over training sets.
+        An estimate of the mean over test points of (E_D p̂(x) - P(y = +1 | x))², E_D over
+        training sets: the squared error of the average of the ``sets`` fits, less the
+        variance estimate divided by ``sets`` (the average of S fits misses E_D p̂(x) by a
+        random amount whose square is Var_D p̂(x)/S on average), so that it is unbiased.
     variance : ndarray of shape (k,)
-        The mean over test points of Var_D p̂(x).
+        The mean over test points of the sample variance (ddof = 1) of the ``sets`` fits, an
+        unbiased estimate of Var_D p̂(x).
     n_train, sets : int
         The size of each training set and how many were drawn.
     """
@@ -512,7 +518,7 @@ class BiasVariance:
 
 
 @lru_cache(maxsize=1)
-def bias_variance(n_train: int = 20, sets: int = 60, n_test: int = 1000,
+def bias_variance(n_train: int = 20, sets: int = 600, n_test: int = 1000,
                   seed: int = 446) -> BiasVariance:
     """Fit logistic regression with each C in 10⁻³ … 10² on ``sets`` training sets of
     ``n_train`` points from :func:`logistic_sample`, and split its error in P(y = +1 | x) on
@@ -526,8 +532,9 @@ def bias_variance(n_train: int = 20, sets: int = 60, n_test: int = 1000,
     for C in Cs:
         p = np.array([linear.predict_proba(linear.logistic_regression(X, y, C=C).w, X_test)
                       for X, y in training])
-        bias2.append(np.mean((p.mean(axis=0) - truth) ** 2))
-        variance.append(np.mean(p.var(axis=0)))
+        spread = p.var(axis=0, ddof=1)
+        bias2.append(np.mean((p.mean(axis=0) - truth) ** 2 - spread / sets))
+        variance.append(np.mean(spread))
     return BiasVariance(Cs, np.array(bias2), np.array(variance), n_train, sets)
 
 
@@ -649,7 +656,11 @@ def show_losses() -> Figure:
               "squared hinge": (PALETTE[5], "-.")}
     for name, value in values.items():
         colour, style = styles[name]
-        ax.plot(z, value, color=colour, linestyle=style, label=name, linewidth=1.6)
+        # for z < 1 the squared hinge is the squared loss: drawn wide and underneath, it shows
+        # as a band around the squared loss's dashes instead of hiding them
+        wide = name == "squared hinge"
+        ax.plot(z, value, color=colour, linestyle=style, label=name,
+                linewidth=5 if wide else 1.6, alpha=0.5 if wide else 1.0, zorder=1 if wide else 2)
     ax.set(xlabel="margin z = y·(w·x)", ylabel="loss", ylim=(-0.1, 4),
            title="five losses, and the squared hinge")
     ax.axvline(0, color="grey", linewidth=0.6)

@@ -479,28 +479,6 @@ def per_class(frame: EcocFrame, column: int) -> PerClass:
                     np.array([np.mean(right[c]) for c in classes]))
 
 
-TIE_RULES = ("lowest", "highest", "random")
-
-
-def tie_rule_accuracy(frame: EcocFrame, rule: str = "lowest") -> float:
-    """The accuracy of ``frame``'s bits decoded to the nearest code word with ties sent to the
-    ``"lowest"`` or the ``"highest"`` tied label, or to a ``"random"`` one: then the exact
-    expected accuracy, each tied point counting 1/(number of tied labels) when its own class is
-    among them."""
-    if rule not in TIE_RULES:
-        raise ValueError(f"rule must be one of {TIE_RULES}; got {rule!r}.")
-    _, y = ecoc_data()
-    distances = np.sum(frame.bits[:, None, :] != frame.code[None], axis=2)
-    nearest = distances == distances.min(axis=1, keepdims=True)
-    if rule == "random":
-        return float(np.mean(nearest[np.arange(len(y)), y] / nearest.sum(axis=1)))
-    if rule == "highest":
-        nearest = nearest[:, ::-1]
-    first = np.argmax(nearest, axis=1)
-    decoded = first if rule == "lowest" else nearest.shape[1] - 1 - first
-    return float(np.mean(decoded == y))
-
-
 def flip_table(code_name: str = "exhaustive (7 bits)", column: int = 1) -> str:
     """:func:`per_class` of the code as trained and with ``column`` flipped, side by side
     ("as trained → flipped"), as a markdown table."""
@@ -634,14 +612,14 @@ def show_ecoc(code_name: str = "six learnable bits", flipped: int = -1) -> Figur
     broken = f", column {flipped} flipped" if flipped >= 0 else ""
     ties = int(frame.ties.sum())
     tie_words = f"{ties} tie{'' if ties == 1 else 's'}"
-    view.left.title.set_text(f"Hamming decoding{broken}: {frame.accuracy:.0%} right\n"
+    view.left.title.set_text(f"Hamming decoding{broken}: {frame.accuracy:.1%} right\n"
                              f"({tie_words}, sent to the lowest label)")
     distance = frame.distance
     corrects = (distance - 1) // 2
     columns = ", ".join(f"{a:.0%}" for a in frame.column_accuracy)
     return describe(view.fig, (
         f"{classes_words(y, 4)} and the regions Hamming decoding assigns with the {code_name} "
-        f"code{broken}: {frame.accuracy:.0%} of the points decoded right, {tie_words} sent to "
+        f"code{broken}: {frame.accuracy:.1%} of the points decoded right, {tie_words} sent to "
         f"the lowest label. The code matrix's rows are at least {distance} apart, so it "
         f"corrects {corrects} wrong bit{'' if corrects == 1 else 's'}; its column classifiers "
         "are right on "        f"{columns} of the training points."))

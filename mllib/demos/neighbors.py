@@ -251,12 +251,12 @@ class Regions:
     grid_y: np.ndarray
     labels: np.ndarray  # (GRID, GRID) in {-1, +1}
     training_error: float
-    test_error: float
+    validation_error: float
 
 
 @lru_cache(maxsize=1)
 def _moons_split():
-    """Training and test samples (cached: they do not depend on the sliders)."""
+    """Training and validation samples (cached: they do not depend on the sliders)."""
     X, y = data.moons(400, noise=0.35, seed=9)
     lo, hi = X[:150].min(axis=0) - 0.3, X[:150].max(axis=0) + 0.3  # every training point inside
     grid_x, grid_y = np.meshgrid(np.linspace(lo[0], hi[0], GRID), np.linspace(lo[1], hi[1], GRID))
@@ -288,12 +288,12 @@ def kernel_controls() -> dict:
 @lru_cache(maxsize=1)
 def _moons_neighbours() -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Every training point of the moons split, nearest first, for the grid's cells, the
-    training points and the test points: (distances, indices) of shape (queries, n) each, by
+    training points and the validation points: (distances, indices) of shape (queries, n) each, by
     :func:`mllib.neighbors.kneighbors`. Computed once; each k then takes its first k columns."""
-    X, _, X_test, _, gx, gy = _moons_split()
+    X, _, X_val, _, gx, gy = _moons_split()
     grid = np.column_stack([gx.ravel(), gy.ravel()])
     return {name: N.kneighbors(X, queries, k=len(X))
-            for name, queries in (("grid", grid), ("train", X), ("test", X_test))}
+            for name, queries in (("grid", grid), ("train", X), ("validation", X_val))}
 
 
 def _vote(neighbours: tuple[np.ndarray, np.ndarray], y: np.ndarray, k: int,
@@ -307,8 +307,8 @@ def _vote(neighbours: tuple[np.ndarray, np.ndarray], y: np.ndarray, k: int,
 
 @lru_cache(maxsize=64)  # a slider moved back and forth redraws without recomputing
 def knn_regions(k: int, weights: str = "uniform") -> Regions:
-    """Decision regions, training and test error of k-NN on 150 noisy moons points."""
-    X, y, X_test, y_test, gx, gy = _moons_split()
+    """Decision regions, training and validation error of k-NN on 150 noisy moons points."""
+    X, y, X_val, y_val, gx, gy = _moons_split()
     if not 1 <= k <= len(X):
         raise ValueError(f"k must be between 1 and {len(X)}, the number of training points.")
     labels = _vote(_moons_neighbours()["grid"], y, k, weights).reshape(gx.shape)
@@ -316,11 +316,11 @@ def knn_regions(k: int, weights: str = "uniform") -> Regions:
 
 
 def _errors(k: int, weights: str) -> tuple[float, float]:
-    """Training and test error of k-NN on the moons split."""
-    _, y, _, y_test, *_ = _moons_split()
+    """Training and validation error of k-NN on the moons split."""
+    _, y, _, y_val, *_ = _moons_split()
     near = _moons_neighbours()
     return (float(np.mean(_vote(near["train"], y, k, weights) != y)),
-            float(np.mean(_vote(near["test"], y, k, weights) != y_test)))
+            float(np.mean(_vote(near["validation"], y, k, weights) != y_val)))
 
 
 def region_key(name: str, *, alpha: float = REGION_ALPHA) -> list[Patch]:
@@ -372,34 +372,35 @@ def show_knn(k: int = 1, weights: str = "uniform") -> Figure:
     # title.set_text, not set_title: set_title also moves the side titles, which are static,
     # and so would mark the figure stale and redraw it all
     view.ax.title.set_text(f"k = {k}, {weights} weights: training error "
-                           f"{r.training_error:.2f}, test error {r.test_error:.2f}")
+                           f"{r.training_error:.2f}, validation error {r.validation_error:.2f}")
     n = len(_moons_split()[1])
     return describe(view.fig, f"{n} training points of two moon-shaped classes. With k = {k} "
                               f"and {weights} weights, k-NN predicts +1 on "
                               f"{np.mean(r.labels > 0):.0%} of the window; training error "
-                              f"{r.training_error:.2f}, test error {r.test_error:.2f}.")
+                              f"{r.training_error:.2f}, validation error {r.validation_error:.2f}.")
 
 
 @lru_cache(maxsize=4)
 def error_curve(weights: str = "uniform") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(k, training error, test error) for every odd k from 1 to n − 1 on the moons split."""
+    """(k, training error, validation error) for every odd k from 1 to n − 1 on the moons split."""
     ks = np.arange(1, k_max() + 1, 2)
-    train, test = np.array([_errors(int(k), weights) for k in ks]).T
-    return ks, train, test
+    train, validation = np.array([_errors(int(k), weights) for k in ks]).T
+    return ks, train, validation
 
 
 def show_error_curve() -> Figure:
-    """Training and test error of k-NN on the moons split against k, for both weightings."""
+    """Training and validation error of k-NN on the moons split against k, for both weightings."""
     fig, (ax,) = figure(1, width=5.5, height=3.5)
     summary = []
     for weights, style in (("uniform", "-"), ("distance", "--")):
-        ks, train, test = error_curve(weights)
+        ks, train, validation = error_curve(weights)
         ax.plot(ks, train, style, color=PALETTE[4], label=f"training, {weights}")
-        ax.plot(ks, test, style, color=NEGATIVE, label=f"test, {weights}")
-        best = int(np.argmin(test))
-        summary.append(f"with {weights} weights the test error is lowest, {test[best]:.3f}, at "
-                       f"k = {ks[best]} and {test[-1]:.3f} at k = {ks[-1]}; the training error "
-                       f"goes from {train[0]:.3f} to {train[-1]:.3f}")
+        ax.plot(ks, validation, style, color=NEGATIVE, label=f"validation, {weights}")
+        best = int(np.argmin(validation))
+        summary.append(f"with {weights} weights the validation error is lowest, "
+                       f"{validation[best]:.3f}, at k = {ks[best]} and {validation[-1]:.3f} at "
+                       f"k = {ks[-1]}; the training error goes from {train[0]:.3f} to "
+                       f"{train[-1]:.3f}")
     ax.set_xlabel(f"k (up to n − 1 = {k_max()})")
     ax.set_ylabel("error")
     ax.set_ylim(bottom=0)
@@ -411,7 +412,7 @@ def show_error_curve() -> Figure:
 
 @dataclass(frozen=True)
 class WashOut:
-    """What the largest k does to the test error, for one weighting."""
+    """What the largest k does to the validation error, for one weighting."""
 
     weights: str
     best_k: int
@@ -421,10 +422,11 @@ class WashOut:
 
 
 def wash_out(weights: str = "uniform") -> WashOut:
-    """The best test error over odd k against the test error at k = n − 1."""
-    ks, _, test = error_curve(weights)
-    best = int(np.argmin(test))
-    return WashOut(weights, int(ks[best]), float(test[best]), int(ks[-1]), float(test[-1]))
+    """The best validation error over odd k against the validation error at k = n − 1."""
+    ks, _, validation = error_curve(weights)
+    best = int(np.argmin(validation))
+    return WashOut(weights, int(ks[best]), float(validation[best]), int(ks[-1]),
+                   float(validation[-1]))
 
 
 # --- kernel regression -----------------------------------------------------------------------
@@ -503,22 +505,28 @@ def show_concentration(seed: int = 0) -> Figure:
     axes[0].legend(fontsize=8)
     axes[1].loglog(c.dims, c.contrast, "o-", ms=3, color=NEGATIVE)
     axes[1].set_xlabel("dimension d")
-    axes[1].set_ylabel("(farthest − nearest) / nearest")
+    axes[1].set_ylabel("mean over queries of\n(farthest − nearest) / nearest")
     fig.suptitle("500 uniform points in [0, 1]^d, 20 queries")
     return describe(fig, f"Distances from 20 queries to 500 uniform points in [0, 1]^d, d from "
                          f"{c.dims[0]} to {c.dims[-1]}: nearest/√d rises from "
                          f"{c.nearest[0] / np.sqrt(c.dims[0]):.3f} to "
                          f"{c.nearest[-1] / np.sqrt(c.dims[-1]):.3f} and farthest/√d goes from "
                          f"{c.farthest[0] / np.sqrt(c.dims[0]):.3f} to "
-                         f"{c.farthest[-1] / np.sqrt(c.dims[-1]):.3f}; their relative gap "
+                         f"{c.farthest[-1] / np.sqrt(c.dims[-1]):.3f}; the mean over queries "
+                         "of their relative gap "
                          f"falls from {c.contrast[0]:.3g} to {c.contrast[-1]:.3g}.")
 
 
 def concentration_table(seed: int = 0) -> str:
+    """The nearest and farthest distances of :func:`show_concentration`, and the mean and the
+    median over the queries of each query's own relative gap, as a markdown table."""
     c = N.distance_concentration(CURSE_DIMS, n=500, queries=20, seed=seed)
-    rows = [[int(d), f"{a:.3f}", f"{b:.3f}", f"{r:.3f}"]
-            for d, a, b, r in zip(c.dims, c.nearest, c.farthest, c.contrast, strict=True)]
-    return markdown_table(["d", "nearest", "farthest", "(far − near)/near"], rows)
+    rows = [[int(d), f"{a:.3f}", f"{b:.3f}", f"{r:.3f}", f"{m:.3f}"]
+            for d, a, b, r, m in zip(c.dims, c.nearest, c.farthest, c.contrast,
+                                     c.median_contrast, strict=True)]
+    return markdown_table(["d", "mean nearest distance", "mean farthest distance",
+                           "mean over queries of (far − near)/near",
+                           "median over queries of (far − near)/near"], rows)
 
 
 # --- locality-sensitive hashing (§12.4.6) ----------------------------------------------------

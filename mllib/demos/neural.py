@@ -354,11 +354,12 @@ def show_training(eta: float, width: int, seed: int, epoch: int) -> Figure:
     view.left.title.set_text(f"epoch {epoch}: training accuracy {accuracy:.0%}")
     view.loss.set_data(np.arange(len(losses)), losses)
     set_view(view.right, (0, WIDGET_EPOCHS), (0, loss_top(losses)))
-    view.right.title.set_text(f"η = {eta:g}, {width} hidden units, seed {seed}")
+    units = f"{width} hidden unit{'' if width == 1 else 's'}"
+    view.right.title.set_text(f"η = {eta:g}, {units}, seed {seed}")
     loss = (f"went from {losses[0]:.4f} at epoch 0 to {losses[-1]:.4f}" if epoch else
             f"starts at {losses[0]:.4f}")
     return describe(view.fig, (
-        f"Epoch {epoch} of training {width} hidden units with η = {eta:g} (seed {seed}) on "
+        f"Epoch {epoch} of training {units} with η = {eta:g} (seed {seed}) on "
         f"{len(t)} noisy XOR points: {accuracy:.0%} right, {int(wrong.sum())} misclassified "
         f"(ringed). The mean loss {loss}."))
 
@@ -369,8 +370,11 @@ def trainer():
     training."""
     import ipywidgets
 
-    epoch = ipywidgets.IntSlider(value=0, min=0, max=WIDGET_EPOCHS, description="epoch",
-                                 continuous_update=False)
+    # the slider moves in Play's steps: Play advances only while value + step <= max, so from an
+    # epoch off its grid (3, say) it would stop short of the end (at 198) and Run would then do
+    # nothing
+    epoch = ipywidgets.IntSlider(value=0, min=0, max=WIDGET_EPOCHS, step=STEP_EPOCHS,
+                                 description="epoch", continuous_update=False)
     # The Play control keeps time in the browser, but its buttons are icons without a name: it
     # stays hidden, driven by a Run toggle (a labelled <button>, Enter or Space) linked to it.
     play = ipywidgets.Play(value=0, min=0, max=WIDGET_EPOCHS, step=STEP_EPOCHS, interval=150,

@@ -175,6 +175,12 @@ class Shift:
     shifts: tuple[int, ...]
     lowest_weight: float
 
+    def per_target(self) -> tuple[np.ndarray, np.ndarray]:
+        """Mistakes of (Winnow, Winnow-R) on each target in turn, shape (targets,) each."""
+        ends = [*self.shifts, len(self.winnow)]
+        return tuple(np.diff(np.r_[0, run[np.array(ends) - 1]])
+                     for run in (self.winnow, self.winnow_r))
+
     def after_last_shift(self) -> tuple[int, int]:
         """Mistakes of (Winnow, Winnow-R) from the last shift on."""
         at = self.shifts[-1]

@@ -53,8 +53,8 @@ def emitted_pairs(w: np.ndarray, chunk: tuple[np.ndarray, np.ndarray]) -> int:
 def show_scheme(run: parallel.RoundsResult, chunks, round_number: int, words=None) -> Figure:
     """MMDS §12.2.8 drawn for one round of ``run`` (a :func:`parallel.mapreduce_perceptron`
     result on ``chunks``): each chunk's Map task with its mistakes and the key-value pairs
-    (i, η·y·xᵢ) it emits, the Reduce that sums the pairs key by key, and the new w; the w the
-    round started from is broadcast back to every Map task."""
+    (i, η·y·xᵢ) it emits, the Reduce that sums the pairs key by key, and the new w. (The
+    broadcast of the new w back to the Map tasks of the next round is not drawn.)"""
     step = run.history[round_number - 1]
     before = run.history[round_number - 2].w if round_number > 1 else np.zeros_like(step.w)
     parts = len(step.mistakes)
@@ -235,7 +235,8 @@ def show_partitions(parts: int) -> Figure:
 def partitions_alt(result: Comparison) -> str:
     """What the partitions figure shows for ``result``, in words (its alt text)."""
     mapreduce, mixing = result.mapreduce, result.mixing
-    return (f"Mistakes per round with P = {result.parts} chunks, on a symmetric-log scale: the "
+    chunks = f"{result.parts} chunk{'' if result.parts == 1 else 's'}"
+    return (f"Mistakes per round with P = {chunks}, on a symmetric-log scale: the "
             f"MapReduce perceptron takes {mapreduce.rounds} rounds, starting from "
             f"{mapreduce.history[0].total} mistakes; parameter mixing takes {mixing.rounds} "
             f"rounds, starting from {mixing.history[0].total}; the sequential perceptron "

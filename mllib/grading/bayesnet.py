@@ -109,6 +109,7 @@ def _nb_domain(X, y, x, s) -> str | None:
     X, y, x = (np.asarray(a, dtype=float) for a in (X, y, x))
     return unmet(("X has shape (m, d), y shape (m,) and x shape (d,)",
                   X.ndim == 2 and y.shape == (len(X),) and x.shape == X.shape[1:]),
+                 ("d >= 1", X.ndim == 2 and X.shape[1] >= 1),
                  ("the features are 0/1 and the labels -1/+1", labels(X, (0, 1))
                   and labels(x, (0, 1)) and labels(y)),
                  ("both labels occur in y", lambda: set(y.tolist()) == {-1.0, 1.0}),

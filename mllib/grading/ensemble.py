@@ -173,6 +173,6 @@ def bagging_vote() -> Check:
 
 
 def _vote_domain(predictions) -> str | None:
-    return unmet(("predictions has shape (B, n) with B >= 1",
-                  np.ndim(predictions) == 2 and len(predictions) >= 1),
+    return unmet(("predictions has shape (B, n) with B >= 1 and n >= 1",
+                  np.ndim(predictions) == 2 and np.size(predictions) >= 1),
                  ("the labels are integers", multiples(predictions, 1)))

@@ -131,4 +131,4 @@ def _logistic_domain(w, X, y, C) -> str | None:
                   X.ndim == 2 and np.shape(w) == X.shape[1:] and np.shape(y) == (len(X),)),
                  ("w, X and C are finite", finite(w, X, C)),
                  ("y holds labels -1 and +1", labels(y)),
-                 ("C >= 0", C >= 0))
+                 ("C > 0", C > 0))

@@ -126,4 +126,5 @@ def halving() -> Check:
 def _halving_domain(predictions, outcomes) -> str | None:
     return unmet(("predictions has shape (T, N) and outcomes shape (T,)",
                   np.ndim(predictions) == 2 and np.shape(outcomes) == (len(predictions),)),
+                 ("T >= 1 and N >= 1", np.size(predictions) >= 1),
                  ("every advice and outcome is -1 or +1", labels(predictions) and labels(outcomes)))

@@ -12,7 +12,7 @@ import numpy as np
 
 from mllib import parallel as reference
 from mllib.grading import Case, Check, seeded
-from mllib.grading.domain import labels, multiples, power_of_two, unmet, whole
+from mllib.grading.domain import finite, labels, multiples, power_of_two, unmet, whole
 
 # Hidden from the kernel while these exercises are graded (grader/sandbox.py).
 REFERENCE = ("mllib.parallel",)
@@ -158,3 +158,46 @@ def mixing_round() -> Check:
         Case("chunks of one example each", (w, _chunks(X[:4], y[:4], [1, 1, 1, 1]), 2.0)),
     ]
     return Check("mixing_round", cases, _mixing, domain=_round_domain)
+
+
+def _hinge_share(w, b, X, y, C):
+    share, _, _ = reference.map_hinge(w, X, y, b=b, C=C)
+    return share
+
+
+def _hinge_domain(w, b, X, y, C) -> str | None:
+    """The statement's promises: one chunk of at least one example, labels ±1, C > 0, and X, w
+    and b multiples of 1/4, so every y·(w·x + b) is exact and a margin of 1 is exactly 1."""
+    w = np.asarray(w, dtype=float)
+    return unmet(("w has shape (d,) with d >= 1, X shape (n, d) with n >= 1 and y shape (n,)",
+                  w.ndim == 1 and len(w) >= 1 and np.ndim(X) == 2 and np.shape(X)[0] >= 1
+                  and np.shape(X)[1:] == w.shape and np.shape(y) == np.shape(X)[:1]),
+                 ("y holds labels -1 and +1", lambda: labels(y)),
+                 ("X, w and b hold multiples of 1/4",
+                  lambda: multiples(X, 0.25) and multiples(w, 0.25) and multiples(b, 0.25)),
+                 ("C > 0", lambda: finite(C) and C > 0))
+
+
+def hinge_share() -> Check:
+    """Check ``hinge_share(w, b, X, y, C)``: C·Σ over the points with y(w·x + b) < 1 of
+    -y·[x, 1], a chunk's share of eq. 12.6's hinge term (MMDS §12.3.6); a point with
+    y(w·x + b) = 1 exactly contributes 0 (eq. 12.5)."""
+    rng = _rng(5)
+    X, y = _sample(rng, 10, 3)
+    w, b = rng.integers(-2, 3, 3) * 0.5, 0.5
+    on_margin = 1.0 - float(X[0] @ w)  # the b that puts (X[0], +1) at y(w·x + b) = 1 exactly
+    right = np.where(X @ w + b > 0, 1.0, -1.0)
+    inside = int(np.argmax(y * (X @ w + b) < 1))  # a point that contributes
+    cases = [
+        Case("a chunk with some points inside the margin", (w, b, X, y, 0.5)),
+        Case("the same chunk with C = 3", (w, b, X, y, 3.0)),
+        Case("a single point exactly on the margin (y·(w·x + b) = 1 contributes 0)",
+             (w, on_margin, X[:1], np.array([1.0]), 1.0)),
+        Case("the same point a quarter inside the margin", (w, on_margin - 0.25, X[:1],
+                                                            np.array([1.0]), 1.0)),
+        Case("w = 0 and b = 0: every point is inside the margin", (np.zeros(3), 0.0, X, y, 1.0)),
+        Case("labels that w gets right, some still inside the margin", (w, b, X, right, 2.0)),
+        Case("a chunk of one example inside the margin",
+             (w, b, X[inside:inside + 1], y[inside:inside + 1], 0.25)),
+    ]
+    return Check("hinge_share", cases, _hinge_share, domain=_hinge_domain)

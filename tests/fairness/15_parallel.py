@@ -43,4 +43,14 @@ def mixing_round(w, chunks, eta):
         mistakes.append(count)
     return total / len(chunks), mistakes
 """,
+    "hinge_share": """\
+def hinge_share(w, b, X, y, C):
+    share = [0.0] * (len(w) + 1)
+    for x, label in zip(X.tolist(), y.tolist()):
+        score = sum(w_j * x_j for w_j, x_j in zip(w, x)) + b
+        if label * score < 1:  # exactly 1 is on the margin: no contribution
+            for j, value in enumerate([*x, 1.0]):
+                share[j] -= C * label * value
+    return share
+""",
 }
