@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -130,7 +131,8 @@ def scaled(witness, unit: float):
     """The same hypothesis for points multiplied by ``unit`` > 0 (what :func:`show_labelings`
     draws): w·x + b > 0 becomes w·x + b·unit > 0, and every bound is multiplied by ``unit``."""
     if isinstance(witness, vc.HalfPlane):
-        return vc.HalfPlane(witness.w, witness.b * unit)
+        exact = witness.exact and (witness.exact[0], witness.exact[1] * Fraction(unit))
+        return vc.HalfPlane(witness.w, witness.b * unit, exact)
     if isinstance(witness, vc.Rectangle):
         return vc.Rectangle(witness.x_lo * unit, witness.x_hi * unit, witness.y_lo * unit,
                             witness.y_hi * unit)
