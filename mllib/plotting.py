@@ -48,6 +48,12 @@ def figure(ncols: int = 1, *, width: float = 5.0, height: float = 4.0) -> tuple[
     return fig, axes
 
 
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """"1 mistake", "2 mistakes": ``count`` and ``noun`` agreeing in number, for titles and alt
+    texts (``plural`` when it is not ``noun + "s"``)."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
 def describe(fig: Figure, text: str) -> Figure:
     """Attach to ``fig`` the alt text that says what it shows; returns ``fig``.
 

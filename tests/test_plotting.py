@@ -111,3 +111,11 @@ def test_figures_cycle_through_the_palette_and_markers_are_distinct() -> None:
     lines = [ax.plot([0, 1], [i, i])[0] for i in range(3)]
     assert [line.get_color() for line in lines] == list(plotting.PALETTE[:3])
     assert len(set(plotting.MARKERS)) == len(plotting.MARKERS) >= 4
+
+
+def test_counted_agrees_in_number():
+    from mllib.plotting import counted
+
+    assert [counted(n, "mistake") for n in (0, 1, 2)] == ["0 mistakes", "1 mistake", "2 mistakes"]
+    assert counted(1, "hidden unit") == "1 hidden unit"
+    assert counted(3, "vertex", "vertices") == "3 vertices"
