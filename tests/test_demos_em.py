@@ -527,6 +527,24 @@ def test_stepper_alt_text_states_the_climb_and_follows_the_steps():
             in alt_text(demo.show_em_run(heads, 20, 0.5, 0.6, 0.4, 0)))
     trapped = alt_text(demo.show_em_run(heads, 20, 0.3, 0.5, 0.5, 5))
     assert "on the diagonal p = q, the symmetric trap" in trapped
+    # "never goes down (beyond rounding)": once EM has settled, LL may dip by rounding errors
+    # (a few 1e-13 on LL ≈ -1.2e3, whose last place is 2.3e-13), never by more than 1e-9.
+    settled = em.three_coins(heads, 20, alpha=0.5, p=0.6, q=0.4, iterations=MAX_DEMO_STEPS, tol=0)
+    assert np.diff([s.loglik for s in settled.history]).min() > -1e-9
+    assert "never goes down (beyond rounding)" in text
+
+
+MAX_DEMO_STEPS = demo.MAX_STEPS
+
+
+def test_colour_words_of_sections_2_and_5_name_the_drawn_colour():
+    # Review (issue 36): "(red)" for PALETTE[1], which renders vermillion/orange.
+    from mllib.plotting import PALETTE
+
+    text = _walkthrough_text()
+    assert "(red)" not in text and "Its peak (orange)" in text
+    assert "where EM ended (orange)" in text and "every orange end" in text
+    assert PALETTE[1] == "#D55E00"
 
 
 def test_jensen_alt_text_gives_the_touching_point_and_the_m_step():

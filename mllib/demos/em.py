@@ -297,10 +297,10 @@ def _cached_drop(heads: tuple[int, ...], m: int, alpha: float) -> np.ndarray:
 def show_em_run(heads, tosses: int, alpha: float, p: float, q: float, steps: int) -> Figure:
     """The stepper's frame: ``steps`` EM updates from (α, p, q).
 
-    Left: LL after each update, which never goes down, scaled to the run up to the first of
-    :data:`BLOCKS` that holds ``steps`` updates, so that a step within it moves only the curve
-    (when the first update's jump would flatten the rest, the axis starts at update 1 and an
-    arrow points to the start). Right: the path of (p, q) over LL at the current α,
+    Left: LL after each update, which never goes down beyond rounding, scaled to the run up to
+    the first of :data:`BLOCKS` that holds ``steps`` updates, so that a step within it moves
+    only the curve (when the first update's jump would flatten the rest, the axis starts at
+    update 1 and an arrow points to the start). Right: the path of (p, q) over LL at the current α,
     in bands with a colour bar; the dotted diagonal p = q is the symmetric trap. The legend
     sits under the right panel, so it never hides the start.
 
@@ -331,8 +331,8 @@ def show_em_run(heads, tosses: int, alpha: float, p: float, q: float, steps: int
     view.right.title.set_text(f"α = {now.alpha:.3f}, p = {now.p:.3f}, q = {now.q:.3f}")
     trap = " on the diagonal p = q, the symmetric trap" if now.p == now.q else ""
     climb = (f"LL rises from {trace[0]:.1f} to {now.loglik:.1f} over {steps} update(s) and "
-             "never goes down" if steps else f"the start's LL = {trace[0]:.1f}, before any "
-             "update")
+             "never goes down (beyond rounding)" if steps
+             else f"the start's LL = {trace[0]:.1f}, before any update")
     return describe(view.fig, (
         f"EM on {len(heads)} sequences of {m} tosses from α = {alpha:.2f}, p = {p:.2f}, "
         f"q = {q:.2f}. Left: {climb}. Right: the path of (p, q) ends at α = {now.alpha:.3f}, "
