@@ -448,7 +448,8 @@ def test_simulation_alt_text_counts_the_trials_above_eps():
     assert f"the true errors of {len(errors)} conjunctions learned from m = 40 examples" in text
     assert f"{above} of them exceed ε = 0.1, a rate of {above / len(errors):.3f}" in text
     # the Occam m of |H| = 3^10 + 1 at ε = 0.1, δ = 0.05 is the walk-through's 140
-    assert text.endswith("at the Occam m = 140.")
+    assert text.endswith("the Occam bound, which replaces −ln(1 − ε) by the smaller ε, asks for "
+                         "140.")
     assert alt_text(demo.show_simulation(41, 0.1, UNIFORM)) != text
     assert alt_text(demo.show_simulation(40, 0.1, SKEWED)) != text
 
