@@ -622,3 +622,14 @@ def test_the_c_01_loocv_entry_rests_on_a_tie_break_in_b():
     assert wrong == 5
     text = _walkthrough_text()
     assert "every $b$ from about 0.313 to 0.399" in text and "$5/30 = 0.167$" in text
+
+
+def test_the_condensed_errata_of_example_12_9():
+    # §4: the third condition holds at row (2), 3u + 4v + b = 1.9 >= 1 (so "oxoxxx"), and the
+    # first step's u is +0.04 (the book's text says -0.04).
+    run = demo.book_run(5)
+    second = run.history[1]
+    assert 3 * second.w[0] + 4 * second.w[1] + second.b == pytest.approx(1.9, abs=1e-12)
+    assert second.w[0] == pytest.approx(0.04, abs=1e-12)
+    text = _walkthrough_text()
+    assert "($3u + 4v + b = 1.9 \\ge 1$ at row (2), so `oxoxxx`)" in text
