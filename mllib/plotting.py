@@ -23,6 +23,9 @@ from matplotlib.ticker import FuncFormatter, NullLocator
 # sky blue and yellow, which have less than 3:1 contrast on white (WCAG 1.4.11): blue,
 # vermillion, bluish green, reddish purple, black, and an olive of Paul Tol's muted scheme.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#000000", "#999933")
+# What a reader calls each PALETTE colour on screen, the words the lectures' prose uses
+# (vermillion looks orange and reddish purple looks pink; "red" and "purple" name neither).
+COLOUR_NAMES = ("blue", "orange", "green", "pink", "black", "olive")
 MARKERS = ("o", "s", "^", "D", "v", "P")
 POSITIVE, NEGATIVE = PALETTE[0], PALETTE[1]
 ALT_ATTRIBUTE = "_mllib_alt_text"
@@ -46,6 +49,12 @@ def figure(ncols: int = 1, *, width: float = 5.0, height: float = 4.0) -> tuple[
     for ax in axes:
         ax.set_prop_cycle(color=PALETTE)
     return fig, axes
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """"1 mistake", "2 mistakes": ``count`` and ``noun`` agreeing in number, for titles and alt
+    texts (``plural`` when it is not ``noun + "s"``)."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
 
 
 def describe(fig: Figure, text: str) -> Figure:

@@ -73,14 +73,28 @@ class Intervals:
 
 @dataclass(frozen=True)
 class HalfPlane:
-    """The open half-plane w·x + b > 0 (+1 there, -1 elsewhere). w has shape (2,)."""
+    """The open half-plane w·x + b > 0 (+1 there, -1 elsewhere). w has shape (2,).
+
+    ``exact``, when given, is the same half-plane in exact arithmetic, ((a, c), offset) for
+    a·x + c·y + offset > 0 with whole a, c and a Fraction offset; ``classify`` then uses it and
+    w, b (rounded to floats) only serve to draw the line. A witness needs it when its margin is
+    so thin that the rounded w, b would put a point on the wrong side.
+    """
 
     w: np.ndarray
     b: float
+    exact: tuple[tuple[int, int], Fraction] | None = None
 
     def classify(self, points: np.ndarray) -> np.ndarray:
         """Labels of points of shape (n, 2), shape (n,)."""
-        return np.where(points @ self.w + self.b > 0, 1.0, -1.0)
+        if self.exact is None or len(points) == 0:
+            return np.where(points @ self.w + self.b > 0, 1.0, -1.0)
+        (a, c), offset = self.exact
+        whole, scale = _integer_coordinates(np.asarray(points, dtype=float))
+        # (a·x + c·y + offset) · scale · offset.denominator, all in Python integers
+        value = ((whole[:, 0].astype(object) * a + whole[:, 1].astype(object) * c)
+                 * offset.denominator + offset.numerator * scale)
+        return np.where(value > 0, 1.0, -1.0)
 
 
 @dataclass(frozen=True)
@@ -340,7 +354,9 @@ def _half_plane_witness(points: np.ndarray, labels: np.ndarray) -> HalfPlane:
     (see :func:`_half_plane_separations`), one of the candidate directions v; along v the strip's
     width is (min over negatives - max over positives)/‖v‖. The widest candidate is found in
     exact arithmetic and the line drawn through the middle of its strip. A labelling with one
-    class only gets w = 0 and b = ±1.
+    class only gets w = 0 and b = ±1. When the strip is so thin that the rounded line puts a
+    point on the wrong side (nearly collinear points far from the origin), the witness carries
+    the exact line too (:class:`HalfPlane`'s ``exact``), so it still reproduces the labels.
     """
     if np.all(labels == labels[0]):
         return HalfPlane(np.zeros(2), float(labels[0]))
@@ -356,7 +372,11 @@ def _half_plane_witness(points: np.ndarray, labels: np.ndarray) -> HalfPlane:
     w = np.array([float(c / size) for c in v])
     b = float(Fraction(highest + lowest, 2 * scale) / size)
     norm = float(np.hypot(*w))
-    return HalfPlane(-w / norm, b / norm)
+    rounded = HalfPlane(-w / norm, b / norm)
+    if np.array_equal(rounded.classify(points), labels):
+        return rounded
+    normal = (-int(directions[j][0]), -int(directions[j][1]))
+    return HalfPlane(rounded.w, rounded.b, (normal, Fraction(highest + lowest, 2 * scale)))
 
 
 _ON_THE_LINE = (

@@ -443,3 +443,53 @@ def test_mi_heatmap_and_kl_alt_texts_state_their_numbers():
     kl = alt_text(demo.show_kl(curve))
     assert f"falls from {curve.chow_liu[0]:.3g} to {curve.chow_liu[1]:.3g} nats" in kl
     assert "each the mean of 2 samples" in kl
+
+
+def _chowliu_text(name: str) -> str:
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / f"solutions/06_chowliu/chowliu_{name}.ipynb"
+    return " ".join(" ".join("".join(c["source"]).split())
+                    for c in json.loads(path.read_text())["cells"])
+
+
+def test_the_right_edge_count_over_the_slider_is_as_the_widget_text_says():
+    # §5: "climbs from 5 of 9 at m = 10 to 8 at m = 40, drops back to 7 at m = 50 ..., and
+    # stays at 9 from m = 100 on" (review: "watch the red edges disappear" is not monotone).
+    counts = {m: demo.experiment(m).correct for m in demo.SAMPLE_SIZES}
+    assert (counts[10], counts[40], counts[50]) == (5, 8, 7)
+    assert all(counts[m] == 9 for m in demo.SAMPLE_SIZES if m >= 100)
+    assert all(counts[m] < 9 for m in demo.SAMPLE_SIZES if m < 100)
+    text = _chowliu_text("walkthrough")
+    assert "climbs from 5 of 9 at $m = 10$ to 8 at $m = 40$, drops back to 7 at $m = 50$" in text
+    assert "stays at 9 from $m = 100$ on" in text
+
+
+def test_the_edge_colour_words_name_the_drawn_styles():
+    # §5: "solid green" right edges, "dashed orange" wrong ones, and the tie line is the last,
+    # uncoloured (black) line under the caption.
+    from mllib.plotting import PALETTE
+
+    assert demo.RIGHT_EDGE == {"color": PALETTE[2], "linestyle": "-"}
+    assert demo.WRONG_EDGE == {"color": PALETTE[1], "linestyle": "--"}
+    fig = demo.show_experiment(40, 0)
+    lowest = min(fig.axes[1].texts, key=lambda t: t.get_position()[1])
+    assert lowest.get_color() == "black"
+    text = _chowliu_text("walkthrough")
+    assert "The red line" not in text and "watch the red edges" not in text
+    assert "dashed orange when it does not" in text and "The last line under the caption" in text
+
+
+def test_the_exercise_6_example_has_three_tied_maximum_likelihood_trees():
+    # The reference answer of the new Ex 6(b): samples 000, 111, 000, 111; every pair has
+    # I = ln 2; three spanning trees tie; each has log-likelihood -4 ln 2.
+    X = np.array([[0, 0, 0], [1, 1, 1], [0, 0, 0], [1, 1, 1]])
+    info = chowliu.mutual_information(X)
+    np.testing.assert_allclose(info[np.triu_indices(3, 1)], np.log(2), rtol=1e-12)
+    assert demo.count_maximum_trees(info) == 3
+    for edges in ([(0, 1), (1, 2)], [(1, 0), (0, 2)], [(0, 2), (2, 1)]):
+        # smoothing 1e-12 ≈ the frequency CPTs (s must be > 0): off by about 1e-11 relative
+        tree = chowliu.fit_tree(X, edges, smoothing=1e-12)
+        assert chowliu.log_likelihood(tree, X) == pytest.approx(-4 * np.log(2), rel=1e-9)
+    assert "samples 000, 111, 000, 111" in _chowliu_text("exercises")

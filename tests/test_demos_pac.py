@@ -448,7 +448,8 @@ def test_simulation_alt_text_counts_the_trials_above_eps():
     assert f"the true errors of {len(errors)} conjunctions learned from m = 40 examples" in text
     assert f"{above} of them exceed ε = 0.1, a rate of {above / len(errors):.3f}" in text
     # the Occam m of |H| = 3^10 + 1 at ε = 0.1, δ = 0.05 is the walk-through's 140
-    assert text.endswith("at the Occam m = 140.")
+    assert text.endswith("the Occam bound, which replaces −ln(1 − ε) by the smaller ε, asks for "
+                         "140.")
     assert alt_text(demo.show_simulation(41, 0.1, UNIFORM)) != text
     assert alt_text(demo.show_simulation(40, 0.1, SKEWED)) != text
 
@@ -457,3 +458,32 @@ def test_bound_alt_text_reads_the_three_bounds_at_n():
     text = alt_text(demo.show_bound_comparison(10, 0.1, 0.05))
     assert "At n = 10: the VC upper bound 5,831, the |H| bound 140, the lower bound 30." in text
     assert "lower bound none (VC ≤ 2)" in alt_text(demo.show_bound_comparison(2, 0.1, 0.05))
+
+
+@pytest.mark.parametrize("eps, union_m, occam_m", [(0.1, 133, 140), (0.02, 693, 700)])
+def test_simulation_alt_text_says_where_the_union_bound_reaches_delta(eps, union_m, occam_m):
+    # Review (issue 36): the alt text said the union bound reaches δ "only at the Occam m".
+    # Oracle: the smallest m with |H|(1 - ε)^m <= δ, |H| = 3^10 + 1, by direct search.
+    from mllib.plotting import alt_text
+
+    h_size, delta = 3**10 + 1, 0.05
+    first = next(m for m in range(1, 10_000) if h_size * (1 - eps) ** m <= delta)
+    assert first == union_m
+    text = alt_text(demo.show_simulation(60, eps, next(iter(demo.DISTRIBUTIONS))))
+    assert f"reaches δ at m = {union_m}; the Occam bound" in text
+    assert f"asks for {occam_m}." in text
+
+
+def test_exercise_6_quotes_the_trials_at_50_and_51_examples():
+    # Ex 6: "at most 5% of the 400 trials already at 50 examples (20 trials there, exactly 5%,
+    # and 19 at 51 ...)": the walk-through's uniform simulation at ε = 0.1.
+    import json
+    from pathlib import Path
+
+    sim = demo.learning_curve(0.1, 0.05, UNIFORM)
+    failures = {m: int(np.sum(sim.exact_errors[sim.sample_sizes == m] > 0.1)) for m in (50, 51)}
+    assert failures == {50: 20, 51: 19} and sim.trials == 400
+    path = Path(__file__).resolve().parents[1] / "solutions/03_pac/pac_exercises.ipynb"
+    text = " ".join(" ".join("".join(c["source"]).split())
+                    for c in json.loads(path.read_text())["cells"])
+    assert "(20 trials there, exactly 5%, and 19 at 51;" in text

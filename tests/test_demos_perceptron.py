@@ -11,6 +11,7 @@ from figure_support import labelled_ticks
 from mllib import data
 from mllib import perceptron as P
 from mllib.demos import perceptron as demo
+from mllib.plotting import counted
 
 WALKTHROUGH = (Path(__file__).resolve().parents[1]
                / "solutions/01_perceptron/perceptron_walkthrough.ipynb")
@@ -108,7 +109,7 @@ def test_eta_widget_sweep(start):
         star = right.get_lines()[-1]
         mistakes = demo.eta_comparison(eta, w0=demo.ETA_STARTS[start]).scaled.mistakes
         assert star.get_xdata()[0] == eta and star.get_ydata()[0] == mistakes == trend[k]
-        assert f"{mistakes} mistakes with η = {eta:.3g}" in fig.axes[0].get_title()
+        assert f"{counted(mistakes, 'mistake')} with η = {eta:.3g}" in fig.axes[0].get_title()
         assert_log_axes_readable(fig)
         assert_legend_below(fig.axes[0])
         plt.close(fig)
@@ -138,7 +139,8 @@ def test_margin_widget_sweep(seed):
         assert trend.mistakes[row].min() <= exp.run.mistakes <= trend.mistakes[row].max()
         if exponent in exponents[[0, len(exponents) // 2, -1]]:
             fig = demo.show_margin_experiment(margin, seed)
-            assert fig.axes[1].get_title().startswith(f"this sample: {exp.run.mistakes} mistakes")
+            assert fig.axes[1].get_title().startswith(
+                f"this sample: {counted(exp.run.mistakes, 'mistake')} ≤")
             # The left title shows both the slider's γ and the margin measured on the sample.
             assert fig.axes[0].get_title().startswith(
                 f"slider γ = {margin:.3g}, measured γ = {exp.margin:.3g}, ")
@@ -320,3 +322,28 @@ def test_the_drifted_run_stops_on_a_rounding_residue_of_the_right_sign():
     w = demo.eta_drift()[0.01].w
     score = X[3] @ w
     assert y[3] == -1 and -1e-15 < score < 0
+
+
+def test_margin_alt_text_counts_one_mistake_in_the_singular():
+    # Review (issue 36): γ = 10^-0.4 with seed 19 makes one mistake; the alt text said
+    # "after 1 mistakes" and "makes 1 mistakes".
+    from mllib.plotting import alt_text
+
+    fig = demo.show_margin_experiment(10**-0.4, seed=19)
+    text = alt_text(fig)
+    assert "after 1 mistake," in text and "makes 1 mistake," in text
+    assert "1 mistakes" not in text and "1 mistakes" not in fig.axes[1].get_title()
+
+
+def test_balcans_first_step_is_counted_as_the_text_says():
+    # §4: mllib starts from w = 0, where every example is inside the band, and counts the
+    # first step w = y₁x₁ (Balcan's initialisation) as an update.
+    X, y = np.array([[2.0, 1.0], [1.0, 3.0]]), np.array([1.0, 1.0])
+    run = P.margin_perceptron(X, y, margin=0.1)
+    assert run.history[0].index == 0 and run.mistakes == len(run.history) >= 1
+    np.testing.assert_array_equal(run.history[0].w, y[0] * X[0])  # exact: one addition to 0
+    import json
+
+    text = " ".join(" ".join("".join(c["source"]).split())
+                    for c in json.loads(WALKTHROUGH.read_text())["cells"])
+    assert "counts the same first step as an update" in text

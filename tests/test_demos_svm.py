@@ -553,3 +553,83 @@ def test_hinge_alt_text_reads_the_losses_off_the_curves():
     # At z = -2: hinge 1 - (-2) = 3, squared 9, logistic ln(1 + e²); at z = 0 the logistic is ln 2.
     assert "falling from 3 to 0 at z = 1" in text and "the squared hinge, 9 at z = -2" in text
     assert f"{np.log1p(np.exp(2)):.2f} at z = -2, {np.log(2):.2f} at z = 0" in text
+
+
+def _walkthrough_text() -> str:
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "solutions/02_svm/svm_walkthrough.ipynb"
+    return " ".join(" ".join("".join(c["source"]).split())
+                    for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "markdown")
+
+
+def test_soft_equals_hard_from_the_largest_dual_weight_only_when_the_weights_are_unique():
+    # §6: on the LOOCV sample the three support vectors fix their weights (the system
+    # Σαᵢyᵢxᵢ = w, Σαᵢyᵢ = 0 is square and nonsingular), and the hard solution appears exactly
+    # from C = max α (checked 2% either side). On MMDS Example 12.8 solve returns α = (1, 1, 0, 0),
+    # but (½, ½, ½, ½) gives the same w and b, and C = 0.5 already gives the hard answer.
+    X, y = demo.leave_one_out_sample()
+    hard = svm.solve(X, y)
+    sv = hard.support
+    system = np.vstack([(y[sv, None] * X[sv]).T, y[sv]])
+    assert abs(np.linalg.det(system)) > 0.1  # 0.37: far from singular
+    top = hard.alpha.max()
+    assert abs(svm.solve(X, y, C=0.98 * top).margin - hard.margin) > 1e-3
+    below_it = svm.solve(X, y, C=1.02 * top)
+    np.testing.assert_allclose(below_it.w, hard.w, atol=1e-9)
+    X8, y8 = svm.mmds_example_12_8()
+    exact = svm.solve(X8, y8)
+    np.testing.assert_allclose(exact.alpha, [1, 1, 0, 0], atol=1e-12)
+    half = np.full(4, 0.5)
+    np.testing.assert_allclose((half * y8) @ X8, exact.w, atol=1e-12)
+    assert half @ y8 == 0  # exact: ±½ sums
+    soft = svm.solve(X8, y8, C=0.5)
+    np.testing.assert_allclose(soft.w, [-1, 1], atol=1e-12)
+    assert soft.b == pytest.approx(0, abs=1e-12)  # 2e-16 here: rounding, machine-dependent
+    text = _walkthrough_text()
+    assert "$C = 0.5$ already gives the hard answer $w = [-1, 1]$, $b = 0$" in text
+    assert "$\\alpha = (1, 1, 0, 0)$" in text
+
+
+def test_the_c_01_loocv_entry_rests_on_a_tie_break_in_b():
+    # §6: leaving out point 4 at C = 0.1, every b in about [0.313, 0.399] minimises f for the
+    # (unique) w; the left-out z goes from +0.03 to -0.06 over it; solve takes the lowest b;
+    # scikit-learn's SVC (independent solver) takes b ≈ 0.356 and gets 5/30 for the row.
+    sklearn_svm = pytest.importorskip("sklearn.svm")
+    X, y = demo.leave_one_out_sample()
+    C, out = 0.1, 4
+    keep = np.arange(len(y)) != out
+    ours = svm.solve(X[keep], y[keep], C=C)
+
+    def f(b):
+        return C * np.maximum(0, 1 - y[keep] * (X[keep] @ ours.w + b)).sum()
+
+    grid = np.linspace(0.2, 0.5, 30001)  # steps of 1e-5
+    values = np.array([f(b) for b in grid])
+    flat = grid[values <= values.min() + 1e-12]
+    assert round(flat.min(), 3) == 0.313 and round(flat.max(), 3) == 0.399
+    assert ours.b == pytest.approx(flat.min(), abs=2e-5)
+    z_ends = y[out] * (X[out] @ ours.w + flat[[0, -1]])
+    assert (round(z_ends[0], 2), round(z_ends[1], 2)) == (0.03, -0.06)
+    wrong = 0
+    for i in range(len(y)):
+        rest = np.arange(len(y)) != i
+        fit = sklearn_svm.SVC(kernel="linear", C=C, tol=1e-10).fit(X[rest], y[rest])
+        wrong += y[i] * fit.decision_function(X[i:i + 1])[0] <= 0
+        if i == out:
+            assert fit.intercept_[0] == pytest.approx(0.356, abs=5e-4)
+    assert wrong == 5
+    text = _walkthrough_text()
+    assert "every $b$ from about 0.313 to 0.399" in text and "$5/30 = 0.167$" in text
+
+
+def test_the_condensed_errata_of_example_12_9():
+    # §4: the third condition holds at row (2), 3u + 4v + b = 1.9 >= 1 (so "oxoxxx"), and the
+    # first step's u is +0.04 (the book's text says -0.04).
+    run = demo.book_run(5)
+    second = run.history[1]
+    assert 3 * second.w[0] + 4 * second.w[1] + second.b == pytest.approx(1.9, abs=1e-12)
+    assert second.w[0] == pytest.approx(0.04, abs=1e-12)
+    text = _walkthrough_text()
+    assert "($3u + 4v + b = 1.9 \\ge 1$ at row (2), so `oxoxxx`)" in text

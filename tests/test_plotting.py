@@ -111,3 +111,31 @@ def test_figures_cycle_through_the_palette_and_markers_are_distinct() -> None:
     lines = [ax.plot([0, 1], [i, i])[0] for i in range(3)]
     assert [line.get_color() for line in lines] == list(plotting.PALETTE[:3])
     assert len(set(plotting.MARKERS)) == len(plotting.MARKERS) >= 4
+
+
+def test_counted_agrees_in_number():
+    from mllib.plotting import counted
+
+    assert [counted(n, "mistake") for n in (0, 1, 2)] == ["0 mistakes", "1 mistake", "2 mistakes"]
+    assert counted(1, "hidden unit") == "1 hidden unit"
+    assert counted(3, "vertex", "vertices") == "3 vertices"
+
+
+def test_lectures_01_to_07_name_colours_by_the_palettes_names():
+    # Issue 36's pattern: "red" for vermillion and "purple"/"red" for reddish purple did not
+    # match what readers see. Grey draws things outside the palette (reference curves).
+    import json
+    import re
+    from pathlib import Path
+
+    from mllib.plotting import COLOUR_NAMES
+
+    words = re.compile(r"\b(red|purple|magenta|vermillion|pink|orange|blue|green|olive|yellow"
+                       r"|grey|gray|black)\b", re.IGNORECASE)
+    root = Path(__file__).resolve().parents[1] / "solutions"
+    for number in range(1, 8):
+        (path,) = root.glob(f"{number:02d}_*/*_walkthrough.ipynb")
+        cells = json.loads(path.read_text())["cells"]
+        text = " ".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        used = {w.lower() for w in words.findall(text)}
+        assert used <= set(COLOUR_NAMES) | {"grey"}, (path.name, used - set(COLOUR_NAMES))

@@ -151,6 +151,35 @@ def test_half_plane_check_is_exact_for_nearly_collinear_points():
             assert witness.classify(points).tolist() == [1, -1, 1]
 
 
+def test_half_plane_witness_reproduces_a_thin_labelling_far_from_the_origin():
+    # Review (issue 36): the exact orientation of these three points is 1.8e-13, so [1, -1, 1]
+    # is realizable, but the line rounded to floats labelled them [-1, 1, 1].
+    points = np.array([[-931.8721400920535, 1645.1994201379368],
+                       [-933.2644821675308, 1644.463371590747],
+                       [-933.7686158407741, 1644.196866064328]])
+    witness = vc.realize(vc.HALF_PLANES, points, [1, -1, 1])
+    assert witness.classify(points).tolist() == [1, -1, 1]
+
+
+@examples(200)
+@given(corner=arrays(np.float64, 2, elements=st.floats(-2000, 2000)),
+       angle=st.floats(0, 2 * math.pi),
+       steps=arrays(np.float64, 3, elements=st.floats(-3, 3)),
+       wobble=arrays(np.float64, 3, elements=st.floats(-1e-12, 1e-12)),
+       labels=arrays(np.float64, 3, elements=st.sampled_from([-1.0, 1.0])))
+def test_every_realizable_labelling_of_nearly_collinear_points_has_a_working_witness(
+        corner, angle, steps, wobble, labels):
+    # Three points within about 1e-12 of a line (a few ulps at coordinates up to 2000): the
+    # thin-margin case, where a line rounded to floats cannot be trusted. realize promises a
+    # witness that reproduces the labels whenever the labelling is realizable.
+    direction = np.array([math.cos(angle), math.sin(angle)])
+    normal = np.array([-direction[1], direction[0]])
+    points = corner + steps[:, None] * direction + wobble[:, None] * normal
+    witness = vc.realize(vc.HALF_PLANES, points, labels)
+    if witness is not None:
+        assert witness.classify(points).tolist() == labels.tolist()
+
+
 def test_half_plane_check_handles_huge_and_tiny_coordinates():
     points = np.array([[0.0, 0.0], [1e200, 1e200], [0.1, 0.3]])
     for labels in vc.all_labelings(3):

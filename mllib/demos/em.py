@@ -91,6 +91,22 @@ def textbook_em(heads, tosses: int, alpha: float, p: float, q: float, updates: i
     return np.array(path, dtype=float)
 
 
+def split_growth(heads, tosses: int, alpha: float, updates: int = 5,
+                 split: float = 1e-10) -> np.ndarray:
+    """How much :func:`textbook_em` multiplies a small split p - q by at each update, shape
+    (updates,), from (α, p̄ + split/2, p̄ - split/2) with p̄ the overall frequency of heads.
+
+    The split is far above rounding (≈ 1e-16) and far below where the map stops being linear,
+    so the factors do not depend on the machine's last bits: they are the growth rate that any
+    rounding asymmetry off the diagonal meets (below 1 where p = q is a maximum).
+    """
+    h, m = em.as_heads(heads, tosses)
+    centre = h.mean() / m
+    path = textbook_em(h, m, alpha, centre + split / 2, centre - split / 2, updates)
+    gap = path[:, 1] - path[:, 2]
+    return gap[1:] / gap[:-1]
+
+
 def mixture_loglik(heads, tosses: int, weights, biases) -> float:
     """LL of a mixture of k coins: Σᵢ log Σⱼ wⱼ bⱼ^hᵢ (1-bⱼ)^(m-hᵢ), for weights and biases of
     shape (k,) with 0 < bⱼ < 1 (the three-coin model is k = 2)."""
@@ -109,6 +125,13 @@ def loglik_slice(heads: np.ndarray, m: int, alpha: float, grid: np.ndarray) -> n
         mixture = np.logaddexp(np.log(alpha) + per_bias[:, None, :],
                                np.log1p(-alpha) + per_bias[:, :, None])  # (m+1, q, p)
     return np.tensordot(counts, mixture, axes=1)
+
+
+def grid_maximum(heads, tosses: int, grid: np.ndarray) -> float:
+    """The largest LL(α, p, q) over every α, p and q of ``grid`` (values in (0, 1), shape
+    (g,)): a global search, unlike EM, for data small enough to afford g³ evaluations."""
+    h, m = em.as_heads(heads, tosses)
+    return float(max(loglik_slice(h, m, alpha, grid).max() for alpha in grid))
 
 
 SLICE_GRID = np.linspace(0.005, 0.995, 120)  # the (p, q) grid of the LL pictures
@@ -274,10 +297,10 @@ def _cached_drop(heads: tuple[int, ...], m: int, alpha: float) -> np.ndarray:
 def show_em_run(heads, tosses: int, alpha: float, p: float, q: float, steps: int) -> Figure:
     """The stepper's frame: ``steps`` EM updates from (α, p, q).
 
-    Left: LL after each update, which never goes down, scaled to the run up to the first of
-    :data:`BLOCKS` that holds ``steps`` updates, so that a step within it moves only the curve
-    (when the first update's jump would flatten the rest, the axis starts at update 1 and an
-    arrow points to the start). Right: the path of (p, q) over LL at the current α,
+    Left: LL after each update, which never goes down beyond rounding, scaled to the run up to
+    the first of :data:`BLOCKS` that holds ``steps`` updates, so that a step within it moves
+    only the curve (when the first update's jump would flatten the rest, the axis starts at
+    update 1 and an arrow points to the start). Right: the path of (p, q) over LL at the current α,
     in bands with a colour bar; the dotted diagonal p = q is the symmetric trap. The legend
     sits under the right panel, so it never hides the start.
 
@@ -308,8 +331,8 @@ def show_em_run(heads, tosses: int, alpha: float, p: float, q: float, steps: int
     view.right.title.set_text(f"α = {now.alpha:.3f}, p = {now.p:.3f}, q = {now.q:.3f}")
     trap = " on the diagonal p = q, the symmetric trap" if now.p == now.q else ""
     climb = (f"LL rises from {trace[0]:.1f} to {now.loglik:.1f} over {steps} update(s) and "
-             "never goes down" if steps else f"the start's LL = {trace[0]:.1f}, before any "
-             "update")
+             "never goes down (beyond rounding)" if steps
+             else f"the start's LL = {trace[0]:.1f}, before any update")
     return describe(view.fig, (
         f"EM on {len(heads)} sequences of {m} tosses from α = {alpha:.2f}, p = {p:.2f}, "
         f"q = {q:.2f}. Left: {climb}. Right: the path of (p, q) ends at α = {now.alpha:.3f}, "
@@ -479,9 +502,11 @@ def dispersion(heads, tosses: int) -> tuple[float, float]:
     """(observed, one-coin) variance of the head counts: the sample variance of hᵢ and
     m·p̄(1 - p̄), what one coin with the overall frequency p̄ would give.
 
-    Observed below one-coin (under-dispersed data, CS446's scenario III): no two-coin split
-    explains the data better, and p = q = p̄ is the maximum of LL. Observed above: splitting the
-    coin raises LL, and p = q = p̄ is a saddle point.
+    This is a second-order test at the diagonal. Observed below one-coin (under-dispersed data,
+    CS446's scenario III): no *small* split raises LL, so p = q = p̄ is a local maximum, but not
+    necessarily the global one (98 sequences of 20 tosses with 10 heads and one each with 0
+    and 20 give (2.0, 5.0), yet α = 0.99, p = 0.5, q = 1e-9 beats one coin). Observed above: a
+    small split raises LL, and p = q = p̄ is a saddle point.
     """
     heads, m = em.as_heads(heads, tosses)
     mean = heads.mean() / m

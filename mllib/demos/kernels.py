@@ -25,6 +25,7 @@ from mllib.plotting import (
     NEGATIVE,
     PALETTE,
     POSITIVE,
+    counted,
     describe,
     figure,
     markdown_table,
@@ -368,7 +369,7 @@ def show_spectrum(n: int = 40, seed: int = 4) -> Figure:
         ax.axhline(0, color="black", linewidth=0.8)
         ax.set_xlabel("eigenvalue, largest first")
         ax.set_title(f"k = {name}: PSD {kernels.is_psd(K)}", fontsize=9)
-        words.append(f"k = {name}: largest {eigenvalues[0]:.1f}, smallest {eigenvalues[-1]:.2g}, "
+        words.append(f"k = {name}: largest {eigenvalues[0]:.1f}, smallest {eigenvalues[-1]:.3g}, "
                      f"{int(negative.sum())} negative")
     axes[0].set_ylabel("eigenvalue")
     return describe(fig, (
@@ -447,6 +448,17 @@ def fit(name: str, kernel: str, degree: int = 2, gamma: float = 1.0, C: float = 
 
 
 READOUT = ".3g"  # the readout format of the walk-through's FloatLogSliders (ipywidgets' default)
+
+
+def held_out_error(name: str, gamma: float, C: float = 1.0, *, n: int = 2000,
+                   seed: int = 446) -> float:
+    """The RBF SVM's error rate on ``n`` fresh points of data set ``name`` (drawn with another
+    seed, from the same generator as the widget's 80), trained on the widget's data: an
+    estimate with standard error √(e(1 - e)/n), at most 0.011 for n = 2000."""
+    X, y = dataset(name)
+    fresh_X, fresh_y = dataset(name, n=n, seed=seed)
+    solution = svm.solve_dual(X, y, C=C, kernel="rbf", gamma=gamma)
+    return float(np.mean(svm.predict_dual(solution, fresh_X) != fresh_y))
 
 
 def shown(value: float) -> float:
@@ -546,15 +558,16 @@ def show_kernels(name: str = "rings", kernel: str = "polynomial", degree: int = 
     run = fits.run
     errors = int(np.sum(kernels.kernel_predict(run, fits.X, fits.y, fits.X) != fits.y))
     state = "converged" if run.converged else f"stopped after {run.epochs} epochs"
+    made, left_wrong = counted(run.mistakes, "mistake"), counted(errors, "training error")
     _draw_panel(view.perceptron, fits, fits.perceptron_scores,
-                f"kernel perceptron: {run.mistakes} mistakes, {state},\n"
-                f"{errors} training errors")
+                f"kernel perceptron: {made}, {state},\n{left_wrong}")
     wrong = int(np.sum(svm.predict_dual(fits.svm, fits.X) != fits.y))
     setting = f"C = {C:{READOUT}}"
     setting = f"γ = {gamma:{READOUT}}, {setting}" if kernel == "rbf" else setting
-    support = len(fits.svm.support)
+    support = counted(len(fits.svm.support), "support vector")
+    right_wrong = counted(wrong, "training error")
     _draw_panel(view.svm, fits, fits.svm_scores,
-                f"kernel SVM ({setting}): {support} support vectors,\n{wrong} training errors")
+                f"kernel SVM ({setting}): {support},\n{right_wrong}")
     view.margins.set_segments([*_zero_lines(fits, fits.svm_scores, -1.0),
                                *_zero_lines(fits, fits.svm_scores, 1.0)])
     view.support.set_offsets(fits.X[fits.svm.support].reshape(-1, 2))
@@ -562,9 +575,8 @@ def show_kernels(name: str = "rings", kernel: str = "polynomial", degree: int = 
         f"{len(fits.y)} points of the {name} data, {int(np.sum(fits.y > 0))} labelled +1 "
         f"(circles) and {int(np.sum(fits.y < 0))} labelled −1 (squares); "
         f"{_kernel_words(kernel, int(degree), gamma)}. Left: the kernel perceptron made "
-        f"{run.mistakes} mistakes and {state}, leaving {errors} training errors. Right: the "
-        f"kernel SVM with {setting} has {support} support vectors (ringed) and {wrong} "
-        "training errors."))
+        f"{made} and {state}, leaving {left_wrong}. Right: the kernel SVM with {setting} has "
+        f"{support} (ringed) and {right_wrong}."))
 
 
 def _kernel_words(kernel: str, degree: int, gamma: float) -> str:

@@ -42,6 +42,7 @@ from mllib.perceptron import (
 from mllib.plotting import (
     MARKERS,
     PALETTE,
+    counted,
     describe,
     figure,
     fraction,
@@ -256,15 +257,16 @@ def show_margin_experiment(margin: float, seed: int = 2) -> Figure:
                         f"R = {exp.radius:.3f}")
     view.star.set_data([margin], [exp.run.mistakes])
     view.marker.set_xdata([margin, margin])
-    view.right.title.set_text(f"this sample: {exp.run.mistakes} mistakes ≤ {exp.bound:.0f}")
+    made = counted(exp.run.mistakes, "mistake")
+    view.right.title.set_text(f"this sample: {made} ≤ {exp.bound:.0f}")
     means = trend.mean_mistakes
     return describe(view.fig, (
         f"Left: {_points_text(exp.X, exp.y)}, drawn with margin γ ≥ {margin:.3g} (measured "
         f"{exp.margin:.3g}) and R = {exp.radius:.3f}; the perceptron's separator after "
-        f"{exp.run.mistakes} mistakes, {_errors_text(misclassified(exp.run.w, exp.X, exp.y))}. "
+        f"{made}, {_errors_text(misclassified(exp.run.w, exp.X, exp.y))}. "
         f"Right: the mean mistakes over {len(trend.seeds)} samples fall from {means[0]:.1f} at "
         f"γ = {trend.margins[0]:.3g} to {means[-1]:.1f} at γ = {trend.margins[-1]:.3g}, below the "
-        f"mean bound (R/γ)² throughout; this sample makes {exp.run.mistakes} mistakes, bound "
+        f"mean bound (R/γ)² throughout; this sample makes {made}, bound "
         f"{exp.bound:.0f}."))
 
 
@@ -552,7 +554,7 @@ def show_eta(eta: float, start: str = "w₀ = 0") -> Figure:
     view.start.set_data(*hyperplane_points(view.left, comparison.w0))
     view.base.set_data(*hyperplane_points(view.left, comparison.base.w))
     view.scaled.set_data(*hyperplane_points(view.left, comparison.scaled.w))
-    view.left.title.set_text(f"{start}: {mistakes} mistakes with η = {eta:.3g}, "
+    view.left.title.set_text(f"{start}: {counted(mistakes, 'mistake')} with η = {eta:.3g}, "
                         f"{comparison.base.mistakes} with η = 1")
     # An η between the slider's steps can fall outside both curves: widen the view to it.
     low, high = view.ylim
@@ -567,7 +569,7 @@ def show_eta(eta: float, start: str = "w₀ = 0") -> Figure:
                        for name, trend in trends.items())
     return describe(view.fig, (
         f"Left: {_points_text(comparison.X, comparison.y)}; from {start}, the run with "
-        f"η = {eta:.3g} makes {mistakes} mistakes and the run with η = 1 makes "
+        f"η = {eta:.3g} makes {counted(mistakes, 'mistake')} and the run with η = 1 makes "
         f"{comparison.base.mistakes}; ‖w_η‖ / ‖w_1‖ = {comparison.scale:.3g}. Right: mistakes "
         f"until a clean pass over η from {ETA_GRID[0]:g} to {ETA_GRID[-1]:g}: {curves}."))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -84,6 +85,20 @@ def labeling_grid(hclass: vc.HypothesisClass, points, *, unit: float = 1.0) -> L
     return LabelingGrid(hclass, points, labelings, vc.realize_all(hclass, points), float(unit))
 
 
+def rectangle_error(learned: vc.Rectangle, target: vc.Rectangle) -> float:
+    """The exact error of ``learned`` against ``target`` for points uniform on the unit square:
+    the area of their symmetric difference inside [0, 1]², area(A) + area(B) - 2·area(A ∩ B)."""
+    def clipped(box: vc.Rectangle) -> tuple[float, float, float, float]:
+        return (max(box.x_lo, 0.0), min(box.x_hi, 1.0), max(box.y_lo, 0.0), min(box.y_hi, 1.0))
+
+    def area(x_lo: float, x_hi: float, y_lo: float, y_hi: float) -> float:
+        return max(x_hi - x_lo, 0.0) * max(y_hi - y_lo, 0.0)
+
+    a, b = clipped(learned), clipped(target)
+    both = (max(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), min(a[3], b[3]))
+    return area(*a) + area(*b) - 2 * area(*both)
+
+
 # The sliders move the star in steps of 0.1; the presets' coordinates are tenths too.
 SLIDER_STEP = 0.1
 
@@ -130,7 +145,8 @@ def scaled(witness, unit: float):
     """The same hypothesis for points multiplied by ``unit`` > 0 (what :func:`show_labelings`
     draws): w·x + b > 0 becomes w·x + b·unit > 0, and every bound is multiplied by ``unit``."""
     if isinstance(witness, vc.HalfPlane):
-        return vc.HalfPlane(witness.w, witness.b * unit)
+        exact = witness.exact and (witness.exact[0], witness.exact[1] * Fraction(unit))
+        return vc.HalfPlane(witness.w, witness.b * unit, exact)
     if isinstance(witness, vc.Rectangle):
         return vc.Rectangle(witness.x_lo * unit, witness.x_hi * unit, witness.y_lo * unit,
                             witness.y_hi * unit)
@@ -244,7 +260,7 @@ class Panel:
 
 def show_labelings(grid: LabelingGrid, *, title: str | None = None) -> Figure:
     """One small panel per labelling: the points (+ blue circles, - orange squares), the witness
-    shaded in blue, and a red frame and ✗ where no hypothesis of the class fits. The first
+    shaded in blue, and a thick pink frame and ✗ where no hypothesis of the class fits. The first
     panel numbers the points: each title lists the signs in that order. The star marks the
     last point, the one the widget moves.
 

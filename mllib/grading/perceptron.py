@@ -91,8 +91,8 @@ def training_loop() -> Check:
 
 def _training_domain(X, y, eta, max_epochs) -> str | None:
     X = np.asarray(X, dtype=float)
-    return unmet(("X has shape (n, d) and y shape (n,)",
-                  X.ndim == 2 and np.shape(y) == (len(X),)),
+    return unmet(("X has shape (n, d) with n >= 1 and y shape (n,)",
+                  X.ndim == 2 and len(X) >= 1 and np.shape(y) == (len(X),)),
                  ("y holds labels -1 and +1", labels(y)),
                  ("the examples are whole numbers and eta a power of 2",
                   multiples(X, 1) and power_of_two(eta)),

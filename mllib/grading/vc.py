@@ -22,18 +22,15 @@ _rng = seeded(20261204)
 
 
 def _labelled_points(points, y, dimensions: int) -> str | None:
-    """Points on the line (``dimensions`` 1, shape (n,)) or in the plane (2, shape (n, 2)),
-    each with a label ±1."""
+    """At least one point, on the line (``dimensions`` 1, shape (n,)) or in the plane (2,
+    shape (n, 2)), each with a label ±1 (Exercises 1, 3 and 4 say "at least one point")."""
     shape = np.shape(points)
     return unmet(("one label per point, on the line (n,) or in the plane (n, 2)",
                   len(shape) == dimensions and shape[1:] == (2,) * (dimensions - 1)
                   and np.shape(y) == shape[:1]),
+                 ("there is at least one point", len(points) >= 1),
                  ("the points are finite numbers", finite(points)),
                  ("the labels are -1 and +1", labels(y)))
-
-
-def _interval_domain(x, y) -> str | None:
-    return _labelled_points(x, y, 1) or unmet(("there is at least one point", len(x) >= 1))
 
 
 def interval_realizable() -> Check:
@@ -58,7 +55,7 @@ def interval_realizable() -> Check:
     ]
     return Check("interval_realizable", cases,
                  lambda x, y: reference.realizable(reference.INTERVALS, x, y),
-                 domain=_interval_domain)
+                 domain=lambda x, y: _labelled_points(x, y, 1))
 
 
 def _oracle(hclass: reference.HypothesisClass, points: np.ndarray) -> Lookup:
