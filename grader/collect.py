@@ -71,6 +71,7 @@ from grader.archives import (
 )
 from grader.files import open_regular
 from grader.late import submission_time
+from grader.page import counted
 
 # LMS download names: "<student>_<anything>_<notebook>.ipynb" (Canvas: "<student>_<ids>_<file>",
 # a resubmission adds "-1"), or "<student>/<notebook>.ipynb"; {notebooks} is filled with the
@@ -400,7 +401,7 @@ def _keep_arrivals(course_root: Path, assignment: str, due: datetime | None,
                                 "students": dict(sorted(students.items()))}, indent=1))
     late = sorted(safe for safe, arrival in arrivals.items() if arrival["late"])
     if late:
-        print(f"Canvas marked {len(late)} submissions LATE: {', '.join(late)}")
+        print(f"Canvas marked {counted(len(late), 'submission')} LATE: {', '.join(late)}")
     if late and due is None:
         print(f"WARNING: {assignment} has no due date in the gradebook, so nbgrader cannot "
               "count these as late: collect again with --due", file=sys.stderr)
@@ -490,8 +491,10 @@ def collect(api: NbGraderAPI, assignment: str, source: Path, regexp: str | None 
     out.write_text(json.dumps(record.__dict__, indent=1))
     _keep_arrivals(Path(api.coursedir.root), assignment, due, arrivals)
     count = len(api.get_submitted_students(assignment))
-    print(f"collected {len(record.collected)} students ({len(record.skipped)} entries skipped, "
-          f"{len(record.ignored)} ignored, {len(record.mapped)} ids mapped; see {out}); "
-          f"{count} students have a submission in {api.coursedir.submitted_directory}/")
+    print(f"collected {counted(len(record.collected), 'student')} "
+          f"({counted(len(record.skipped), 'entry', 'entries')} skipped, "
+          f"{len(record.ignored)} ignored, {counted(len(record.mapped), 'id')} mapped; see {out}); "
+          f"{counted(count, 'student')} {'has' if count == 1 else 'have'} a submission in "
+          f"{api.coursedir.submitted_directory}/")
     return record
 

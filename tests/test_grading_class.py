@@ -906,7 +906,7 @@ WRITTEN_UNANSWERED = ("dan", "rae", "sam")  # the release's text or no notebook:
 
 
 def waiting(html: str) -> int:
-    return int(re.search(r'<span id="waiting">(\d+) answers still\s+wait', html)[1])
+    return int(re.search(r'<span id="waiting">(\d+) answers? still\s+waits?', html)[1])
 
 
 def test_the_report_counts_hand_grades_and_says_so(graded: GradedClass, tmp_path: Path) -> None:
