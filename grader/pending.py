@@ -48,19 +48,20 @@ NOT_HAND_GRADED = "not graded by hand yet"
 BEGIN_HIDDEN = "BEGIN HIDDEN TESTS"  # nbgrader's delimiter, as grader.lint spells it
 
 
+def note_lost_its_end(comment: str | None) -> bool:
+    """Whether ``comment`` opens with the grader's note but no longer has :data:`NOTE_END`."""
+    return bool(comment) and comment.lstrip().startswith(NOTE_START) and NOTE_END not in comment
+
+
 def student_comment(comment: str | None) -> str | None:
     """The part of a grade's comment meant for the student (None when there is none).
 
     Text after :data:`NOTE_END` when the comment has the grader's note; none of it when the
-    comment opens with the note but lost that line; otherwise the whole comment.
+    note lost that line (:func:`note_lost_its_end`); otherwise the whole comment.
     """
-    if not comment or not comment.strip():
+    if not comment or note_lost_its_end(comment):
         return None
-    if NOTE_END in comment:
-        comment = comment.split(NOTE_END, 1)[1]
-    elif comment.lstrip().startswith(NOTE_START):
-        return None
-    return comment.strip() or None
+    return comment.split(NOTE_END, 1)[-1].strip() or None
 
 
 @dataclass(frozen=True)
@@ -103,9 +104,7 @@ def waiting_for_hand_grades(gb: Gradebook, assignment: str, exercise_of: Mapping
             for grade in notebook.grades:
                 why = (CHANGED_AFTER_HAND_GRADE if grade.manual_score is not None
                        else NOT_HAND_GRADED) if grade.needs_manual_grade else None
-                comment = comments.get(grade.name) or ""
-                if why is None and NOTE_END not in comment and \
-                        comment.lstrip().startswith(NOTE_START):
+                if why is None and note_lost_its_end(comments.get(grade.name)):
                     why = NOTE_WITHOUT_END
                 if why:
                     exercise = exercise_of.get(f"{notebook.name}/{grade.name}", grade.name)
