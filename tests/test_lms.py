@@ -615,11 +615,7 @@ NOTE_WORDS = ("Regrade", "Previous score", "grader's note", "kept until you chan
 
 
 @dataclass
-class Regraded:
-    root: Path
-    codes: dict[str, int]
-    out: dict[str, str]
-    err: dict[str, str]
+class Regraded(GradedClass):
     zips: dict[str, dict[str, str]]  # feedback step -> zip entry -> page
     folders: dict[str, list[str]]  # feedback step -> students with a feedback folder after it
 
