@@ -13,8 +13,10 @@ module's :class:`LatePolicy` is that plugin, configured in ``grader/nbgrader_con
 - ``"cutoff"``: nothing up to ``c.LatePolicy.cutoff_days`` days late, the whole score after.
 
 The stored penalty is computed when the notebook is autograded, before any hand grading, so
-:func:`late_work` asks the same plugin again with the current scores: the exports and the report
-always show the configured policy applied to the grades as they are now.
+:func:`late_work` (the exports and the report) and :class:`grader.pending.StudentGrades` (the
+feedback pages, per notebook: :func:`notebook_penalty`) ask the same plugin again with the
+current scores: every place a student's score shows applies the configured policy to the
+grades as they are now.
 
 Canvas's download says *whether* a submission is late (``LATE`` in its file name), not by how
 much, and its file times are when Canvas built the zip. :func:`submission_time` turns what the

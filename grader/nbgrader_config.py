@@ -157,7 +157,7 @@ c.Autograde.autograde_preprocessors = [
 # Late work (grader/late.py). nbgrader's AssignLatePenalties compares each submission's
 # timestamp (timestamp.txt, written by `course collect` from the LMS's files) with the due date
 # in the gradebook (`course collect --due`, or the formgrader) and asks this plugin for the
-# penalty; `course export` and the report apply it to the current scores. One of:
+# penalty; `course export`, feedback and the report apply it to the current scores. One of:
 #   "none"     no penalty;
 #   "per_day"  per_day of each notebook's score per day, or part of a day, late;
 #   "cutoff"   no penalty up to cutoff_days days late, the whole score after.
