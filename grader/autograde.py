@@ -18,6 +18,7 @@ from grader import integrity, secret
 from grader.api import secret_path
 from grader.cluster import grade_class_on_cluster
 from grader.collect import is_safe_id, printable
+from grader.page import counted
 from grader.parallel import Outcome, grade_class
 from grader.release import release
 from grader.report import run_record_path
@@ -165,7 +166,7 @@ def autograde(
         print(f"FAILED autograde {assignment} for {outcome.student}", file=sys.stderr)
         detail = outcome.error or f"graded {outcome.score:g} / {outcome.max_score:g} up to here"
         print("\n".join(["  " + p for p in outcome.problems] + [detail.rstrip()]), file=sys.stderr)
-    print(f"autograded {len(outcomes) - len(failed)} of {len(outcomes)} submissions of "
+    print(f"autograded {len(outcomes) - len(failed)} of {counted(len(outcomes), 'submission')} of "
           f"{assignment} in {time.monotonic() - start:.0f} s "
           + (f"on the Dask cluster {cluster}" if cluster else f"with {jobs} workers"))
     return [o.student for o in failed] + unsafe + (["<integrity>"] if changed else [])

@@ -29,6 +29,8 @@ from grader.collect import EXIT_REFUSED, collect, say_outcome
 from grader.export import EXIT_LEFT_OUT, export_canvas, export_grades, export_moodle
 from grader.lint import TODO_MARK
 from grader.lms import MOODLE_KEYS, canvas_feedback_zip, name_students, read_roster
+from grader.page import counted
+from grader.pending import class_waiting, drop_feedback, held_back, say_waiting
 from grader.release import EXIT_REFUSED as RELEASE_REFUSED
 from grader.release import ReleaseRefused, lint_assignments, release
 from grader.remove import remove_assignment
@@ -39,6 +41,9 @@ from grader.similarity import THRESHOLD, compare, write_page
 from grader.validate import validate
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+INCLUDE_UNGRADED = ("also students whose work still waits for a hand grade (a written answer "
+                    "not graded, or changed since its hand grade), marked as such (default: "
+                    "left out and listed, exit status 2)")
 
 
 def show_secret(api: NbGraderAPI, rotate: bool) -> None:
@@ -56,23 +61,33 @@ def show_secret(api: NbGraderAPI, rotate: bool) -> None:
     print(f"course secret: {where}, fingerprint {secret.fingerprint(secret.load(path))}")
 
 
-def feedback(api: NbGraderAPI, assignment: str) -> bool:
-    """Write feedback HTML for every autograded submission of ``assignment``.
+def feedback(api: NbGraderAPI, assignment: str, include_ungraded: bool) -> int | None:
+    """Write feedback HTML for every autograded submission of ``assignment``, but those that
+    wait for a hand grade unless ``include_ungraded`` (:mod:`grader.pending`; listed).
 
     Runs ``nbgrader generate_feedback --force``; output goes to
-    ``grader/feedback/<student>/<assignment>/``.
+    ``grader/feedback/<student>/<assignment>/``, and the folder of a student held back is
+    removed (a page from an earlier run would show a score that is not final).
 
     Returns
     -------
-    bool
-        Whether nbgrader succeeded.
+    int or None
+        None when nbgrader failed, else 0, or :data:`EXIT_LEFT_OUT` when students were held
+        back.
     """
+    with api.gradebook as gb:
+        waiting = class_waiting(api, gb, assignment)
     result = api.generate_feedback(assignment, force=True)
     if not result["success"]:
         report_failure(f"feedback {assignment}", result)
-        return False
-    print(f"feedback written under {api.coursedir.feedback_directory}/")
-    return True
+        return None
+    held = held_back(waiting, include_ungraded)
+    drop_feedback(api, assignment, held)
+    written = len(api.get_submitted_students(assignment) - held)
+    print(f"feedback of {counted(written, 'student')} written under "
+          f"{api.coursedir.feedback_directory}/")
+    say_waiting(f"feedback of {assignment}", waiting, include_ungraded)
+    return EXIT_LEFT_OUT if held else 0
 
 
 def canvas_zip(api: NbGraderAPI, assignment: str) -> int:
@@ -92,7 +107,8 @@ def report(api: NbGraderAPI, assignment: str, out: Path, json_out: Path | None) 
     """Write the HTML grading report of ``assignment``, and its data as JSON to ``json_out``
     when given (see :func:`grader.report.write_report`)."""
     findings = write_report(api, assignment, out, json_out)
-    print(f"wrote {out}: {len(findings.not_run)} submissions did not run to completion, "
+    not_run = len(findings.not_run)
+    print(f"wrote {out}: {counted(not_run, 'submission')} did not run to completion, "
           f"{len(findings.flagged)} flagged")
     if json_out is not None:
         print(f"wrote {json_out}")
@@ -109,8 +125,9 @@ def similarity(api: NbGraderAPI, assignment: str, out: Path, threshold: float) -
     for match in result.flagged():  # the kept ones: at most SHOWN + NAMED per exercise
         print(f"{match.exercise}: {match.first.owner} and {match.second.owner} "
               f"{match.score:.2f}")
-    print(f"wrote {out}: {len(result.students)} submissions compared, "
-          f"{result.marked()} matches at or above {threshold:g} (no score changed)")
+    print(f"wrote {out}: {counted(len(result.students), 'submission')} compared, "
+          f"{counted(result.marked(), 'match', 'matches')} at or above {threshold:g} "
+          "(no score changed)")
 
 
 def due_date(text: str) -> datetime:
@@ -228,6 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--canvas-zip", action="store_true",
                    help="also write grader/exports/feedback-ASSIGNMENT-canvas.zip for Canvas's "
                    "Re-Upload Submissions (needs a Canvas download collected)")
+    p.add_argument("--include-ungraded", action="store_true", help=INCLUDE_UNGRADED)
     p = sub.add_parser("export", help="write a grades CSV, one row per student (Canvas's or "
                        "Moodle's import format with --canvas or --moodle)")
     p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT",
@@ -246,6 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "which leaves Canvas's grade as it is)")
     p.add_argument("--out", type=Path, help="default: grader/exports/grades.csv, "
                    "grades-canvas.csv or grades-moodle.csv")
+    p.add_argument("--include-ungraded", action="store_true", help=INCLUDE_UNGRADED)
     p = sub.add_parser("report", help="write an HTML report: score plots, failures, flags")
     p.add_argument("assignment", metavar="ASSIGNMENT")
     p.add_argument("--out", type=Path, help="default: grader/exports/report-ASSIGNMENT.html")
@@ -286,9 +305,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         entry (everyone else is collected; the reasons are printed and recorded), 0 when it
         only skipped older submissions of students it collected; ``export
         --canvas``/``--moodle`` and ``feedback --canvas-zip``: 2 when graded students were left
-        out of the LMS's file (they are listed).
-        ``release``: 2 when it would change the tests of an assignment with submissions
-        (nothing is released; ``--force`` releases anyway).
+        out of the LMS's file (they are listed); ``feedback`` and ``export``: 2 when students
+        whose work waits for a hand grade were left out (listed with what waits; see
+        :mod:`grader.pending`); ``release``: 2 when it would change the tests of an assignment
+        with submissions (nothing is released; ``--force`` releases anyway).
     """
     args = build_parser().parse_args(argv)
     root: Path = args.course_root.resolve()
@@ -346,9 +366,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         show_secret(api, args.rotate)
         return 0
     if args.command == "feedback":
-        if not feedback(api, args.assignment):
+        held = feedback(api, args.assignment, args.include_ungraded)
+        if held is None:
             return 1
-        return canvas_zip(api, args.assignment) if args.canvas_zip else 0
+        return (canvas_zip(api, args.assignment) if args.canvas_zip else 0) or held
     if args.command == "similarity":
         similarity(api, args.assignment,
                    args.out or exports / f"similarity-{args.assignment}.html", args.threshold)
@@ -359,9 +380,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.canvas:
         return export_canvas(api, args.canvas, args.out or exports / "grades-canvas.csv",
-                             args.assignments, args.zero_missing)
+                             args.assignments, args.zero_missing, args.include_ungraded)
     if args.moodle:
         return export_moodle(api, args.out or exports / "grades-moodle.csv", args.assignments,
-                             args.moodle_key, args.zero_missing)
-    export_grades(api, args.out or exports / "grades.csv", args.assignments)
-    return 0
+                             args.moodle_key, args.zero_missing, args.include_ungraded)
+    return export_grades(api, args.out or exports / "grades.csv", args.assignments,
+                         args.include_ungraded)

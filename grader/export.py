@@ -4,7 +4,10 @@
 
 Only assignments with grades are written (or the ones named). A score is nbgrader's (hand
 grades included once entered in the formgrader) less the late penalty of the course's policy
-(:mod:`grader.late`) on the current scores.
+(:mod:`grader.late`) on the current scores. A student whose submission still waits for a hand
+grade (:mod:`grader.pending`) is listed with what waits and left out (no score for that
+assignment; not in Moodle's file at all, where a blank clears a grade) unless
+``include_ungraded``.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from grader.lms import (
     moodle_rows,
     read_canvas_roster,
 )
+from grader.page import counted
+from grader.pending import Waiting, class_waiting, held_back, say_waiting
 from grader.report import assignment_exercises, exercise_scores
 
 # OWASP's CSV injection rule: a spreadsheet reads a cell starting with one of these as a formula.
@@ -93,15 +98,47 @@ def graded(api: NbGraderAPI, gb: Gradebook, assignment: str) -> dict[str, Graded
             for s in gb.find_assignment(assignment).submissions}
 
 
-def export_grades(api: NbGraderAPI, out: Path, assignments: Sequence[str] = ()) -> int:
+@dataclass(frozen=True)
+class Results:
+    """What the exports write for the chosen assignments, and what they hold back."""
+
+    graded: dict[str, dict[str, Graded]]  # assignment -> student -> result, held back removed
+    waiting: dict[str, dict[str, list[Waiting]]]  # assignment -> student -> cells waiting
+    held: dict[str, set[str]]  # assignment -> students left out for what waits
+
+    def scores(self) -> dict[str, dict[str, float]]:
+        """Assignment -> student -> score after the late penalty (held back left out)."""
+        return {a: {s: g.final for s, g in by.items()} for a, by in self.graded.items()}
+
+    def say(self, out: Path) -> int:
+        """Print what waits per assignment (:func:`grader.pending.say_waiting`); return
+        :data:`EXIT_LEFT_OUT` when a student was left out for it, else 0."""
+        for assignment, waiting in self.waiting.items():
+            say_waiting(f"{out} ({assignment})", waiting, not self.held[assignment])
+        return EXIT_LEFT_OUT if any(self.held.values()) else 0
+
+
+def results(api: NbGraderAPI, gb: Gradebook, names: Sequence[str],
+            include_ungraded: bool) -> Results:
+    """:class:`Results` of the assignments ``names`` (``include_ungraded``: hold none back)."""
+    waiting = {a: class_waiting(api, gb, a) for a in names}
+    held = {a: held_back(waiting[a], include_ungraded) for a in names}
+    return Results({a: {s: g for s, g in graded(api, gb, a).items() if s not in held[a]}
+                    for a in names}, waiting, held)
+
+
+def export_grades(api: NbGraderAPI, out: Path, assignments: Sequence[str] = (),
+                  include_ungraded: bool = False) -> int:
     """Write one CSV row per student: every exercise's score, each assignment's, and totals.
 
     Columns: ``student_id, last_name, first_name``; for each assignment, one column per
     exercise (``<assignment>/<exercise>``, see :mod:`grader.report`) followed by
     ``<assignment>_score`` (after the late penalty) and ``<assignment>_max``, and, for an
     assignment with a due date, ``<assignment>_days_late`` and ``<assignment>_late_penalty``;
+    then ``<assignment>_waiting`` (what waits for a hand grade, empty when nothing does);
     then ``total_score, total_max``. A missing submission counts as score 0, as in
-    ``nbgrader export``. Every cell goes through :func:`csv_cell`.
+    ``nbgrader export``. A submission that waits for a hand grade has blank scores (and a
+    blank total) unless ``include_ungraded``. Every cell goes through :func:`csv_cell`.
 
     Parameters
     ----------
@@ -115,59 +152,63 @@ def export_grades(api: NbGraderAPI, out: Path, assignments: Sequence[str] = ()) 
     Returns
     -------
     int
-        Number of student rows written.
+        0, or :data:`EXIT_LEFT_OUT` when scores waiting for a hand grade were left out.
     """
     with api.gradebook as gb:
         names = chosen_assignments(gb, assignments)
         chosen = [gb.find_assignment(name) for name in names]
         exercises = {a.name: assignment_exercises(api, gb, a.name) for a in chosen}
-        results = {a.name: graded(api, gb, a.name) for a in chosen}
+        found = results(api, gb, names, include_ungraded)
         dated = {a.name for a in chosen if a.duedate is not None}
         header = ["student_id", "last_name", "first_name"]
         for a in chosen:
             header += [ex.label for ex in exercises[a.name]] + [f"{a.name}_score", f"{a.name}_max"]
             header += [f"{a.name}_days_late", f"{a.name}_late_penalty"] if a.name in dated else []
+            header += [f"{a.name}_waiting"]
         header += ["total_score", "total_max"]
         rows = []
         for student in sorted(gb.students, key=lambda s: s.id):
             row = [student.id, student.last_name or "", student.first_name or ""]
-            total = total_max = 0.0
+            total: float | None = 0.0
+            total_max = 0.0
             for a in chosen:
+                waiting = "; ".join(map(str, found.waiting[a.name].get(student.id, [])))
+                if student.id in found.held[a.name]:
+                    row += [""] * (len(exercises[a.name]) + 1) + [f"{a.max_score:g}"]
+                    row += ["", ""] if a.name in dated else []
+                    row.append(waiting)
+                    total = None
+                    total_max += a.max_score
+                    continue
                 by_exercise = exercise_scores(gb, a.name, exercises[a.name], student.id)
-                result = results[a.name].get(student.id)
+                result = found.graded[a.name].get(student.id)
                 score = result.final if result else 0.0
                 row += [f"{by_exercise[ex.label]:g}" for ex in exercises[a.name]]
                 row += [f"{score:g}", f"{a.max_score:g}"]
                 if a.name in dated:
                     late = result.late if result else None
                     row += [f"{late.days_late if late else 0}", f"{late.penalty if late else 0:g}"]
-                total += score
+                row.append(waiting)
+                total = None if total is None else total + score
                 total_max += a.max_score
-            rows.append([*row, f"{total:g}", f"{total_max:g}"])
+            rows.append([*row, "" if total is None else f"{total:g}", f"{total_max:g}"])
     write_csv([header, *rows], out)
-    print(f"wrote {len(rows)} students and {len(chosen)} assignments "
+    print(f"wrote {counted(len(rows), 'student')} and {counted(len(chosen), 'assignment')} "
           f"({', '.join(names) or 'none graded'}) to {out}")
-    return len(rows)
-
-
-def _final_scores(api: NbGraderAPI, gb: Gradebook, names: list[str]
-                  ) -> tuple[dict[str, dict[str, float]], dict[str, float]]:
-    """Scores after the late penalty (assignment -> student -> score) and each maximum."""
-    scores = {a: {s: g.final for s, g in graded(api, gb, a).items()} for a in names}
-    return scores, {a: gb.find_assignment(a).max_score for a in names}
+    return found.say(out)
 
 
 def _say_left_out(what: str, students: list[str]) -> int:
     """Print the graded students an LMS file leaves out; return the exit status."""
     if not students:
         return 0
-    print(f"LEFT OUT of {what} ({len(students)} graded students): {', '.join(students)}",
-          file=sys.stderr)
+    print(f"LEFT OUT of {what} ({counted(len(students), 'graded student')}): "
+          f"{', '.join(students)}", file=sys.stderr)
     return EXIT_LEFT_OUT
 
 
 def export_canvas(api: NbGraderAPI, roster: Path, out: Path, assignments: Sequence[str] = (),
-                  zero_missing: bool = False) -> int:
+                  zero_missing: bool = False, include_ungraded: bool = False) -> int:
     """Write Canvas's gradebook import CSV for the students of Canvas's export ``roster``.
 
     Students are matched with :func:`grader.lms.match_roster` (Canvas user ids from
@@ -177,7 +218,8 @@ def export_canvas(api: NbGraderAPI, roster: Path, out: Path, assignments: Sequen
     Returns
     -------
     int
-        0, or :data:`EXIT_LEFT_OUT` when graded students are not on the roster (listed).
+        0, or :data:`EXIT_LEFT_OUT` when graded students are not on the roster or wait for a
+        hand grade (listed; their cells are blank, which leaves Canvas's grade as it is).
     """
     try:
         canvas = read_canvas_roster(roster)
@@ -186,7 +228,9 @@ def export_canvas(api: NbGraderAPI, roster: Path, out: Path, assignments: Sequen
     root = Path(api.coursedir.root)
     with api.gradebook as gb:
         names = chosen_assignments(gb, assignments)
-        scores, maxima = _final_scores(api, gb, names)
+        found = results(api, gb, names, include_ungraded)
+        maxima = {a: gb.find_assignment(a).max_score for a in names}
+    scores = found.scores()
     collected = {student: arrival.get("canvas_user_id") for a in names
                  for student, arrival in read_lms_record(root, a).items()}
     students = {s for by_student in scores.values() for s in by_student}
@@ -199,31 +243,37 @@ def export_canvas(api: NbGraderAPI, roster: Path, out: Path, assignments: Sequen
     for c in columns:
         note = "" if c.known else " (not in the roster: Canvas will create this assignment)"
         print(f"{c.assignment} -> Canvas column {c.title!r}, out of {c.points:g}{note}")
-    print(f"wrote {len(canvas.students)} roster students, {len(matched)} of them graded, "
-          f"to {out}")
-    return _say_left_out(f"{out} (not on the Canvas roster)", unmatched)
+    print(f"wrote {counted(len(canvas.students), 'roster student')}, "
+          f"{len(matched)} of them graded, to {out}")
+    waited = found.say(out)
+    return _say_left_out(f"{out} (not on the Canvas roster)", unmatched) or waited
 
 
 def export_moodle(api: NbGraderAPI, out: Path, assignments: Sequence[str] = (),
-                  key: str = "idnumber", zero_missing: bool = False) -> int:
+                  key: str = "idnumber", zero_missing: bool = False,
+                  include_ungraded: bool = False) -> int:
     """Write Moodle's grade import CSV (:func:`grader.lms.moodle_rows`), keyed by ``key``.
 
     Returns
     -------
     int
-        0, or :data:`EXIT_LEFT_OUT` when graded students have no ``key`` (listed).
+        0, or :data:`EXIT_LEFT_OUT` when graded students have no ``key`` or wait for a hand
+        grade (listed; the latter are not in the file, as a blank would clear a grade).
     """
     with api.gradebook as gb:
         names = chosen_assignments(gb, assignments)
-        scores, _ = _final_scores(api, gb, names)
+        found = results(api, gb, names, include_ungraded)
+        held = set().union(*found.held.values())
         students = [GradebookStudent(s.id, s.first_name or "", s.last_name or "", s.email or "")
-                    for s in sorted(gb.students, key=lambda s: s.id)]
+                    for s in sorted(gb.students, key=lambda s: s.id) if s.id not in held]
+    scores = found.scores()
     try:
         rows, missing = moodle_rows(students, names, scores, key, zero_missing)
     except ValueError as error:
         raise SystemExit(f"course: {error}") from None
     write_csv(rows, out)
-    print(f"wrote {len(rows) - 1} students to {out}: on Moodle's import page, map "
-          f"{MOODLE_KEYS[key]!r} to the user's {MOODLE_KEYS[key].lower()}")
-    return _say_left_out(f"{out} (no {key} in the gradebook)", missing)
+    print(f"wrote {counted(len(rows) - 1, 'student')} to {out}: on Moodle's "
+          f"import page, map {MOODLE_KEYS[key]!r} to the user's {MOODLE_KEYS[key].lower()}")
+    waited = found.say(out)
+    return _say_left_out(f"{out} (no {key} in the gradebook)", missing) or waited
 

@@ -9,8 +9,9 @@ and decides per grade, by comparing the answer with the one the instructor grade
 * **unchanged**: the grade stays as the hand grading left it: manual score, comment, and not
   flagged;
 * **changed** (a resubmission, or no earlier autograded copy to compare with): flagged for
-  regrading, the manual score kept (nothing is lost), and the grade's comment opens with a
-  note giving the previous score and comment, shown in the formgrader's comment box.
+  regrading, the manual score kept (nothing is lost), and the grade's comment box opens with
+  the grader's note giving why and the previous score, above a line below which the comment
+  meant for the student stays (:mod:`grader.pending`: no student ever reads the note).
 
 "The answer the instructor graded" is the previous autograded notebook, which is what the
 formgrader showed. :class:`grader.safe_autograde.LinkSafeAutograde` reads its answers'
@@ -35,6 +36,7 @@ from nbgrader.preprocessors import SaveAutoGrades
 from nbgrader.utils import compute_checksum, is_solution
 
 from grader.files import read_regular
+from grader.pending import NOTE_END, NOTE_START, student_comment
 
 PREVIOUS = "previous_answers"  # key in resources["nbgrader"]
 CHANGED = "this answer changed after it was graded by hand"
@@ -83,15 +85,19 @@ def previous_answers(folder: Path) -> dict[str, Answers]:
 
 
 def regrade_note(why: str, grade: Grade, comment: str | None) -> str:
-    """The comment of a hand-graded answer that must be graded again: why, then the previous
-    score and comment (Markdown, as the formgrader's comment box takes it)."""
+    """The comment box of a hand-graded answer that must be graded again (Markdown, as the
+    formgrader's takes it): the grader's note (why, the previous score), the line
+    :data:`grader.pending.NOTE_END`, then the comment the student had, which is still the
+    student's (:func:`grader.pending.student_comment` reads only what follows the line)."""
     score = f"{grade.manual_score:g} of {grade.max_score:g}"
     if grade.extra_credit:
         score += f" + {grade.extra_credit:g} extra credit"
-    previous = ("\n\n" + "\n".join(f"> {line}" for line in comment.splitlines())
-                if comment and comment.strip() else " none.")
-    return (f"**Regrade: {why}.** Previous score: {score} (kept until you change it). "
-            f"Previous comment:{previous}")
+    kept = student_comment(comment)
+    below = ("the student's comment, kept: edit it if the new answer needs another."
+             if kept else "no comment for the student yet: write one below it.")
+    return (f"{NOTE_START}, never shown to the student): {why}.** Previous score: {score} "
+            f"(kept until you change it). Below the line: {below}\n\n{NOTE_END}\n\n"
+            + (kept or ""))
 
 
 class KeepHandGrades(SaveAutoGrades):

@@ -13,8 +13,10 @@ module's :class:`LatePolicy` is that plugin, configured in ``grader/nbgrader_con
 - ``"cutoff"``: nothing up to ``c.LatePolicy.cutoff_days`` days late, the whole score after.
 
 The stored penalty is computed when the notebook is autograded, before any hand grading, so
-:func:`late_work` asks the same plugin again with the current scores: the exports and the report
-always show the configured policy applied to the grades as they are now.
+:func:`late_work` (the exports and the report) and :class:`grader.pending.StudentGrades` (the
+feedback pages, per notebook: :func:`notebook_penalty`) ask the same plugin again with the
+current scores: every place a student's score shows applies the configured policy to the
+grades as they are now.
 
 Canvas's download says *whether* a submission is late (``LATE`` in its file name), not by how
 much, and its file times are when Canvas built the zip. :func:`submission_time` turns what the
@@ -32,6 +34,7 @@ from nbgrader.apps import NbGraderAPI
 from nbgrader.plugins import LateSubmissionPlugin
 from nbgrader.preprocessors import AssignLatePenalties
 from traitlets import Enum, Float, TraitError, validate
+from traitlets.config import Config
 
 DAY = 86400.0
 # How late a file Canvas marks LATE counts when its time is unknown: the least that "late"
@@ -95,14 +98,27 @@ class LatePolicy(LateSubmissionPlugin):
         return "no penalty for late work"
 
 
-def configured_policy(api: NbGraderAPI) -> LateSubmissionPlugin:
-    """The plugin ``AssignLatePenalties`` uses with the course's configuration."""
-    return AssignLatePenalties(config=api.config).plugin_class(config=api.config)
+def configured_policy(config: Config) -> LateSubmissionPlugin:
+    """The plugin ``AssignLatePenalties`` uses under ``config`` (the course's: ``api.config``,
+    or an exporter's, whose other sections the preprocessor is not given: traitlets would warn
+    about them)."""
+    own = Config({"AssignLatePenalties": config.get("AssignLatePenalties", Config())})
+    return AssignLatePenalties(config=own).plugin_class(config=config)
+
+
+def notebook_penalty(policy: LateSubmissionPlugin, student: str, score: float,
+                     seconds_late: float) -> float:
+    """The points ``policy`` takes from one notebook's ``score``, clipped to ``[0, score]``
+    (as ``AssignLatePenalties`` asks it, on the score as it is now): 0 when on time."""
+    if seconds_late <= 0:
+        return 0.0
+    asked = policy.late_submission_penalty(student, score, seconds_late) or 0.0
+    return min(max(asked, 0.0), score)
 
 
 def policy_description(api: NbGraderAPI) -> str:
     """The configured policy in words (another plugin than :class:`LatePolicy`: its name)."""
-    policy = configured_policy(api)
+    policy = configured_policy(api.config)
     if isinstance(policy, LatePolicy):
         return policy.describe()
     return f"the plugin {type(policy).__name__}"
@@ -136,12 +152,9 @@ def late_work(api: NbGraderAPI, gb: Gradebook, assignment: str, student: str) ->
     except MissingEntry:
         return LateWork(student, None, None, 0.0, 0.0)
     seconds = submission.total_seconds_late
-    policy = configured_policy(api)
-    penalty = 0.0
-    if seconds > 0:
-        for notebook in submission.notebooks:
-            asked = policy.late_submission_penalty(student, notebook.score, seconds) or 0.0
-            penalty += min(max(asked, 0.0), notebook.score)
+    policy = configured_policy(api.config)
+    penalty = sum(notebook_penalty(policy, student, notebook.score, seconds)
+                  for notebook in submission.notebooks)
     return LateWork(student, submission.timestamp, submission.duedate, seconds, penalty)
 
 

@@ -17,7 +17,6 @@ from nbgrader.preprocessors import (
     ClearHiddenTests,
     ClearOutput,
     DeduplicateIds,
-    GetGrades,
     IgnorePattern,
     LimitOutput,
     OverwriteCells,
@@ -29,6 +28,7 @@ from grader.api import gradebook_url
 from grader.hand_grades import KeepHandGrades
 from grader.late import LatePolicy
 from grader.offline_math import FeedbackExporter
+from grader.pending import StudentGrades
 from grader.preprocessors import GradingExecute, HideHiddenTestTracebacks, RepairSubmission
 from grader.sanitize import TEMPLATES, SanitizeSubmission
 
@@ -157,7 +157,7 @@ c.Autograde.autograde_preprocessors = [
 # Late work (grader/late.py). nbgrader's AssignLatePenalties compares each submission's
 # timestamp (timestamp.txt, written by `course collect` from the LMS's files) with the due date
 # in the gradebook (`course collect --due`, or the formgrader) and asks this plugin for the
-# penalty; `course export` and the report apply it to the current scores. One of:
+# penalty; `course export`, feedback and the report apply it to the current scores. One of:
 #   "none"     no penalty;
 #   "per_day"  per_day of each notebook's score per day, or part of a day, late;
 #   "cutoff"   no penalty up to cutoff_days days late, the whole score after.
@@ -171,10 +171,13 @@ c.LatePolicy.cutoff_days = 3.0
 # Feedback must not reveal hidden tests (nbgrader #917 shows their source by default):
 # HideHiddenTestTracebacks reduces a hidden-test cell's outputs to its error line (a traceback
 # quotes the failing source lines; prints of the student's function would show the hidden
-# inputs), then ClearHiddenTests removes the hidden region from the cell source. GetGrades and
-# CSSHTMLHeaderPreprocessor are nbgrader's defaults.
+# inputs), then ClearHiddenTests removes the hidden region from the cell source.
+# CSSHTMLHeaderPreprocessor is nbgrader's default; StudentGrades is its GetGrades keeping the
+# grader's regrade note from the student, naming each test by its exercise, marking an answer
+# that waits for a hand grade, and taking the late penalty on the current scores
+# (grader/pending.py).
 c.GenerateFeedback.preprocessors = [
-    GetGrades,
+    StudentGrades,
     HideHiddenTestTracebacks,
     ClearHiddenTests,
     CSSHTMLHeaderPreprocessor,
@@ -187,6 +190,15 @@ c.CSSHTMLHeaderPreprocessor.style = "xcode"
 # when it is written (grader/offline_math.py), so the page needs no MathJax and no script.
 c.GenerateFeedback.exporter_class = FeedbackExporter
 c.FeedbackExporter.filters = {"markdown2html": "grader.offline_math.MathMLMarkdown"}
+# The course's feedback/index.html.j2 (grader/jupyter/nbconvert/templates) rewrites the summary
+# at the top of nbgrader's page and extends it as "formgrader/templates/feedback/index.html.j2",
+# found here (by its plain name it would find itself: grader/jupyter is on JUPYTER_PATH); the
+# Bootstrap CSS the page inlines is where nbgrader's generate_feedback puts it.
+c.FeedbackExporter.extra_template_paths = [
+    os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions"),
+    os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "static",
+                 "node_modules", "bootstrap", "dist", "css"),
+]
 
 # No script from a submission runs where its HTML is opened (grader/sanitize.py). HTMLExporter
 # renders both the formgrader's submission view and the feedback files, so configuring it covers

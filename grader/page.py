@@ -49,15 +49,19 @@ td,th{border:1px solid #ccc;padding:2px 6px;text-align:left;vertical-align:top}
 
 
 # nbgrader's feedback template (Bootstrap 3) with ACCESSIBLE_STYLE on top: the panel headings grow
-# with their text instead of cutting it at 37 px, their links are white on Bootstrap's primary
-# blue (4.5:1; nbgrader's #BBB is 1.7:1), and on a phone the prompts go above their cells and
-# the nested containers give back their padding (the text column grows from 200 to 290 px at
-# 320: the course's widest inline formulas then fit; display formulas scroll in their box).
+# with their text instead of cutting it at 37 px and hold their floated "Score: x / y" (a
+# flow root: on a phone it wraps below the label, still on the heading's blue, not out of it
+# in white on the white page), the summary's "Not final" line is dark on its grey, their links
+# are white on Bootstrap's primary blue (4.5:1; nbgrader's #BBB is 1.7:1), and on a phone the
+# prompts go above their cells and the nested containers give back their padding (the text
+# column grows from 200 to 290 px at 320: the course's widest inline formulas then fit; display
+# formulas scroll in their box).
 # Tracebacks come in IPython's 256 colours, inline (green keywords at 4.2:1, grey-green comments
 # at 4.1:1): in an output they take the text's colour, as the page's has no better.
 FEEDBACK_STYLE = ACCESSIBLE_STYLE + """
 .output_area pre span[style]{color:inherit!important;background-color:transparent!important}
-div.nbgrader_cell .panel-heading{height:auto}
+div.nbgrader_cell .panel-heading{height:auto;display:flow-root}
+.waiting{color:#1a1a1a}
 div.nbgrader_cell .panel-heading a,div.nbgrader_cell .panel-heading a:visited{color:#fff}
 @media (max-width:40em){body{padding-left:0;padding-right:0}
 .container{padding-left:4px;padding-right:4px}.panel-body{padding:4px}
@@ -79,6 +83,12 @@ def feedback_page(markup: str) -> str:
            f"<style>{FEEDBACK_STYLE}</style></head>"
     markup = markup.replace("<html>", f'<html lang="{LANG}">', 1).replace("</head>", head, 1)
     return markup.replace(PLACEHOLDER_ALT, STUDENT_IMAGE_ALT)
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``count`` and ``noun`` as they read together: "1 student", "2 students" (``plural``
+    when adding an "s" is wrong: "matches")."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
 
 
 def scroll_box(content: str, name: str) -> str:

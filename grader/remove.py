@@ -17,6 +17,8 @@ from nbgrader.api import Base, MissingEntry
 from nbgrader.apps import NbGraderAPI
 from sqlalchemy import create_engine, inspect, text
 
+from grader.page import counted
+
 VERSION_TABLE = "alembic_version"  # nbgrader's schema version, read when it opens a gradebook
 
 
@@ -85,7 +87,8 @@ def remove_assignment(api: NbGraderAPI, assignment: str, force: bool = False) ->
             raise ValueError(f"{assignment} is not in the gradebook") from None
     if students and not force:
         shown = ", ".join(students[:5]) + (", ..." if len(students) > 5 else "")
-        raise ValueError(f"{assignment} has grades of {len(students)} students ({shown}); "
+        raise ValueError(f"{assignment} has grades of {counted(len(students), 'student')} "
+                         f"({shown}); "
                          f"`course remove {assignment} --force` removes them too (after a "
                          "backup of the gradebook)")
     backup = backup_gradebook(api.coursedir.db_url, backup_path(Path(api.coursedir.root),

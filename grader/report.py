@@ -23,13 +23,15 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.apps import NbGraderAPI
 
 from grader import flagged as flagged_section
+from grader.collect import read_lms_record
 from grader.collect import record_path as collect_record_path
 from grader.files import find_skipped, link_kind
 from grader.hostile import Flag, grade_id, scan
-from grader.late import class_lateness, policy_description
+from grader.late import class_lateness, late_work, policy_description
 from grader.misses import count_misses
 from grader.misses import section as misses_section
-from grader.page import document
+from grader.page import counted, document
+from grader.pending import Waiting, class_waiting
 from grader.preprocessors import run_problems
 from grader.similarity import report_section
 from grader.tables import table
@@ -101,7 +103,8 @@ def _histogram(exercise: Exercise, scores: list[float]) -> tuple[str, str]:
     ax.set_ylabel("students")
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=80)
-    alt = (f"Bar chart of the scores of {len(scores)} students on {exercise.label}, out of "
+    alt = (f"Bar chart of the scores of {counted(len(scores), 'student')} on {exercise.label}, "
+           f"out of "
            f"{exercise.max_score:g}: " + ", ".join(f"{counts[v]} scored {v:g}" for v in values)
            + ".")
     return base64.b64encode(buffer.getvalue()).decode("ascii"), alt
@@ -209,7 +212,8 @@ def _collect_section(course_root: Path, assignment: str) -> str:
     skipped = [[e(s["student"] or "(no id)"), e(s["entry"]), e(s["reason"])]
                for s in sorted(run["skipped"], key=lambda s: (s["student"] or "", s["entry"]))]
     mapped = [[e(raw), e(safe)] for raw, safe in sorted(run["mapped"].items())]
-    return (f"<p>{len(run['collected'])} students collected from <code>{e(run['source'])}</code> "
+    return (f"<p>{counted(len(run['collected']), 'student')} collected from "
+            f"<code>{e(run['source'])}</code> "
             f"(caps: {run['max_mb']:g} MB per student, compression ratio "
             f"{run['max_ratio']:g}:1); {len(run['ignored'])} files that are not notebooks of the "
             f"release ignored.</p><h3>Entries skipped ({len(skipped)})</h3>"
@@ -234,10 +238,12 @@ def _scores_section(exercises: list[Exercise], graded: list[str],
             + f'<div class="plots">{"".join(plots)}</div>')
 
 
-def _waiting_for_hand_grades(gb: Gradebook, assignment: str) -> int:
-    """Graded cells nbgrader marks "needs manual grade" (answered, not yet graded by hand)."""
-    return sum(grade.needs_manual_grade for submission in gb.find_assignment(assignment).submissions
-               for notebook in submission.notebooks for grade in notebook.grades)
+def _waiting_section(waiting: dict[str, list[Waiting]]) -> str:
+    """Per student, what waits for a hand grade (what feedback and the exports hold back)."""
+    rows = [[html.escape(s), html.escape(str(w))] for s, cells in waiting.items() for w in cells]
+    return ("<p>Feedback and exports leave these students out until every answer is graded "
+            "(<code>--include-ungraded</code> puts them in, marked).</p>"
+            + table(["student", "waits for a hand grade"], rows))
 
 
 def _autograded_notebooks(api: NbGraderAPI, assignment: str, exercises: list[Exercise],
@@ -248,14 +254,32 @@ def _autograded_notebooks(api: NbGraderAPI, assignment: str, exercises: list[Exe
                 for n in names] for s in students}
 
 
+def late_reason(arrival: dict | None) -> tuple[str, str]:
+    """(what to show as the submission time, why the submission counts as late), from what
+    ``course collect`` recorded of the student's arrival (None: not collected by it)."""
+    source = (arrival or {}).get("timestamp_from")
+    if source == "Canvas: LATE, time unknown":
+        return ("unknown", "Canvas's download gives no submission time; it marked the file "
+                "LATE, so it counts as late by 1 second after the due date (1 day)")
+    if source == "file time":
+        return "", "the time of the file in the download (no LMS submission time)"
+    return "", "the submission's timestamp (timestamp.txt)"
+
+
 def _late_section(api: NbGraderAPI, assignment: str) -> str:
-    """The late submissions of ``assignment`` and the configured policy's penalty for each."""
+    """The late submissions of ``assignment``, why each counts as late, and the configured
+    policy's penalty for each."""
     e = html.escape
     late = [w for w in class_lateness(api, assignment).values() if w.seconds_late > 0]
-    rows = [[e(w.student), f"{w.submitted:%Y-%m-%d %H:%M}", f"{w.due:%Y-%m-%d %H:%M}",
-             str(w.days_late), f"{w.penalty:g}"] for w in late]
+    arrivals = read_lms_record(Path(api.coursedir.root), assignment)
+    rows = []
+    for w in late:
+        shown, why = late_reason(arrivals.get(w.student))
+        rows.append([e(w.student), shown or f"{w.submitted:%Y-%m-%d %H:%M}",
+                     f"{w.due:%Y-%m-%d %H:%M}", str(w.days_late), f"{w.penalty:g}", e(why)])
     return (f"<p>Policy: {e(policy_description(api))} (UTC times).</p>"
-            + table(["student", "submitted", "due", "days late", "penalty (points)"], rows))
+            + table(["student", "submitted", "due", "days late", "penalty (points)",
+                     "late by"], rows))
 
 
 
@@ -281,7 +305,10 @@ def write_report(api: NbGraderAPI, assignment: str, out: Path,
         exercises = assignment_exercises(api, gb, assignment)
         graded = sorted(s.student.id for s in gb.find_assignment(assignment).submissions)
         scores = {s: exercise_scores(gb, assignment, exercises, s) for s in graded}
-        waiting = _waiting_for_hand_grades(gb, assignment)
+        waiting = class_waiting(api, gb, assignment)
+        # nbgrader's score less the policy's penalty now: what grader.export writes
+        late = {sub.student.id: (sub.score, late_work(api, gb, assignment, sub.student.id))
+                for sub in gb.find_assignment(assignment).submissions}
     students = sorted(set(graded) | api.get_submitted_students(assignment))
     findings = find_problems(api, assignment, students)
     misses = count_misses(assignment, exercises,
@@ -289,18 +316,27 @@ def write_report(api: NbGraderAPI, assignment: str, out: Path,
     flags = flagged_section.group(findings.flagged)
     not_run = [[e(s), e(line)] for s, lines in findings.not_run.items() for line in lines]
     per_student = [[e(s), *(f"{scores[s][ex.label]:g}" for ex in exercises),
-                    f"{sum(scores[s].values()):g}"] for s in graded]
+                    f"{-late[s][1].penalty:g}" if late[s][1].penalty else "",
+                    f"{late[s][0] - late[s][1].penalty:g}"
+                    + (" (waits for a hand grade)" if s in waiting else "")] for s in graded]
+    answers = sum(map(len, waiting.values()))
+    still_waiting = (f"{counted(answers, 'answer')} still wait{'s' if answers == 1 else ''} "
+                     "for a hand grade")
     body = f"""<h1>{e(assignment)}: grading report</h1>
-<p>{len(graded)} students graded, {len(students)} with a submission; written
+<p>{counted(len(graded), 'student')} graded, {len(students)} with a submission; written
 {datetime.now():%Y-%m-%d %H:%M}. Scores are the gradebook's: the autograded tests, and the
-written answers graded by hand in the formgrader; <span id="waiting">{waiting} answers still
-wait for a hand grade</span> and count 0 until then.</p>
+written answers graded by hand in the formgrader; <span id="waiting">{still_waiting}</span>
+(an answer never graded counts 0, a changed one keeps its previous hand grade until then).
+A student's score is the exercises' sum less the late penalty, the
+number feedback and every export show.</p>
 <section id="run"><h2>Grading run</h2>
 {_run_section(Path(api.coursedir.root), assignment)}</section>
 <section id="collect"><h2>Collect</h2>
 {_collect_section(Path(api.coursedir.root), assignment)}</section>
 <section id="late"><h2>Late submissions</h2>
 {_late_section(api, assignment)}</section>
+<section id="waiting-list"><h2>Waiting for a hand grade ({counted(len(waiting), 'student')})</h2>
+{_waiting_section(waiting)}</section>
 <section id="exercises"><h2>Scores per exercise</h2>
 {_scores_section(exercises, graded, scores)}</section>
 <section id="misses"><h2>What the class got wrong</h2>
@@ -316,7 +352,8 @@ changed: to withdraw credit, override the cell's score in the formgrader.</p>
 <section id="similarity"><h2>Similarity of the answers</h2>
 {report_section(api, assignment)}</section>
 <section id="students"><h2>Scores per student</h2>
-{table(["student", *(ex.label for ex in exercises), "total"], per_student)}</section>
+{table(["student", *(ex.label for ex in exercises), "late penalty", "score"], per_student)}
+</section>
 """
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(document(f"{assignment}: grading report", body, STYLE))

@@ -211,8 +211,10 @@ def graded(copy_course: Callable[..., Path]) -> GradedRun:
         # No explicit release: as in a fresh clone, autograde first fills the empty gradebook.
         for assignment in ASSIGNMENTS:
             codes[f"autograde {assignment}"] = main([*course, "autograde", assignment])
-            codes[f"feedback {assignment}"] = main([*course, "feedback", assignment])
-        codes["export"] = main([*course, "export"])
+            # the written answers are not graded by hand here: feedback and export include them
+            codes[f"feedback {assignment}"] = main([*course, "feedback", assignment,
+                                                    "--include-ungraded"])
+        codes["export"] = main([*course, "export", "--include-ungraded"])
     return GradedRun(root, codes, stderr.getvalue())
 
 

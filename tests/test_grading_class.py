@@ -58,6 +58,7 @@ from grader import outcomes, secret
 from grader.api import gradebook_url
 from grader.cli import main
 from grader.hostile import scan
+from grader.pending import NOT_HAND_GRADED
 from mllib.grading import load_check, variant
 
 REPO = Path(__file__).resolve().parents[1]
@@ -421,8 +422,9 @@ def graded(copy_course: Callable[..., Path], tmp_path_factory) -> GradedClass:
     steps = [
         ("collect", ["collect", ASSIGNMENT, str(download)]),
         ("autograde", ["autograde", ASSIGNMENT, "--jobs", "3"]),
-        ("feedback", ["feedback", ASSIGNMENT]),
-        ("export", ["export"]),
+        # the written answers are not graded by hand here: feedback and export include them
+        ("feedback", ["feedback", ASSIGNMENT, "--include-ungraded"]),
+        ("export", ["export", "--include-ungraded"]),
         ("report", ["report", ASSIGNMENT, "--json"]),
         ("regrade", ["autograde", ASSIGNMENT, "--cluster", "local:2"]),
     ]
@@ -486,7 +488,8 @@ def test_a_postgresql_gradebook_exports_the_same_csv(
         codes = {}
         for step, args in [("autograde", ["autograde", ASSIGNMENT, "--jobs", "3"]),
                            ("report", ["report", ASSIGNMENT]),
-                           ("export", ["export", "--out", str(tmp_path / "grades.csv")])]:
+                           ("export", ["export", "--out", str(tmp_path / "grades.csv"),
+                                       "--include-ungraded"])]:
             with contextlib.redirect_stdout(io.StringIO()), \
                     contextlib.redirect_stderr(io.StringIO()):
                 codes[step] = main(["--db-url", url, "--course-root", str(root), *args])
@@ -509,14 +512,17 @@ def test_export_has_a_column_per_exercise_checked_cell_by_cell(graded: GradedCla
     columns = [f"{ASSIGNMENT}/{e}" for e in (*EXERCISES, WRITTEN)]
     maximum = sum(points(t) for e in EXERCISES for t in checks_of(e).values()) + points(WRITTEN)
     assert rows[0] == ["student_id", "last_name", "first_name", *columns,
-                       f"{ASSIGNMENT}_score", f"{ASSIGNMENT}_max", "total_score", "total_max"]
+                       f"{ASSIGNMENT}_score", f"{ASSIGNMENT}_max", f"{ASSIGNMENT}_waiting",
+                       "total_score", "total_max"]
     expected = []
     for student in sorted(CLASS, key=lambda s: s.name):
         scores = expected_scores(student)
         per_exercise = [sum(scores[t] for t in checks_of(e).values()) for e in EXERCISES]
         total = f"{sum(per_exercise):g}"
+        waiting = "" if student.name in WRITTEN_UNANSWERED else \
+            f"{ASSIGNMENT}/{WRITTEN} ({NOT_HAND_GRADED})"
         expected.append([student.name, "", "", *(f"{s:g}" for s in per_exercise), "0",
-                         total, f"{maximum:g}", total, f"{maximum:g}"])
+                         total, f"{maximum:g}", waiting, total, f"{maximum:g}"])
     assert rows[1:] == expected
 
 
@@ -929,7 +935,7 @@ WRITTEN_UNANSWERED = ("dan", "rae", "sam")  # the release's text or no notebook:
 
 
 def waiting(html: str) -> int:
-    return int(re.search(r'<span id="waiting">(\d+) answers still\s+wait', html)[1])
+    return int(re.search(r'<span id="waiting">(\d+) answers? still\s+waits?', html)[1])
 
 
 def test_the_report_counts_hand_grades_and_says_so(graded: GradedClass, tmp_path: Path) -> None:

@@ -434,7 +434,7 @@ def hostile(copy_course: Callable[..., Path]) -> HostileRun:
     try:
         for step, args in [("collect", ["collect", ASSIGNMENT, str(download)]),
                            ("autograde", ["autograde", ASSIGNMENT, "--jobs", "2"]),
-                           ("feedback", ["feedback", ASSIGNMENT]),
+                           ("feedback", ["feedback", ASSIGNMENT, "--include-ungraded"]),
                            ("report", ["report", ASSIGNMENT])]:
             out, err = io.StringIO(), io.StringIO()
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

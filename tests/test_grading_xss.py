@@ -127,7 +127,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
         # an older course) can still hold one, and the formgrader must be safe with it.
         codes["nbgrader autograde"] = make_api(root).autograde(
             ASSIGNMENT, HOSTILE_ID, force=True, create=True)["success"]
-        codes["feedback"] = main(["--course-root", str(root), "feedback", ASSIGNMENT])
+        codes["feedback"] = main(["--course-root", str(root), "feedback", ASSIGNMENT,
+                                  "--include-ungraded"])  # nothing graded by hand here
     # nbgrader runs `alembic` by name whenever the formgrader opens the gradebook.
     path = os.environ["PATH"]
     os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{path}"

@@ -32,6 +32,8 @@ from pathlib import Path
 import nbformat
 import pytest
 from browser_support import CHROMIUM_ARGS, LabServer, require_chromium, start_lab
+from hypothesis import given
+from hypothesis import strategies as st
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import SaveAutoGrades
 from nbgrader.utils import compute_checksum
@@ -41,7 +43,14 @@ from test_grading_xss import build_course
 
 from grader.api import make_api
 from grader.cli import main
-from grader.hand_grades import CHANGED, UNCOMPARED, KeepHandGrades, previous_answers
+from grader.hand_grades import (
+    CHANGED,
+    UNCOMPARED,
+    KeepHandGrades,
+    previous_answers,
+    regrade_note,
+)
+from grader.pending import NOTE_END, NOTE_START, student_comment
 from grader.sandbox import unavailable_reason
 
 pytestmark = pytest.mark.skipif(bool(unavailable_reason()), reason=unavailable_reason())
@@ -246,7 +255,8 @@ def test_a_changed_answer_is_flagged_with_its_previous_score_and_comment(runs: d
     score, comment = HAND_GRADES["bea"][WRITTEN]
     assert CHANGED in bea.comment
     assert f"Previous score: {float(score):g} of 2" in bea.comment
-    assert f"> {comment}" in bea.comment  # quoted in full
+    # below the grader's note, the comment she had, which is all a page for her shows
+    assert student_comment(bea.comment) == comment
     others = {key: hand for key, hand in runs["resubmitted"]["grades"].items() if key[0] != "bea"}
     assert others == {key: hand for key, hand in runs["regraded"]["grades"].items()
                       if key[0] != "bea"}
@@ -273,7 +283,8 @@ def test_without_the_graded_copy_a_hand_grade_is_flagged_not_lost(runs: dict) ->
     assert dov["dov", WRITTEN].manual_score == float(HAND_GRADES["dov"][WRITTEN][0])
     assert dov["dov", VISIBLE].manual_score == float(HAND_GRADES["dov"][VISIBLE][0])
     assert UNCOMPARED in dov["dov", WRITTEN].comment
-    assert "Previous comment: none." in dov["dov", WRITTEN].comment
+    assert "no comment for the student yet" in dov["dov", WRITTEN].comment
+    assert student_comment(dov["dov", WRITTEN].comment) is None
 
 
 def test_previous_answers_reads_only_plain_readable_notebooks(tmp_path: Path) -> None:
@@ -299,3 +310,24 @@ def test_nbgrader_alone_flags_an_unchanged_hand_grade_again(runs: dict, course: 
     ada = hand_grades(course)["ada", WRITTEN]
     assert ada == Hand(True, 2.0, HAND_GRADES["ada"][WRITTEN][1])
 
+
+
+@dataclass(frozen=True)
+class GradeLike:
+    """The fields of nbgrader's Grade that a regrade note reads."""
+
+    manual_score: float
+    max_score: float
+    extra_credit: float | None = None
+
+
+@given(st.text(), st.booleans())
+def test_the_student_reads_their_comment_and_never_the_note(comment: str, twice: bool) -> None:
+    kept = student_comment(comment)
+    box = regrade_note(CHANGED, GradeLike(1.5, 2.0), comment)
+    if twice:  # flagged again after a regrade that left the box as it was
+        box = regrade_note(CHANGED, GradeLike(1.5, 2.0), box)
+    assert student_comment(box) == kept
+    assert box.count(NOTE_START) == 1
+    # the box with its end line deleted: nothing of it is the student's
+    assert student_comment(box.replace(NOTE_END, "")) is None

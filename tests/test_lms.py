@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import html
 import io
 import math
 import os
@@ -44,6 +45,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from axe_support import chromium_page, problems
 from browser_support import CHROMIUM_ARGS, require_chromium
 from hypothesis import given
 from hypothesis import strategies as st
@@ -60,6 +62,7 @@ from grader.sandbox import unavailable_reason
 
 REPO = Path(__file__).resolve().parents[1]
 ASSIGNMENT, NOTEBOOK = "01_perceptron", "perceptron_exercises"
+WRITTEN = "eta_answer"  # the written answer, graded by hand
 NB = f"{NOTEBOOK}.ipynb"
 DUE = datetime(2025, 3, 1, 23, 59)  # UTC, as nbgrader keeps it
 CANVAS_POINTS = 20.0  # the roster's points possible for "01 Perceptron (12345)"
@@ -213,6 +216,17 @@ def run(root: Path, name: str, *args: str, codes: dict, out: dict, err: dict) ->
     out[name], err[name] = stdout.getvalue(), stderr.getvalue()
 
 
+def grade_by_hand(root: Path, grades: dict[str, tuple[float, str | None]]) -> None:
+    """Grade each student's written answer as the formgrader saves a grade and a comment
+    (nbgrader's GradeHandler.put and CommentHandler.put): student -> (score, comment)."""
+    with gradebook(root) as gb:
+        for student, (score, comment) in grades.items():
+            grade = gb.find_grade(WRITTEN, NOTEBOOK, ASSIGNMENT, student)
+            grade.manual_score, grade.needs_manual_grade = score, False
+            gb.find_comment(WRITTEN, NOTEBOOK, ASSIGNMENT, student).manual_comment = comment
+        gb.db.commit()
+
+
 def set_policy(root: Path, **settings: object) -> None:
     """Append the late policy to the course copy's config, as an instructor edits it."""
     with (root / "grader" / "nbgrader_config.py").open("a") as fh:
@@ -239,8 +253,12 @@ def graded(copy_course: Callable[..., Path], tmp_path_factory) -> Iterator[Grade
     steps = [("collect canvas", ["collect", ASSIGNMENT, str(lms / "submissions.zip"), "--due",
                                  "2025-03-01 23:59 UTC", *roster]),
              ("collect folder", ["collect", ASSIGNMENT, str(lms / "folder"), *roster]),
-             ("autograde", ["autograde", ASSIGNMENT, "--jobs", "3"]),
-             ("export", ["export"]),
+             ("autograde", ["autograde", ASSIGNMENT, "--jobs", "3"])]
+    for name, args in steps:
+        run(root, name, *args, codes=codes, out=out, err=err)
+    # The written answers graded by hand, 0 each: the scores stay the autograder's.
+    grade_by_hand(root, dict.fromkeys([*CANVAS_STUDENTS, "zara"], (0.0, None)))
+    steps = [("export", ["export"]),
              ("export canvas", ["export", ASSIGNMENT, "--canvas", str(lms / "roster.csv")]),
              ("export canvas zero", ["export", "--canvas", str(lms / "roster.csv"),
                                      "--zero-missing", "--out",
@@ -630,9 +648,193 @@ def test_the_report_lists_the_late_submissions_with_their_penalty(graded, tmp_pa
     section = out.read_text().split('<section id="late">')[1].split("</section>")[0]
     assert "25% of the score per day (or part of a day) late" in section
     rows = re.findall(r"<tr><td>([^<]*)</td><td>[^<]*</td><td>[^<]*</td><td>(\d+)</td>"
-                      r"<td>([^<]*)</td></tr>", section)
+                      r"<td>([^<]*)</td><td>[^<]*</td></tr>", section)
     raw = raw_scores(graded.root)
     late = ("kimbo", "ngcai", "zara")
     assert {s: int(d) for s, d, _ in rows} == {s: math.ceil(late_seconds(s) / DAY) for s in late}
     assert {s: float(p) for s, _, p in rows} == pytest.approx(
         {s: expected_penalty("per_day", raw[s], late_seconds(s)) for s in late}, abs=1e-9)
+
+
+# ---- a regrade waits for a hand grade; one score per student everywhere (issue 34) --------
+
+# The written answers as the instructor grades them in the formgrader: (score, comment).
+HAND = {"leeamy": (2.0, "Right: induction on the number of updates (MMDS 12.2)."),
+        "kimbo": (1.5, "Say why the mistakes stay the same."),
+        "ngcai": (2.0, None), "ozdan": (1.0, "Half: the scale argument is missing."),
+        "zedzoe": (2.0, None), "zara": (2.0, None)}
+RESUBMITTED = "eta only rescales w, so every sign, and so every mistake, stays the same."
+WAITING_LINE = f"kimbo: {ASSIGNMENT}/{WRITTEN} (answer changed after its hand grade: regrade)"
+# What the grader's note says, none of which a student may read.
+NOTE_WORDS = ("Regrade", "Previous score", "grader's note", "kept until you change it")
+
+
+@dataclass
+class Regraded(GradedClass):
+    zips: dict[str, dict[str, str]]  # feedback step -> zip entry -> page
+    folders: dict[str, list[str]]  # feedback step -> students with a feedback folder after it
+
+
+def zip_pages(path: Path) -> dict[str, str]:
+    with zipfile.ZipFile(path) as archive:
+        return {name: archive.read(name).decode() for name in archive.namelist()}
+
+
+@pytest.fixture(scope="module")
+def regraded(graded: GradedClass, tmp_path_factory) -> Regraded:
+    """The class graded by hand; then kimbo's written answer changes (a resubmission) and is
+    regraded, so it waits for a hand grade again, with the grader's note in its comment box;
+    then feedback and the exports, by default and with --include-ungraded."""
+    tmp = tmp_path_factory.mktemp("regraded")
+    root = tmp / "course"
+    shutil.copytree(graded.root, root, symlinks=True)
+    grade_by_hand(root, HAND)
+    (root / "grader" / "submitted" / "kimbo" / ASSIGNMENT / NB).write_bytes(solved(RESUBMITTED))
+    canvas = str(roster(tmp))
+    exports = root / "grader" / "exports"
+    codes: dict[str, int] = {}
+    out: dict[str, str] = {}
+    err: dict[str, str] = {}
+    zips: dict[str, dict[str, str]] = {}
+    folders: dict[str, list[str]] = {}
+    steps = [("regrade", ["autograde", ASSIGNMENT, "--student", "kimbo"])]
+    for extra in ([], ["--include-ungraded"]):
+        name = " ".join(["", *extra])
+        steps += [(f"feedback{name}", ["feedback", ASSIGNMENT, "--canvas-zip", *extra]),
+                  (f"export canvas{name}", ["export", "--canvas", canvas, "--out",
+                                            str(exports / f"canvas{name}.csv"), *extra]),
+                  (f"export{name}", ["export", "--out", str(exports / f"grades{name}.csv"),
+                                     *extra]),
+                  (f"moodle{name}", ["export", "--moodle", "--out",
+                                     str(exports / f"moodle{name}.csv"), *extra])]
+    for name, args in steps:
+        run(root, name, *args, codes=codes, out=out, err=err)
+        if name.startswith("feedback"):
+            zips[name] = zip_pages(exports / f"feedback-{ASSIGNMENT}-canvas.zip")
+            folders[name] = sorted(p.parent.name for p in
+                                   (root / "grader" / "feedback").glob(f"*/{ASSIGNMENT}"))
+    return Regraded(root, codes, out, err, zips, folders)
+
+
+def csv_rows(path: Path, key: str) -> dict[str, dict[str, str]]:
+    with path.open(newline="") as fh:
+        return {row[key]: row for row in csv.DictReader(fh)}
+
+
+def waiting_students(err: str) -> list[str]:
+    """The students a command listed as waiting for a hand grade (indented lines)."""
+    return re.findall(r"^  (\w+): ", err, re.M)
+
+
+def test_a_student_waiting_for_a_regrade_is_held_back_and_named(regraded: Regraded) -> None:
+    assert regraded.codes["regrade"] == 0, regraded.err["regrade"]
+    exports = regraded.root / "grader" / "exports"
+    for step in ("feedback", "export canvas", "export", "moodle"):
+        assert regraded.codes[step] == 2, (step, regraded.err[step])
+        assert WAITING_LINE in regraded.err[step], (step, regraded.err[step])
+        assert "LEFT OUT: waiting for a hand grade" in regraded.err[step], step
+        assert waiting_students(regraded.err[step]) == ["kimbo"], step
+    user_files = {canvas_reads_back(name) for name in regraded.zips["feedback"]}
+    assert {user for user, _ in user_files} == {"1001", "1003", "1004", "1099"}  # not 1002
+    assert regraded.folders["feedback"] == sorted(set(HAND) - {"kimbo"})
+    assert regraded.folders["feedback --include-ungraded"] == sorted(HAND)
+    canvas = csv_rows(exports / "canvas.csv", "ID")
+    assert canvas["1002"]["01 Perceptron (12345)"] == ""  # Canvas's grade left as it is
+    assert canvas["1001"]["01 Perceptron (12345)"] != ""
+    course = csv_rows(exports / "grades.csv", "student_id")
+    assert course["kimbo"][f"{ASSIGNMENT}_score"] == course["kimbo"]["total_score"] == ""
+    assert WRITTEN in course["kimbo"][f"{ASSIGNMENT}_waiting"]
+    assert course["leeamy"][f"{ASSIGNMENT}_waiting"] == ""
+    assert "kimbo" not in csv_rows(exports / "moodle.csv", "ID number")
+
+
+def test_included_they_are_marked_and_no_student_reads_the_graders_note(
+        regraded: Regraded) -> None:
+    with gradebook(regraded.root) as gb:  # the note is in the grader's comment box
+        box = gb.find_comment(WRITTEN, NOTEBOOK, ASSIGNMENT, "kimbo").manual_comment
+    assert all(word in box for word in NOTE_WORDS[:3]) and HAND["kimbo"][1] in box
+    included = regraded.zips["feedback --include-ungraded"]
+    kimbo = next(page for name, page in included.items() if canvas_reads_back(name)[0] == "1002")
+    assert "Not final" in kimbo and "waits for a grader" in kimbo
+    assert HAND["kimbo"][1] in kimbo  # the comment meant for him still reaches him
+    for step, pages in regraded.zips.items():
+        for name, page in pages.items():
+            assert not [w for w in NOTE_WORDS if w in page], (step, name)
+    leeamy = next(page for name, page in included.items() if canvas_reads_back(name)[0] == "1001")
+    assert HAND["leeamy"][1] in leeamy and "Not final" not in leeamy
+    exports = regraded.root / "grader" / "exports"
+    included_err = regraded.err["export canvas --include-ungraded"]
+    assert "INCLUDED though they wait" in included_err and "LEFT OUT: waiting" not in included_err
+    assert waiting_students(included_err) == ["kimbo"]
+    assert csv_rows(exports / "canvas --include-ungraded.csv", "ID")["1002"][
+        "01 Perceptron (12345)"] != ""
+    for path in exports.glob("*.csv"):
+        assert not [w for w in NOTE_WORDS if w in path.read_text()], path
+
+
+def report_table(page: str, section: str) -> list[list[str]]:
+    part = page.split(f'<section id="{section}">', 1)[1].split("</section>", 1)[0]
+    """The rows (cell texts) of one table section of the report."""
+    return [[html.unescape(re.sub(r"<[^>]+>", "", td))
+             for td in re.findall(r"<td>(.*?)</td>", row, re.S)]
+            for row in re.findall(r"<tr[^>]*>(.*?)</tr>", part, re.S)[1:]]
+
+
+def test_one_score_per_student_in_the_report_the_csvs_and_feedback(regraded: Regraded,
+                                                                   tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    codes: dict[str, int] = {}
+    run(regraded.root, "report", "report", ASSIGNMENT, "--out", str(out), codes=codes, out={},
+        err={})
+    page = out.read_text()
+    course = csv_rows(regraded.root / "grader" / "exports" / "grades --include-ungraded.csv",
+                      "student_id")
+    rows = {row[0]: row for row in report_table(page, "students")}
+    assert sorted(rows) == sorted(HAND)
+    for student, row in rows.items():
+        # both print the same float with %g (6 significant digits): equal to that precision
+        assert float(row[-1].split()[0]) == pytest.approx(
+            float(course[student][f"{ASSIGNMENT}_score"]), abs=5e-4), student
+        penalty = float(course[student][f"{ASSIGNMENT}_late_penalty"])
+        assert (float(row[-2]) if row[-2] else 0.0) == pytest.approx(-penalty, abs=5e-4)
+    assert "waits for a hand grade" in rows["kimbo"][-1]
+    # ngcai is late and graded by hand after autograde: his page's score is the CSV's, with
+    # the policy's penalty on the current score (not the one nbgrader stored before)
+    feedback = (regraded.root / "grader" / "feedback" / "ngcai" / ASSIGNMENT
+                / f"{NOTEBOOK}.html").read_text()
+    shown = re.search(rf"{NOTEBOOK} \(Score: ([\d.]+) / ", feedback)[1]
+    # the page rounds to 2 decimals
+    assert float(shown) == pytest.approx(float(course["ngcai"][f"{ASSIGNMENT}_score"]),
+                                         abs=0.005)
+    late = {row[0]: row for row in report_table(page, "late")}
+    assert late["kimbo"][1] == "unknown"
+    assert "Canvas's download gives no submission time" in late["kimbo"][-1]
+    assert "marked the file LATE" in late["kimbo"][-1]
+    assert "time of the file in the download" in late["zara"][-1]
+    assert [row[0] for row in report_table(page, "waiting-list")] == ["kimbo"]
+
+
+def test_feedback_names_each_test_by_its_exercise_and_keeps_scores_in_their_heading(
+        regraded: Regraded, tmp_path: Path) -> None:
+    path = regraded.root / "grader" / "feedback" / "leeamy" / ASSIGNMENT / f"{NOTEBOOK}.html"
+    page_text = path.read_text()
+    links = re.findall(r'<li><a href="#[^"]+">([^<]*)</a>', page_text)
+    assert "Test cell" not in links
+    assert "Exercise 1 · The update rule: tests" in links
+    assert "Exercise 1 · The update rule: hidden tests" in links
+    assert "Comment on Exercise 6 · Written answer: written answer" \
+        in links
+    copy = tmp_path / "feedback.html"
+    shutil.copy(path, copy)
+    with chromium_page(tmp_path / "profile") as page:
+        assert problems(page, copy.as_uri()) == []
+        for width in (360, 320):
+            page.set_viewport_size({"width": width, "height": 800})
+            escaped = page.eval_on_selector_all(
+                ".panel-heading .pull-right",
+                """spans => spans.filter(s => {
+                       const box = s.closest('.panel-heading').getBoundingClientRect();
+                       const r = s.getBoundingClientRect();
+                       return r.bottom > box.bottom + 0.5 || r.top < box.top - 0.5;
+                   }).map(s => s.textContent.trim())""")
+            assert escaped == [], (width, escaped)
