@@ -204,7 +204,6 @@ def _telling(array: np.ndarray) -> bool:
 STILL_SHARED = {
     "02_svm": "svm.descent's start, svm.gradient's and svm.support's margin-line w",
     "06_chowliu": "the chains of fit_cpts and tree_log_likelihood",
-    "08_multiclass": "kesler's labels",
     "13_bayesnet": "nb_predict's two cases built by hand (a word never seen in spam, a word "
                    "every spam has)",
 }
