@@ -48,7 +48,7 @@ def kesler() -> Check:
     absent = next(y for y in (rng.integers(0, 4, 5) for _ in range(100)) if len(set(y)) < 4)
     cases = [
         Case("3 examples, k = 3, in 2-D", (rng.integers(-3, 4, (3, 2)).astype(float),
-                                           rng.integers(0, 3, 3), 3)),
+                                           rng.permutation(3), 3)),
         Case("5 examples, k = 4, in 3-D, some classes absent",
              (rng.normal(size=(5, 3)), absent, 4)),
         Case("one example, k = 2 (the binary case)", (rng.normal(size=(1, 4)), np.array([1]), 2)),
