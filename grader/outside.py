@@ -36,6 +36,7 @@ WIRE_SOURCE = Path(wire.__file__).read_text()
 PRELUDE = ('_mlcourse = {"__name__": "mlcourse_wire"}\n'
            f"exec({WIRE_SOURCE!r}, _mlcourse)\n")
 HIDDEN_MARK = "### BEGIN HIDDEN TESTS"
+KEPT = "_mlcourse_hidden_functions"  # the kernel's dict: hidden test key -> function
 
 
 @dataclass(frozen=True)
@@ -64,10 +65,19 @@ class HiddenTest:
     check: Check
 
     @property
+    def keep_code(self) -> str:
+        """Kernel code run where the test cell stands: keep the student's function as it is
+        there (the cases are sent later, by :attr:`code`)."""
+        return (f"{KEPT} = globals().get({KEPT!r}) or {{}}\n"
+                f"{KEPT}[{self.key!r}] = globals().get({self.check.function!r})\n")
+
+    @property
     def code(self) -> str:
-        """Kernel code: call the student's function on every case and send the results."""
-        return (f"{PRELUDE}_mlcourse['answers'](globals(), {self.check.function!r}, "
-                f"{self.check.payload()!r})\ndel _mlcourse\n")
+        """Kernel code run after the notebook's last cell: call the function kept by
+        :attr:`keep_code` on every case and send the results."""
+        function = self.check.function
+        return (f"{PRELUDE}_mlcourse['answers']({{{function!r}: {KEPT}.get({self.key!r})}}, "
+                f"{function!r}, {self.check.payload()!r})\ndel _mlcourse\n")
 
 
 _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,

@@ -7,8 +7,10 @@
   nbgrader structure of the release: stripped or forged cell metadata, deleted test cells;
 * :class:`GradingExecute` (instead of nbgrader's ``Execute``) runs the notebook in the sandboxed
   kernel (:mod:`grader.sandbox`), decides every test cell outside it (:mod:`grader.outside`),
-  caps the output each cell may keep while it runs, and turns a dead or stuck kernel into zero
-  for the tests it could not run instead of a crash of the whole run;
+  runs the hidden tests after the last cell, withholds the points of visible tests whose
+  exercise passes no hidden case, caps the output each cell may keep while it runs, and turns a
+  dead or stuck kernel into zero for the tests it could not run instead of a crash of the whole
+  run;
 * :class:`HideHiddenTestTracebacks` (in ``generate_feedback``) leaves nothing of a hidden-test
   cell in the feedback but its one-line verdict.
 """
@@ -37,6 +39,9 @@ KERNEL_DIED = "KernelDied"
 KERNEL_STUCK = "KernelStuck"
 NOT_RUN = "NotRun"
 OVER_BUDGET = "OverBudget"  # the notebook used up its output or time budget
+EXAMPLES_ONLY = "ExamplesOnly"  # a visible test whose exercise passes no hidden case
+WITHHELD = ("these points count only when the function also passes a hidden case of this "
+            "exercise, and it passes none: the published examples alone earn nothing")
 STOPPING = (KERNEL_DIED, KERNEL_STUCK, OVER_BUDGET)  # errors after which later cells do not run
 TIMEOUT = "CellTimeoutError"  # nbgrader's ename for a cell stopped at the time limit
 # Bytes of a message beyond its output text: header, parent header, metadata, signature.
@@ -69,6 +74,11 @@ class GradingExecute(Execute):
       verdict for a hidden one. A failed hidden test makes later checks that build on that
       function say so. Each such cell also keeps what every one of its cases did, for the
       report (:mod:`grader.outcomes`; any record the submission brought is dropped first).
+    * **Hidden tests last.** A hidden test only keeps, where it stands, the function it checks;
+      every hidden test runs after the notebook's last cell (:meth:`_run_hidden`), so no code
+      of the student's runs after it and nothing it records can reach the student.
+    * **Examples alone earn nothing.** A passed visible test scores 0 when its exercise's hidden
+      tests pass no case (an ``ExamplesOnly`` error says why).
     * **Inputs of each student's own.** A hidden test's inputs are drawn under the student's
       variant of that exercise (:func:`grader.secret.variant` of ``secret_file``'s secret, or
       ``variants`` precomputed by the client for a cluster worker), so students' inputs
@@ -137,7 +147,11 @@ class GradingExecute(Execute):
         self._seconds = 0.0  # spent running cells
         self._over_budget: str | None = None
         self._stopped: str | None = None
+        self._stop_kind: str | None = None
+        self._stop_index = 0
         self._failing: set[str] = set()
+        self._hidden: list[tuple[int, outside.HiddenTest]] = []  # run after the last cell
+        self._hidden_phase = False
 
     def preprocess(self, nb, resources=None, km=None):
         """Note what the sandbox must hide and copy, then run the notebook."""
@@ -175,14 +189,18 @@ class GradingExecute(Execute):
         return None if self.notebook_timeout < 0 else self.notebook_timeout - self._seconds
 
     def _get_timeout(self, cell):
-        """The per-cell timeout, or the time left of the notebook's budget when shorter."""
+        """The per-cell timeout, or the time left of the notebook's budget when shorter (a
+        hidden test always gets the per-cell timeout)."""
         timeout, left = super()._get_timeout(cell), self._time_left()
-        if left is None:
+        if left is None or self._hidden_phase:
             return timeout
         return max(1, math.ceil(min(left, timeout or left)))
 
     def _within_notebook_budget(self, content: dict) -> bool:
-        """Count an output against the notebook's budget; False (and note it) once past."""
+        """Count an output against the notebook's budget; False (and note it) once past.
+        The hidden tests' replies are not counted: each keeps its per-cell cap."""
+        if self._hidden_phase:
+            return True
         self._notebook_output += _size(content)
         if 0 <= self.notebook_output_bytes < self._notebook_output and not self._over_budget:
             self._over_budget = (f"the notebook printed more than {self.notebook_output_bytes} "
@@ -212,8 +230,16 @@ class GradingExecute(Execute):
         return None
 
     def preprocess_cell(self, cell, resources, index):
-        """Run one cell; decide a test cell outside the kernel; after the kernel is gone, mark
-        the cell as not run."""
+        """Run one cell, deciding a visible test outside the kernel and keeping a hidden test
+        for the end; after the last cell, run the hidden tests."""
+        cell, resources = self._preprocess_one(cell, resources, index)
+        if index == len(self.nb.cells) - 1:
+            self._run_hidden(resources)
+        return cell, resources
+
+    def _preprocess_one(self, cell, resources, index):
+        """Run one cell; decide a visible test outside the kernel; keep the function a hidden
+        test checks; after the kernel is gone, mark the cell as not run."""
         if cell.cell_type != "code" or not cell.source.strip():
             return super().preprocess_cell(cell, resources, index)
         if self._stopped:
@@ -223,9 +249,92 @@ class GradingExecute(Execute):
             return self._run(cell, resources, index)
         with variant(self._variant(outside.hidden_key(cell.source), resources)):
             test = outside.plan(cell.source, self._checks_folder)
-            if test is None:
-                return self._run(cell, resources, index)
-            return self._decide(test, cell, resources, index)
+        if test is None:
+            return self._run(cell, resources, index)
+        if isinstance(test, outside.HiddenTest):
+            return self._keep(test, cell, resources, index)
+        return self._decide(test, cell, resources, index)
+
+    def _probe(self, cell, code: str, resources, index, *, count: bool = True):
+        """Run ``code`` in the kernel in place of ``cell``; the cell keeps its source (and,
+        unless ``count``, its execution count)."""
+        probe = copy.deepcopy(cell)
+        probe.source = code
+        probe, resources = self._run(probe, resources, index)
+        self.nb.cells[index] = cell  # nbclient put the probe there
+        if count:
+            cell.execution_count = probe.get("execution_count")
+        return probe, resources
+
+    def _keep(self, test, cell, resources, index):
+        """Where a hidden test stands, keep the function it checks, for :meth:`_run_hidden`."""
+        probe, resources = self._probe(cell, test.keep_code, resources, index)
+        cell.outputs = [o for o in probe.outputs if o.output_type == "error"
+                        and o.ename in (*STOPPING, TIMEOUT)]
+        self._hidden.append((index, test))
+        return cell, resources
+
+    def _run_hidden(self, resources) -> None:
+        """Run every kept hidden test, in notebook order, after the notebook's last cell.
+
+        No code of the student's runs after them, so nothing their function records while it
+        is checked (a global, a file, a class attribute, a handler) can be shown by a later
+        cell; what the checks print is dropped, a display they update in another cell stays
+        as it was, and widget messages are ignored. The notebook's budgets do not stop them
+        (each has the per-cell timeout and output cap). After a dead or stuck kernel they run
+        in a fresh one (:meth:`_replay`).
+        """
+        self._hidden_phase = True
+        stopped = self._stopped
+        if self._hidden and self._stop_kind in (KERNEL_DIED, KERNEL_STUCK):
+            self._replay(resources)
+        for index, test in self._hidden:
+            cell = self.nb.cells[index]
+            if self._stop_kind in (KERNEL_DIED, KERNEL_STUCK):
+                cell.outputs = [_error(NOT_RUN, f"not run: {stopped}")]
+                continue
+            self._decide_hidden(test, cell, resources, index)
+        self._hidden_phase = False
+        self._withhold_examples_only()
+
+    def _replay(self, resources) -> None:
+        """Replace the stopped kernel by a fresh one in the state the old one had before the
+        cell that stopped it: the cells above it run again, their outputs dropped (their first
+        run's are kept), and each hidden test's function is kept where the test stands. So the
+        hidden tests of the exercises above the stop are decided as if nothing had stopped."""
+        self.log.warning("running the cells above cell %d again for the hidden tests",
+                         self._stop_index + 1)
+        self._cleanup_kernel()
+        self.km = self.create_kernel_manager()
+        self.start_new_kernel()
+        self.start_new_kernel_client()
+        self._stopped = self._stop_kind = None
+        kept = dict(self._hidden)
+        for index, cell in enumerate(self.nb.cells[:self._stop_index]):
+            if cell.cell_type == "code" and cell.source.strip() and not self._stopped:
+                code = kept[index].keep_code if index in kept else cell.source
+                self._probe(cell, code, resources, index, count=False)
+
+    def _withhold_examples_only(self) -> None:
+        """Fail every passed visible test of an exercise whose hidden tests pass no case."""
+        for visible, hidden in _exercises(self.nb).values():
+            if not hidden or any(_passes_a_case(cell) for cell in hidden):
+                continue
+            for cell in visible:
+                if not any(o.output_type == "error" for o in cell.outputs):
+                    cell.outputs.append(_error(EXAMPLES_ONLY, WITHHELD))
+
+    def _update_display_id(self, display_id, msg) -> None:
+        """nbclient's update of every output shown under ``display_id``, except while the
+        hidden tests run: their function could write its inputs into an earlier cell."""
+        if not self._hidden_phase:
+            super()._update_display_id(display_id, msg)
+
+    def handle_comm_msg(self, outs, msg, cell_index) -> None:
+        """nbclient's record of widget state (saved in the notebook), except while the hidden
+        tests run."""
+        if not self._hidden_phase:
+            super().handle_comm_msg(outs, msg, cell_index)
 
     def _variant(self, key: str | None, resources: dict) -> bytes | None:
         """The student's variant of hidden test ``key`` (None: the fixed inputs)."""
@@ -241,26 +350,27 @@ class GradingExecute(Execute):
         return secret.variant(secret.load(Path(self.secret_file)), ids["assignment"], key,
                               ids["student"])
 
+    def _decide_hidden(self, test, cell, resources, index) -> None:
+        """Run a hidden test's probe in the kernel and write the verdict decided here."""
+        probe, resources = self._probe(cell, test.code, resources, index)
+        message = outside.reply(probe.outputs)
+        stopping = [o for o in probe.outputs if o.output_type == "error"
+                    and o.ename in (*STOPPING, TIMEOUT)]
+        expected = [] if message is None else test.check.expected()
+        # Only the verdict: what the function printed would show the hidden inputs.
+        failure = outside.verdict_hidden(test, message, self._failing, expected)
+        outcomes.write(cell, outcomes.hidden(test, message, expected))
+        cell.outputs = stopping
+        if failure:
+            self._failing.add(test.check.function)
+            cell.outputs.append(_error("ExerciseFailed", failure))
+
     def _decide(self, test, cell, resources, index):
-        """Run a test cell's probe in the kernel and write the verdict decided here."""
-        probe = copy.deepcopy(cell)
-        probe.source = test.code
-        probe, resources = self._run(probe, resources, index)
-        self.nb.cells[index] = cell  # nbclient put the probe there
-        cell.execution_count = probe.get("execution_count")
+        """Run a visible test cell's probe in the kernel and write the verdict decided here."""
+        probe, resources = self._probe(cell, test.code, resources, index)
         message = outside.reply(probe.outputs)
         errors = [o for o in probe.outputs if o.output_type == "error"]
         stopping = [o for o in errors if o.ename in (*STOPPING, TIMEOUT)]
-        if isinstance(test, outside.HiddenTest):
-            expected = [] if message is None else test.check.expected()
-            # Only the verdict: what the function printed would show the hidden inputs.
-            failure = outside.verdict_hidden(test, message, self._failing, expected)
-            outcomes.write(cell, outcomes.hidden(test, message, expected))
-            cell.outputs = stopping
-            if failure:
-                self._failing.add(test.check.function)
-                cell.outputs.append(_error("ExerciseFailed", failure))
-            return cell, resources
         cell.outputs = [_as_stdout(o) for o in probe.outputs
                         if o.output_type not in ("execute_result", "error")
                         and MIME not in o.get("data", {})]
@@ -286,6 +396,8 @@ class GradingExecute(Execute):
             why = "a loop that ignores KeyboardInterrupt"
             run_sync(self.km.shutdown_kernel)(now=True)
         else:
+            if self._hidden_phase:
+                return cell, resources  # the hidden tests are not held to the budgets
             self._seconds += time.monotonic() - started
             left = self._time_left()
             if left is not None and left <= 0 and not self._over_budget:
@@ -298,7 +410,31 @@ class GradingExecute(Execute):
         self.log.warning("%s in cell %d; the cells after it are not run", what, index)
         cell.outputs.append(_error(ename, f"{what} ({why})"))
         self._stopped = f"{what} (cell {index + 1})"
+        self._stop_kind, self._stop_index = ename, index
         return cell, resources
+
+
+def _exercises(nb: NotebookNode) -> dict[int, tuple[list, list]]:
+    """Answer cell index -> (visible test cells, hidden test cells) decided outside the kernel,
+    each test belonging to the last answer cell above it."""
+    found: dict[int, tuple[list, list]] = {}
+    answer = None
+    for index, cell in enumerate(nb.cells):
+        grading = cell.metadata.get("nbgrader", {})
+        if cell.cell_type == "code" and grading.get("solution"):
+            answer = index
+        elif answer is not None and grading.get("grade") and cell.cell_type == "code":
+            record = cell.metadata.get(outcomes.KEY, {}).get("test")
+            hidden = outside.hidden_key(cell.source) is not None
+            if record == outcomes.VISIBLE or hidden:
+                found.setdefault(answer, ([], []))[hidden].append(cell)
+    return found
+
+
+def _passes_a_case(cell: NotebookNode) -> bool:
+    """Whether a hidden test cell's record has a case the function passed."""
+    record = outcomes.read(cell)
+    return record is not None and any(not case.failed for case in record.cases)
 
 
 def _as_stdout(output: NotebookNode) -> NotebookNode:
@@ -349,6 +485,14 @@ class HideHiddenTestTracebacks(NbGraderPreprocessor):
                 if output.output_type == "error"
             ]
         return cell, resources
+
+
+def examples_only(nb: NotebookNode) -> list[str]:
+    """Grade ids of an autograded notebook's visible tests whose points were withheld: they
+    passed, and their exercise's hidden tests passed no case."""
+    return [cell.metadata.get("nbgrader", {}).get("grade_id", f"cell {number}")
+            for number, cell in enumerate(nb.cells, start=1)
+            if any(o.get("ename") == EXAMPLES_ONLY for o in cell.get("outputs", []))]
 
 
 def run_problems(nb: NotebookNode) -> list[tuple[str, bool]]:

@@ -32,7 +32,7 @@ from grader.misses import count_misses
 from grader.misses import section as misses_section
 from grader.page import counted, document
 from grader.pending import Waiting, class_waiting
-from grader.preprocessors import run_problems
+from grader.preprocessors import examples_only, run_problems
 from grader.similarity import report_section
 from grader.tables import table
 from grader.validate import exercise_cells
@@ -266,6 +266,18 @@ def late_reason(arrival: dict | None) -> tuple[str, str]:
     return "", "the submission's timestamp (timestamp.txt)"
 
 
+def _examples_only(notebooks: dict[str, list[Path]]) -> list[tuple[str, str]]:
+    """(student, visible tests withheld) of the submissions that pass the published examples
+    of an exercise and fail every hidden case of it."""
+    rows = []
+    for student, paths in notebooks.items():
+        withheld = [f"{path.stem}: {test}" for path in paths if path.is_file()
+                    for test in examples_only(nbformat.read(path, as_version=4))]
+        if withheld:
+            rows.append((student, ", ".join(withheld)))
+    return rows
+
+
 def _late_section(api: NbGraderAPI, assignment: str) -> str:
     """The late submissions of ``assignment``, why each counts as late, and the configured
     policy's penalty for each."""
@@ -289,7 +301,8 @@ def write_report(api: NbGraderAPI, assignment: str, out: Path,
 
     Sections: scores per exercise (mean, full marks, zeros, and a histogram each, embedded as
     PNG), what the class got wrong case by case (:mod:`grader.misses`), the submissions that
-    did not run to completion, the flagged submissions grouped per student
+    did not run to completion, the answers that pass only the published examples
+    (:func:`grader.preprocessors.examples_only`), the flagged submissions grouped per student
     (:mod:`grader.flagged`), the similarity of the answers, and every student's score per
     exercise. Before them, the grading run's record and what ``course collect`` skipped and
     mapped (its record, see :mod:`grader.collect`). The JSON holds what the class got wrong and
@@ -311,8 +324,9 @@ def write_report(api: NbGraderAPI, assignment: str, out: Path,
                 for sub in gb.find_assignment(assignment).submissions}
     students = sorted(set(graded) | api.get_submitted_students(assignment))
     findings = find_problems(api, assignment, students)
-    misses = count_misses(assignment, exercises,
-                          _autograded_notebooks(api, assignment, exercises, graded))
+    notebooks = _autograded_notebooks(api, assignment, exercises, graded)
+    misses = count_misses(assignment, exercises, notebooks)
+    examples = _examples_only(notebooks)
     flags = flagged_section.group(findings.flagged)
     not_run = [[e(s), e(line)] for s, lines in findings.not_run.items() for line in lines]
     per_student = [[e(s), *(f"{scores[s][ex.label]:g}" for ex in exercises),
@@ -341,6 +355,11 @@ number feedback and every export show.</p>
 {_scores_section(exercises, graded, scores)}</section>
 <section id="misses"><h2>What the class got wrong</h2>
 {misses_section(misses)}</section>
+<section id="examples-only"><h2>Published examples only ({len(examples)})</h2>
+<p>Answers that pass an exercise's visible tests (the published examples) and fail every one of
+its hidden cases, such as a table of the examples' answers. Those visible tests score 0: their
+points count only with at least one hidden case passed.</p>
+{table(["student", "visible tests withheld"], [[e(s), e(w)] for s, w in examples])}</section>
 <section id="not-run"><h2>Submissions that did not run to completion ({len(not_run)})</h2>
 <p>Tests after a dead or stuck kernel, and cells stopped at the time limit, score 0.</p>
 {table(["student", "what happened"], not_run)}</section>
@@ -359,6 +378,7 @@ changed: to withdraw credit, override the cell's score in the formgrader.</p>
     out.write_text(document(f"{assignment}: grading report", body, STYLE))
     if json_out is not None:
         data = {"assignment": assignment, "graded": len(graded), "misses": misses.as_json(),
-                "flagged": flagged_section.as_json(flags)}
+                "flagged": flagged_section.as_json(flags),
+                "examples_only": [list(row) for row in examples]}
         json_out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     return findings

@@ -3,42 +3,34 @@
 Every exercise of every lecture has a second correct answer in ``tests/fairness/<assignment>.py``
 (``ANSWERS``: answer cell's grade id -> code, in notebook order), written unlike the
 instructor's (loops, lists, another algorithm, log space, another tie). Each
-is graded twice: in this process with the hidden checks, on the inputs of 50 students and the
-course's fixed ones (fast, names the failing exercise and student), and
-through nbgrader with ``course autograde``, sandbox and all, where every autograded cell must
-get its points.
+is graded twice: here in this process with the hidden checks, on the inputs of 50 students and
+the course's fixed ones (fast, names the failing exercise and student), and through nbgrader
+with ``course autograde``, sandbox and all, where every autograded cell must get its points
+(``tests/test_grading_hidden.py``, whose one run per assignment also grades a lookup table of
+the published examples).
 """
 
 from __future__ import annotations
 
-import contextlib
-import copy
-import io
 import itertools
 import math
 import os
 import re
 import runpy
-from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
 import numpy as np
 import pytest
-from nbgrader.api import Gradebook
+from hidden_support import exercise_notebook  # tests/ is on sys.path under pytest
 
 from grader import secret
-from grader.cli import main
 from mllib.grading import ExerciseFailed, load_check, run_check, variant
 
 REPO = Path(__file__).resolve().parents[1]
 STUDENT = "alt"
 ANSWERS = {path.stem: runpy.run_path(str(path))["ANSWERS"]
            for path in sorted((Path(__file__).parent / "fairness").glob("*.py"))}
-
-
-def exercise_notebook(assignment: str, folder: str = "solutions") -> Path:
-    return next((REPO / folder / assignment).glob("*_exercises.ipynb"))
 
 
 def meta(cell) -> dict:
@@ -87,42 +79,3 @@ def test_second_solutions_pass_the_hidden_checks_of_every_student(assignment: st
                     run_check(check, namespace[check.function])
                 except ExerciseFailed as failure:
                     pytest.fail(f"{answer} ({key}) for student {student}: {failure}")
-
-
-def autograded_tests(assignment: str) -> set[str]:
-    """Grade ids of the notebook's code test cells (the written answers are graded by hand)."""
-    nb = nbformat.read(exercise_notebook(assignment), as_version=4)
-    return {meta(c)["grade_id"] for c in nb.cells if c.cell_type == "code" and meta(c).get("grade")}
-
-
-@pytest.fixture(scope="module")
-def graded(copy_course: Callable[..., Path]) -> dict[str, dict[str, tuple[float, float]]]:
-    """Grade the second solutions of every lecture through nbgrader: assignment -> grade id ->
-    (score, max score)."""
-    root = copy_course("solutions", "notebooks")
-    for assignment, answers in ANSWERS.items():
-        release = exercise_notebook(assignment, "notebooks")
-        nb = copy.deepcopy(nbformat.read(release, as_version=4))
-        for cell in nb.cells:
-            if meta(cell).get("grade_id") in answers:
-                cell.source = answers[meta(cell)["grade_id"]]
-        folder = root / "grader" / "submitted" / STUDENT / assignment
-        folder.mkdir(parents=True)
-        nbformat.write(nb, folder / release.name)
-    results = {}
-    for assignment in ANSWERS:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            main(["--course-root", str(root), "autograde", assignment, "--jobs", "1"])
-        with Gradebook("sqlite:///" + str(root / "grader" / "gradebook.db")) as gb:
-            submission = gb.find_submission(assignment, STUDENT)
-            results[assignment] = {g.name: (g.score, g.max_score) for nb in submission.notebooks
-                                   for g in nb.grades if g.name in autograded_tests(assignment)}
-    return results
-
-
-@pytest.mark.parametrize("assignment", sorted(ANSWERS))
-def test_second_solutions_get_full_marks_through_nbgrader(graded, assignment: str) -> None:
-    cells = graded[assignment]
-    assert cells
-    lost = {name: score for name, score in cells.items() if score[0] != score[1]}
-    assert not lost, lost

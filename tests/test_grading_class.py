@@ -289,16 +289,18 @@ CLASS = [
     Student("eve", lambda: solved(update_rule=WARNINGS)),  # stderr in the tests: nbgrader #1904
     Student("fay", lambda: added("winnow", "for _ in range(1000):\n    print('x' * 1_000_000)"),
             flags=("printed too much",)),
-    # partly right: the visible test passes, the hidden one fails
+    # partly right: the visible test passes, the hidden one fails on some of its cases
     Student("gus", lambda: solved(update_rule=UPDATE_ZERO_ONLY_AT_START),
             earns={"update_rule": "visible"}),
+    # right on the published example only (it needs one epoch), wrong on every hidden case:
+    # the visible points are withheld (published examples alone earn nothing)
     Student("hal", lambda: solved(training_loop=TRAIN_ONE_EPOCH),
-            earns={"training_loop": "visible"}),
+            earns={"training_loop": "none"}),
     # |w·x| also makes a non-separating w_star look separating: bound's visible ValueError check
     # fails on ivy's margin, while bound's hidden cases (separating w_star) still pass.
     Student("ivy", lambda: solved(margin=MARGIN_ABS),
             earns={"margin": "visible", "bound": "hidden"}),
-    Student("jon", lambda: solved(bound=BOUND_ROUNDED), earns={"bound": "visible"}),
+    Student("jon", lambda: solved(bound=BOUND_ROUNDED), earns={"bound": "none"}),  # as hal
     Student("kim", lambda: solved(winnow=WINNOW_NEGATIVE_TIE), earns={"winnow": "visible"}),
     # wrong
     Student("max", lambda: all_answers(lambda name: f"def {name}(a, *rest, **kw):\n    return a\n"),
@@ -321,8 +323,9 @@ CLASS = [
     Student("wes", lambda: strip_metadata(solved()), flags=("metadata missing, restored",)),
     Student("xia", lambda: strip_metadata(solved(), new_ids=True),
             flags=("metadata missing, restored",)),
+    # the hidden test hits the time limit, so no hidden case passes: visible points withheld
     Student("yan", lambda: solved(training_loop=TRAIN_UNTIL_SEPARATED),
-            earns={"training_loop": "visible"}, not_run="time limit"),
+            earns={"training_loop": "none"}, not_run="time limit"),
     # its tests that never run carry forged per-case records: the report must not count them
     Student("zed", lambda: forged_records(solved(bound=answer_text("bound").replace(
         '"""\n', '"""\n    import os\n    os._exit(0)\n', 1))),

@@ -156,11 +156,17 @@ def assert_close(actual, expected, what: str, *, tolerance: float = 1e-9) -> Non
 
 @dataclass(frozen=True)
 class Case:
-    """One hidden test case: the arguments (plain data), and the situation, for hints."""
+    """One hidden test case: the arguments (plain data), and the situation, for hints.
+
+    A case's inputs derive from the student's variant (:func:`seeded`), so no two students
+    share one, unless the exercise's statement itself gives the answer for them: ``stated`` is
+    then the statement's words that do (``tests/test_variants.py`` finds them in the notebook).
+    """
 
     hint: str
     args: tuple
     kwargs: dict = field(default_factory=dict)
+    stated: str = ""
 
 
 Judge = Callable[[object, object, Case], "str | None"]

@@ -194,8 +194,9 @@ def joint_probability() -> Check:
         cases.append(Case(f"a random network of {len(names)} binary variables",
                           ({v: parents[v] for v in names}, {v: cpts[v] for v in names},
                            assignment)))
+    p = rng.uniform(0.1, 0.9)  # the last network's generator: the student's own
     cases.append(Case("a single variable with no parents", ({"X": []}, {"X": np.array(
-        [0.3, 0.7])}, {"X": 0})))
+        [p, 1 - p])}, {"X": int(rng.integers(2))})))
     return Check("joint_probability", cases, _joint, tolerance=1e-12,  # joints can be ~1e-6
                  domain=_joint_domain)
 
@@ -216,9 +217,10 @@ def query_by_enumeration() -> Check:
                 if observed else f"a random network of {len(names)} variables, no evidence")
         cases.append(Case(what, (parents, cpts, target, evidence)))
     # Evidence on a child of the target: the answer needs Bayes' rule, not just the target's CPT.
+    a, b, c = rng.uniform(0.1, 0.9), rng.uniform(0.1, 0.9, 2), rng.uniform(0.1, 0.9, 2)
     chain = ({"A": [], "B": ["A"], "C": ["B"]},
-             {"A": np.array([0.7, 0.3]), "B": np.array([[0.85, 0.15], [0.3, 0.7]]),
-              "C": np.array([[0.6, 0.4], [0.2, 0.8]])})
+             {"A": np.array([a, 1 - a]), "B": np.column_stack([b, 1 - b]),
+              "C": np.column_stack([c, 1 - c])})
     cases.append(Case("the chain A → B → C, asking about A after seeing C = 1",
                       (*chain, "A", {"C": 1})))
     return Check("query", cases, _query, builds_on=("joint_probability",),

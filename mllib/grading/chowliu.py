@@ -124,8 +124,11 @@ def spanning_tree() -> Check:
         W = rng.permutation(n * n).reshape(n, n) / (n * n)
         return W + W.T  # W[i, j] + W[j, i]: ties are possible, which the judge allows
 
-    trap = np.array([[0, 9, 8, 1], [9, 0, 7, 2], [8, 7, 0, 3], [1, 2, 3, 0]], dtype=float)
-    tied = np.ones((5, 5))  # every spanning tree is a maximum one
+    # The trap's vertices renumbered and its weights scaled, the student's own way.
+    order = rng.permutation(4)
+    trap = rng.uniform(0.5, 3) * np.array([[0, 9, 8, 1], [9, 0, 7, 2], [8, 7, 0, 3],
+                                           [1, 2, 3, 0]], dtype=float)[np.ix_(order, order)]
+    tied = np.full((5, 5), rng.uniform(0.5, 3))  # every spanning tree is a maximum one
     cases = [
         Case("5 vertices", (weights(5),)),
         Case("9 vertices", (weights(9),)),

@@ -18,6 +18,12 @@ REFERENCE = ("mllib.ensemble", "mllib.trees")
 _rng = seeded(20261210)
 
 
+def _fraction(rng: np.random.Generator) -> float:
+    """k / n for a sample size n from 10 to 40 and a count of errors k below n / 2."""
+    n = int(rng.integers(10, 41))
+    return int(rng.integers(1, (n + 1) // 2)) / n
+
+
 def alpha() -> Check:
     """Check ``adaboost_alpha(error)`` = ½ ln((1 − ε)/ε) (CS446, "Adaboost")."""
     rng = _rng(0)
@@ -25,7 +31,8 @@ def alpha() -> Check:
         Case("a weak learner with error 0.1 or so", (rng.uniform(0.08, 0.12),)),
         Case("an error just below 1/2", (0.5 - rng.uniform(1e-4, 1e-2),)),
         Case("a tiny error", (10 ** -rng.uniform(3.5, 4.5),)),
-        Case("the toy example's third round, error 3/22", (3 / 22,)),
+        Case("an error that is a ratio of whole numbers, as the toy example's 3/22",
+             (_fraction(rng),)),
     ]
     return Check("adaboost_alpha", cases, reference.alpha_from_error, domain=_alpha_domain)
 
@@ -146,6 +153,11 @@ def _stump_domain(X, y, D) -> str | None:
                  ("D is a distribution: non-negative weights that sum to 1", _distribution(D)))
 
 
+def _labels(rng: np.random.Generator) -> np.ndarray:
+    """Three labels from 3 to 29, in increasing order."""
+    return np.sort(rng.choice(np.arange(3, 30), 3, replace=False))
+
+
 def _tied_votes(rng: np.random.Generator) -> np.ndarray:
     """4 learners' labels 0-2 for 30 examples, with a tie whose first-listed label is not the
     smallest (so a tie rule other than "smallest" shows), for every student's draw."""
@@ -166,8 +178,8 @@ def bagging_vote() -> Check:
         Case("15 learners, labels -1 and +1", (rng.choice([-1, 1], (15, 20)),)),
         Case("4 learners and three classes, with tied columns", (_tied_votes(rng),)),
         Case("a single learner", (rng.integers(0, 5, (1, 8)),)),
-        Case("labels 3, 7 and 9, ties to the smallest", (np.array([[7, 9, 3], [9, 7, 3],
-                                                                   [3, 3, 9], [9, 7, 7]]),)),
+        Case("three labels other than 0, 1, 2, ties to the smallest",
+             (_labels(rng)[np.array([[1, 2, 0], [2, 1, 0], [0, 0, 2], [2, 1, 1]])],)),
     ]
     return Check("bagging_vote", cases, reference.plurality_vote, domain=_vote_domain)
 

@@ -28,12 +28,15 @@ def normal_equations() -> Check:
     rng = _rng(1)
     X1 = rng.uniform(-3, 3, (12, 1))
     X3 = rng.normal(size=(30, 3))
-    line = np.arange(1.0, 7.0)[:, None]
+    # Six evenly spaced points, a line through them and a flat level, all the student's own.
+    line = (rng.uniform(-3, 3) + rng.uniform(0.5, 2) * np.arange(6.0))[:, None]
+    slope, intercept, level = rng.uniform(-2, 2), rng.uniform(-3, 3), rng.uniform(-5, 5)
     cases = [
         Case("one feature, noisy points", (X1, 2.0 * X1[:, 0] - 1 + rng.normal(size=12))),
         Case("three features", (X3, X3 @ [1.0, -2.0, 0.5] + 3 + 0.1 * rng.normal(size=30))),
-        Case("points exactly on a line (the errors are all 0)", (line, 0.5 * line[:, 0] + 2)),
-        Case("a flat line: the best slope is 0", (line, np.full(6, 4.0))),
+        Case("points exactly on a line (the errors are all 0)",
+             (line, slope * line[:, 0] + intercept)),
+        Case("a flat line: the best slope is 0", (line, np.full(6, level))),
     ]
     return Check("normal_equations", cases, _least_squares, tolerance=1e-6,
                  domain=_normal_equations_domain)

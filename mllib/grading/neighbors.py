@@ -86,7 +86,7 @@ def knn_classify() -> Check:
     """Check ``knn_classify(X_train, y_train, query, k)``: ties in distance by training order,
     ties in the vote to the smallest label."""
     rng = _rng(2)
-    near, middle = np.array([0.25, -1.25]), np.array([1.5, 2.25])
+    near, middle = _eighths(rng.uniform(-4, 4, 2)), _eighths(rng.uniform(-4, 4, 2))
     while True:  # only the tie cases have ties that decide, for every student's draw
         X = rng.integers(-5, 6, (30, 2)).astype(float)  # a grid: distance ties
         y = rng.integers(0, 3, 30)
@@ -99,15 +99,19 @@ def knn_classify() -> Check:
         query = _eighths(rng.normal(size=6))
         if _clear_vote(far, y_far, query, 7):
             break
-    tie_X = np.array([[2.0, 0], [0, 2], [-2, 0], [0, -2], [5, 5]])
+    # Four points 2 from the query (a diamond around it) and a far one, moved to a grid point
+    # of the student's own; labels z < lo < hi of their own.
+    centre = rng.integers(-5, 6, 2).astype(float)
+    tie_X = centre + np.array([[2.0, 0], [0, 2], [-2, 0], [0, -2], [5, 5]])
+    z, lo, hi = np.sort(rng.choice(10, 3, replace=False))
     cases = [
         Case("k = 1", (X, y, near, 1)),
         Case("k = 5 in two dimensions", (X, y, middle, 5)),
         Case("k = 7 in six dimensions, labels 10 to 40", (far, y_far, query, 7)),
         Case("four points at the same distance, k = 2: the first two rows count",
-             (tie_X, np.array([2, 2, 0, 0, 0]), np.zeros(2), 2)),
+             (tie_X, np.array([hi, hi, z, z, z]), centre, 2)),
         Case("a tied vote, which goes to the smallest label",
-             (tie_X, np.array([4, 3, 3, 4, 0]), np.zeros(2), 4)),
+             (tie_X, np.array([hi, lo, lo, hi, z]), centre, 4)),
         Case("k equal to the number of training points", (X[:9], y[:9], np.zeros(2), 9)),
     ]
     return Check("knn_classify", cases, _knn_label, domain=_knn_domain)
@@ -144,7 +148,10 @@ def weighted_two_nn() -> Check:
         after = int(np.clip(np.searchsorted(x[shuffled], query) - 1, 0, 7))
         if set(shuffled[after:after + 2]) != {gap, gap + 1}:
             break
-    tie_x, tie_y = np.array([0.0, 1.0, 4.0, 9.0]), np.array([6.0, 3.0, -2.0, 5.0])
+    # q's nearest point is 1 away, the next two both 2 away (below and above), moved by a
+    # whole number of the student's own.
+    shift = float(rng.integers(-20, 21))
+    tie_x, tie_y = np.array([0.0, 1.0, 4.0, 9.0]) + shift, rng.normal(0, 5, 4).round(2)
     cases = [
         Case("a query between its two nearest neighbours", (x, y, query)),
         Case("training points not in increasing order", (x[shuffled], y[shuffled], query)),
@@ -153,10 +160,10 @@ def weighted_two_nn() -> Check:
         Case("a query equal to a training point", (x, y, float(x[6]))),
         Case("two training points at the query: the mean of their labels",
              (np.append(x, x[2]), np.append(y, y[2] + 6.0), float(x[2]))),
-        Case("the second-nearest distance shared by two points (0 and 4, both 2 from q = 2): "
-             "the one listed first counts", (tie_x, tie_y, 2.0)),
-        Case("the same tie with 4 listed before 0",
-             (tie_x[[2, 1, 0, 3]], tie_y[[2, 1, 0, 3]], 2.0)),
+        Case("the second-nearest distance shared by two points (2 below and 2 above q): "
+             "the one listed first counts", (tie_x, tie_y, 2.0 + shift)),
+        Case("the same tie with the point above q listed first",
+             (tie_x[[2, 1, 0, 3]], tie_y[[2, 1, 0, 3]], 2.0 + shift)),
     ]
     return Check("weighted_two_nn", cases, _two_nn, domain=_two_nn_domain)
 

@@ -26,10 +26,14 @@ def sigmoid_and_slope() -> Check:
     rng = _rng(1)
     cases = [
         Case("a vector of moderate values", (rng.normal(0, 3, 7),)),
-        Case("a single number", (-1.25,)),
+        Case("a single number", (float(rng.uniform(-3, 3)),)),
         Case("a 2-D array", (rng.normal(0, 2, (3, 4)),)),
-        Case("very large positive and negative values (±800), where σ is 1 or 0",
-             (np.array([-800.0, -40.0, 0.0, 40.0, 800.0]),)),
+        # e^-760 underflows to 0: sigma is exactly 1 or 0 at the ends.
+        Case("very large positive and negative values (about ±800), where σ is 1 or 0",
+             (np.array([-1, -1, 0, 1, 1]) * np.array([rng.uniform(760, 840),
+                                                       rng.uniform(30, 50), 0.0,
+                                                       rng.uniform(30, 50),
+                                                       rng.uniform(760, 840)]),)),
     ]
     return Check("sigmoid_and_slope", cases, _sigmoid_and_slope, tolerance=1e-10,
                  domain=_sigmoid_domain)

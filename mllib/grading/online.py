@@ -70,7 +70,9 @@ def weighted_majority_round() -> Check:
     N = 9
     weights = 0.5 ** rng.integers(0, 5, N)
     advice = rng.choice([-1.0, 1.0], N)
-    tie_weights, tie_advice = np.ones(4), np.array([1.0, -1.0, -1.0, 1.0])
+    # Two powers of 2, a and b, each held by one expert on each side: a + b = a + b exactly.
+    order, pair = rng.permutation(4), 0.5 ** rng.integers(0, 5, 2)
+    tie_weights, tie_advice = np.tile(pair, 2)[order], np.array([1.0, 1, -1, -1])[order]
     cases = [
         Case("a round where the majority is right", (weights, advice, 1.0, 0.5)),
         Case("the same advice, the other outcome", (weights, advice, -1.0, 0.5)),

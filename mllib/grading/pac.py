@@ -61,7 +61,8 @@ def occam_inverse() -> Check:
         Case("conjunctions over 15 variables with a few hundred examples", (3**15, m, 0.05)),
         Case("a class of a million hypotheses, δ = 0.01", (10**6, m, 0.01)),
         Case("a single hypothesis", (1, m, 0.2)),
-        Case("too few examples: the formula exceeds 1 and must be capped", (3**15, 10, 0.05)),
+        Case("too few examples: the formula exceeds 1 and must be capped",
+             (3 ** int(rng.integers(12, 18)), int(rng.integers(2, 12)), 0.05)),
     ]
     return Check("occam_epsilon", cases, reference.occam_epsilon, domain=_inverse_domain)
 
@@ -79,8 +80,9 @@ def vc_size() -> Check:
         Case("half-planes in the plane (VC = 3)", (3, eps, delta)),
         Case("a class of VC dimension 50", (50, eps, delta)),
         Case("a small ε", (4, eps / 5, delta)),
+        # ε = 2^-a, δ = 1/2 (the statement's promise): (4/ε)·log2(2/δ) = 2^(a+3) exactly
         Case("VC dimension 0 with a bound that is exactly a whole number: m ≥ the bound",
-             (0, 0.5, 0.5)),
+             (0, 0.5 ** int(rng.integers(1, 11)), 0.5)),
     ]
     return Check("vc_sample_size", cases, reference.vc_sample_size, domain=_vc_domain)
 

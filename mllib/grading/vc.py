@@ -19,6 +19,8 @@ from mllib.grading.wire import Lookup
 # `shatters`. Calling it from an answer is flagged by the scan (grader/hostile.py).
 REFERENCE = ()
 _rng = seeded(20261204)
+# Exercise 5's statement gives sauer_bound(0, d) for every d.
+STATED_EMPTY = r"At $m = 0$ the sum is $\binom{0}{0} = 1$"
 
 
 def _labelled_points(points, y, dimensions: int) -> str | None:
@@ -31,6 +33,15 @@ def _labelled_points(points, y, dimensions: int) -> str | None:
                  ("there is at least one point", len(points) >= 1),
                  ("the points are finite numbers", finite(points)),
                  ("the labels are -1 and +1", labels(y)))
+
+
+def _moved(rng: np.random.Generator, points) -> np.ndarray:
+    """``points`` scaled and shifted, per coordinate, by numbers of the student's own: each
+    coordinate's order and ties stay, so intervals and axis-aligned rectangles realize the same
+    labellings."""
+    points = np.asarray(points, dtype=float)
+    shape = points.shape[1:]
+    return rng.uniform(-5, 5, shape).round(2) + rng.uniform(0.5, 3, shape).round(2) * points
 
 
 def interval_realizable() -> Check:
@@ -50,7 +61,7 @@ def interval_realizable() -> Check:
         Case("a single positive point", (x, lone)),
         Case("no positive point at all", (x, np.full(8, -1.0))),
         Case("every point positive", (x, np.ones(8))),
-        Case("a point listed twice with different labels", (np.array([0.0, 1.0, 1.0]),
+        Case("a point listed twice with different labels", (_moved(rng, [0.0, 1.0, 1.0]),
                                                             np.array([1.0, 1.0, -1.0]))),
     ]
     return Check("interval_realizable", cases,
@@ -79,7 +90,7 @@ def shattering() -> Check:
              (planes, np.outer(rng.normal(size=3), [1.0, 2.0]),
               "half-planes and three collinear points"),
              (planes, rng.normal(size=(4, 2)), "half-planes and four random points"),
-             (boxes, np.array([[1.0, 0.0], [0.0, 1.0], [2.0, 1.0], [1.0, 2.0]]),
+             (boxes, _moved(rng, [[1.0, 0.0], [0.0, 1.0], [2.0, 1.0], [1.0, 2.0]]),
               "rectangles and a diamond of four points"),
              (boxes, rng.normal(size=(5, 2)), "rectangles and five points"),
              (reference.INTERVALS, rng.normal(size=2), "intervals and two points"),
@@ -106,7 +117,7 @@ def rectangle_realizable() -> Check:
     labelings = np.where(rng.random((6, 9)) < 0.3, 1.0, -1.0)
     cases = [Case(f"nine grid points with a random labelling ({i + 1} of 6)", (points, labels))
              for i, labels in enumerate(labelings)]
-    box = np.array([[0.0, 0.0], [3.0, 2.0], [1.0, 1.0], [3.0, 0.0]])
+    box = _moved(rng, [[0.0, 0.0], [3.0, 2.0], [1.0, 1.0], [3.0, 0.0]])
     cases += [
         Case("a negative point on the edge of the positives' bounding box",
              (box, np.array([1.0, 1.0, 1.0, -1.0]))),
@@ -126,15 +137,16 @@ def rectangle_realizable() -> Check:
 def sauer() -> Check:
     """Check ``sauer_bound(m, d)``."""
     rng = _rng(4)
-    m = int(rng.integers(12, 30))
+    m, small = int(rng.integers(12, 30)), int(rng.integers(1, 8))
     cases = [
         Case("m larger than d", (m, 3)),
-        Case("m equal to d", (6, 6)),
-        Case("d larger than m", (4, 7)),
+        Case("m equal to d", (int(rng.integers(2, 12)),) * 2),
+        Case("d larger than m", (small, small + int(rng.integers(1, 6)))),
         Case("d = 0", (m, 0)),
-        Case("large m and d", (60, 20)),
-        Case("m = 0: the empty set has one labelling", (0, 2)),
-        Case("m = 0 and d = 0", (0, 0)),
+        Case("large m and d", (int(rng.integers(50, 80)), int(rng.integers(15, 26)))),
+        Case("m = 0: the empty set has one labelling", (0, int(rng.integers(1, 10))),
+             stated=STATED_EMPTY),
+        Case("m = 0 and d = 0", (0, 0), stated=STATED_EMPTY),
     ]
     return Check("sauer_bound", cases, reference.sauer_bound,
                  domain=lambda m, d: unmet(("m and d are whole numbers >= 0",
@@ -162,8 +174,8 @@ def unions() -> Check:
         Case("no positive point", (x, -np.ones(10), 1)),
         Case("alternating labels and a large k", (x, runs(*[[i] for i in range(0, 10, 2)]), 4)),
         Case("a point listed twice with different labels",
-             (np.array([0.0, 1.0, 1.0, 2.0]), np.array([1.0, -1.0, 1.0, 1.0]), 3)),
-        Case("repeated points with the same label", (np.array([1.0, 0.0, 1.0, 2.0, 0.0]),
+             (_moved(rng, [0.0, 1.0, 1.0, 2.0]), np.array([1.0, -1.0, 1.0, 1.0]), 3)),
+        Case("repeated points with the same label", (_moved(rng, [1.0, 0.0, 1.0, 2.0, 0.0]),
                                                      np.array([1.0, -1.0, 1.0, -1.0, -1.0]), 1)),
     ]
     return Check("union_realizable", cases,
