@@ -174,7 +174,9 @@ def test_correct_answers_pass(checker, answer):
 
 
 @pytest.mark.parametrize("checker, answer, hint", [
-    (check.hinge_share, share_margin_counted, "on the margin"),
+    # Caught by the on-the-margin case at the latest; earlier when one of the student's drawn
+    # points lands exactly on the margin (a draw on a coarse grid can).
+    (check.hinge_share, share_margin_counted, "on the margin|inside the margin"),
     (check.hinge_share, share_without_bias, "some points inside"),
     (check.hinge_share, share_without_c, "some points inside"),
     (check.map_mistakes, map_strict, "exactly 0"),
