@@ -298,6 +298,20 @@ class KernelMonitor:
             self.errors.append(summary + ("\n    " + "\n    ".join(lines) if lines else ""))
 
 
+# A Content-Security-Policy violation, reported through a binding (Chromium also logs most of
+# them to the console, but not every kind, and a test may not read the console).
+REPORT_VIOLATIONS_JS = """document.addEventListener('securitypolicyviolation', e =>
+    window.reportPolicyViolation(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} ` +
+                                 `(${e.sourceFile}:${e.lineNumber}) ${e.sample}`));"""
+
+
+def report_policy_violations(page, problems: list[str]) -> None:
+    """Append each policy violation of ``page`` (from its next navigation on) to ``problems``."""
+    page.expose_binding("reportPolicyViolation",
+                        lambda _, text: problems.append(f"policy violation: {text}"))
+    page.add_init_script(REPORT_VIOLATIONS_JS)
+
+
 SCREENSHOT_PREFIX = "browser_"
 
 

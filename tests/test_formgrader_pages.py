@@ -42,7 +42,13 @@ from urllib.parse import urldefrag, urlsplit
 
 import nbformat
 import pytest
-from browser_support import CHROMIUM_ARGS, LabServer, require_chromium, start_lab
+from browser_support import (
+    CHROMIUM_ARGS,
+    LabServer,
+    report_policy_violations,
+    require_chromium,
+    start_lab,
+)
 from nbgrader.api import Gradebook
 from playwright.sync_api import BrowserContext, Page, sync_playwright
 from test_grading_class import ASSIGNMENT, NOTEBOOK, WRITTEN, solved
@@ -77,12 +83,6 @@ CLICK_KEY_JS = f"""([selector, key]) => {{ {CONTROLS_JS}
     if (found) found.click();
     return Boolean(found);
 }}"""
-# Reported through a binding, so that a violation is seen even if the console is not.
-REPORT_VIOLATIONS_JS = """document.addEventListener('securitypolicyviolation', e =>
-    window.reportViolation(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} ` +
-                           `(${e.sourceFile}:${e.lineNumber}) ${e.sample}`));"""
-
-
 @dataclass
 class Formgrader:
     root: Path
@@ -142,9 +142,7 @@ class Watch:
         page.on("requestfinished", lambda _: self._count(-1))
         page.on("requestfailed", self._failed)
         page.on("response", self._response)
-        page.expose_binding("reportViolation",
-                            lambda _, text: self.problems.append(f"policy violation: {text}"))
-        page.add_init_script(REPORT_VIOLATIONS_JS)
+        report_policy_violations(page, self.problems)
 
     def _count(self, step: int) -> None:
         self.in_flight += step
