@@ -219,7 +219,7 @@ def test_every_page_has_a_policy_that_runs_only_the_sites_scripts(site: Path) ->
         text = path.read_text()
         metas = POLICY_META.findall(text)
         if len(metas) != 1 or text.find("<meta http-equiv") > text.find("<script"):
-            wrong[path.name] = f"{len(metas)} policies, or one after a script"
+            wrong[str(path.relative_to(site))] = f"{len(metas)} policies, or one after a script"
             continue
         policy = dict(d.strip().split(" ", 1) for d in metas[0].split(";"))
         scripts = policy["script-src"].split()
