@@ -31,9 +31,7 @@ import base64
 import contextlib
 import hashlib
 import io
-import os
 import shutil
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -43,14 +41,14 @@ from urllib.parse import urldefrag, urlsplit
 import nbformat
 import pytest
 from browser_support import (
-    CHROMIUM_ARGS,
     LabServer,
+    chromium_context,
     report_policy_violations,
     require_chromium,
-    start_lab,
+    start_formgrader_lab,
 )
 from nbgrader.api import Gradebook
-from playwright.sync_api import BrowserContext, Page, sync_playwright
+from playwright.sync_api import BrowserContext, Page
 from test_grading_class import ASSIGNMENT, NOTEBOOK, WRITTEN, solved
 from test_grading_xss import MATH, build_course
 
@@ -96,7 +94,7 @@ class Formgrader:
 
 @pytest.fixture(scope="module")
 def formgrader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Formgrader]:
-    chromium = require_chromium()
+    require_chromium()  # before the course is graded: fail early without it
     tmp = tmp_path_factory.mktemp("formgrader")
     root = tmp / "course"
     build_course(root)
@@ -111,21 +109,12 @@ def formgrader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Formgrader]
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
         code = main(["--course-root", str(root), "autograde", ASSIGNMENT])
     assert code == 0, out.getvalue()
-    # nbgrader runs `alembic` by name whenever the formgrader opens the gradebook.
-    path = os.environ["PATH"]
-    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{path}"
-    lab = start_lab(tmp)
-    os.environ["PATH"] = path
-    with sync_playwright() as p:
-        browser = p.chromium.launch_persistent_context(
-            str(tmp / "chromium-profile"), executable_path=chromium, headless=True,
-            args=CHROMIUM_ARGS)
-        browser.set_default_timeout(30_000)
-        try:
+    lab = start_formgrader_lab(tmp)
+    try:
+        with chromium_context(tmp / "chromium-profile") as browser:
             yield Formgrader(root, lab, browser)
-        finally:
-            browser.close()
-            lab.stop()
+    finally:
+        lab.stop()
 
 
 class Watch:
@@ -187,7 +176,8 @@ def close_dialogs(watch: Watch) -> None:
         if dialogs.count() == 0:
             return
         top = dialogs.last.element_handle()
-        top.query_selector("[data-dismiss=modal]").click()
+        # A DOM click: Playwright's pointer click can land on the dialog while it fades in.
+        top.query_selector("[data-dismiss=modal]").evaluate("button => button.click()")
         top.wait_for_element_state("hidden")
         watch.settle()
 
@@ -253,20 +243,27 @@ def walk(formgrader: Formgrader) -> tuple[set[str], list[str]]:
     return walked, requested
 
 
-def test_the_add_student_dialog_opens_and_saves(formgrader: Formgrader) -> None:
-    watch = open_page(formgrader, f"{formgrader.lab.url}/formgrader/manage_students")
-    page = watch.page
-    page.get_by_role("link", name="Add new student...").click()
-    dialog = page.locator("#add-student-modal.in")
+def add_with_dialog(formgrader: Formgrader, where: str, link: str,
+                    fields: dict[str, str]) -> Watch:
+    """On the formgrader page ``where``, click ``link``, fill the dialog's inputs (class ->
+    value) and save; return the page once the dialog has closed and the save is done."""
+    watch = open_page(formgrader, f"{formgrader.lab.url}/formgrader/{where}")
+    watch.page.get_by_role("link", name=link).click()
+    dialog = watch.page.locator(".modal.in")
     dialog.wait_for()
-    for name, value in NEW_STUDENT.items():
+    for name, value in fields.items():
         dialog.locator(f"input.{name}").fill(value)
     dialog.locator("button.save").click()
     dialog.wait_for(state="detached")
     watch.settle()
-    row = page.locator("#main-table tr", has_text=NEW_STUDENT["id"])
+    return watch
+
+
+def test_the_add_student_dialog_opens_and_saves(formgrader: Formgrader) -> None:
+    watch = add_with_dialog(formgrader, "manage_students", "Add new student...", NEW_STUDENT)
+    row = watch.page.locator("#main-table tr", has_text=NEW_STUDENT["id"])
     assert row.count() == 1 and "Hopper, Grace" in row.inner_text()
-    page.close()
+    watch.page.close()
     assert watch.problems == []
     with formgrader.gradebook() as gb:
         student = gb.find_student(NEW_STUDENT["id"])
@@ -275,17 +272,10 @@ def test_the_add_student_dialog_opens_and_saves(formgrader: Formgrader) -> None:
 
 
 def test_the_add_assignment_dialog_opens_and_saves(formgrader: Formgrader) -> None:
-    watch = open_page(formgrader, f"{formgrader.lab.url}/formgrader/manage_assignments")
-    page = watch.page
-    page.get_by_role("link", name="Add new assignment...").click()
-    dialog = page.locator("#add-assignment-modal.in")
-    dialog.wait_for()
-    dialog.locator("input.name").fill(NEW_ASSIGNMENT)
-    dialog.locator("button.save").click()
-    dialog.wait_for(state="detached")
-    watch.settle()
-    assert page.locator("#main-table td.name", has_text=NEW_ASSIGNMENT).count() == 1
-    page.close()
+    watch = add_with_dialog(formgrader, "manage_assignments", "Add new assignment...",
+                            {"name": NEW_ASSIGNMENT})
+    assert watch.page.locator("#main-table td.name", has_text=NEW_ASSIGNMENT).count() == 1
+    watch.page.close()
     assert watch.problems == []
     with formgrader.gradebook() as gb:
         assert NEW_ASSIGNMENT in [a.name for a in gb.assignments]
