@@ -17,7 +17,10 @@ would break them. Instead:
   nonce. Content that copies the placeholder cannot guess it, and any nonce a page shows is
   useless for the next one;
 * the ``onclick`` attributes are allowed by their hashes (``'unsafe-hashes'``): only those
-  exact handler texts can run, whoever writes them;
+  exact handler texts can run, whoever writes them. They are read with an HTML parser, as the
+  browser reads them: any case (nbgrader writes both ``onclick=`` and ``onClick=``), any
+  quoting, entities decoded. A handler the policy cannot allow (one that Jinja fills in, or a
+  ``javascript:`` URL) is refused by name when the server starts;
 * list pages render with autoescaping, so a student id in a URL (``/manage_students/<id>``)
   is text, not markup.
 
@@ -32,6 +35,7 @@ import hashlib
 import os
 import re
 import secrets
+from html.parser import HTMLParser
 from typing import Any
 
 import jinja2
@@ -42,7 +46,9 @@ from tornado.web import OutputTransform
 # Same length as a nonce, so that swapping one for the other keeps Content-Length right.
 PLACEHOLDER = secrets.token_hex(16)
 SCRIPT_TAG = re.compile(r"<script\b", re.IGNORECASE)
-EVENT_HANDLER = re.compile(r'\son[a-z]+="([^"]*)"')
+# Attributes whose value a browser may navigate to (a ``javascript:`` URL runs as a script).
+URL_ATTRIBUTES = frozenset({"href", "src", "action", "formaction", "data", "xlink:href"})
+JINJA = re.compile(r"\{\{|\{%")
 # 'unsafe-eval' is for MathJax 2, which evals its text/x-mathjax-config block (the sanitizer
 # escapes any <script> a student writes); styles may be inline (MathJax, Bootstrap tooltips).
 POLICY = ("default-src 'self'; script-src 'self' 'nonce-{nonce}' 'unsafe-eval' 'unsafe-hashes' "
@@ -57,13 +63,51 @@ def trusted_folders() -> tuple[str, ...]:
     return (os.path.abspath(nbgrader_handlers.template_path), course)
 
 
+class InlineHandlers(HTMLParser):
+    """The inline event handlers of one template, as a browser parses its tags.
+
+    ``texts`` holds each handler's text (entities decoded, as the browser hashes it);
+    ``problems`` each handler the policy cannot allow by hash.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.texts: set[str] = set()
+        self.problems: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:  # names arrive lower-cased, values unquoted and unescaped
+            value = value or ""
+            if name.startswith("on") and JINJA.search(value):
+                self.problems.append(f"<{tag} {name}> is filled in by Jinja: {value!r}")
+            elif name.startswith("on"):
+                self.texts.add(value)
+            elif name in URL_ATTRIBUTES and value.strip().lower().startswith("javascript:"):
+                self.problems.append(f"<{tag} {name}> is a javascript: URL: {value!r}")
+
+
 def handler_hashes(folder: str) -> list[str]:
-    """CSP hash sources of every inline event handler in nbgrader's templates under ``folder``."""
-    texts = set()
+    """CSP hash sources of every inline event handler in the templates under ``folder``.
+
+    Raises
+    ------
+    ValueError
+        Naming each template whose handler no hash can allow (a templated handler, a
+        ``javascript:`` URL): that control would do nothing under the policy.
+    """
+    texts, problems = set(), []
     for directory, _, files in os.walk(folder):
-        for name in files:
-            with open(os.path.join(directory, name), encoding="utf-8") as template:
-                texts.update(EVENT_HANDLER.findall(template.read()))
+        for name in sorted(files):
+            path = os.path.join(directory, name)
+            parser = InlineHandlers()
+            with open(path, encoding="utf-8") as template:
+                parser.feed(template.read())
+            parser.close()
+            texts |= parser.texts
+            problems += [f"{path}: {problem}" for problem in parser.problems]
+    if problems:
+        raise ValueError("inline scripts the formgrader's policy cannot allow by hash:\n"
+                         + "\n".join(problems))
     digests = (hashlib.sha256(text.encode()).digest() for text in sorted(texts))
     return [f"'sha256-{base64.b64encode(d).decode()}'" for d in digests]
 
@@ -124,7 +168,11 @@ def _jupyter_server_extension_points() -> list[dict[str, str]]:
 def _load_jupyter_server_extension(serverapp: Any) -> None:
     web_app = serverapp.web_app
     FormgraderPolicy.prefix = web_app.settings.get("base_url", "/") + "formgrader/"
-    FormgraderPolicy.hashes = " ".join(handler_hashes(nbgrader_handlers.template_path))
+    try:
+        FormgraderPolicy.hashes = " ".join(
+            h for folder in trusted_folders() for h in handler_hashes(folder))
+    except ValueError as error:  # fail closed: the policy stays, those controls do nothing
+        serverapp.log.error("grader.formgrader_csp: %s", error)
     # First, so that it sees the page before any compressing transform does.
     web_app.transforms.insert(0, FormgraderPolicy)
 

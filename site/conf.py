@@ -20,7 +20,8 @@ language = "en"  # <html lang="en">
 smartquotes = False  # text as the notebooks write it (the leak test compares it verbatim)
 
 extensions = ["myst_nb", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx.ext.mathjax",
-              "sphinx.ext.githubpages"]  # githubpages: the .nojekyll file
+              "sphinx.ext.githubpages",  # githubpages: the .nojekyll file
+              "coursesite.policy"]  # a Content-Security-Policy on every page
 
 # -- notebooks and Markdown ------------------------------------------------------------------
 nb_execution_mode = "off"  # the build executed the walk-throughs; exercises are shown as released
@@ -78,7 +79,10 @@ html_show_sphinx = False
 # MathJax 2 from the site itself (copied from jupyter-server-mathjax by the build): no CDN.
 # HTML-CSS output with its STIX web fonts; assistive MathML for screen readers.
 mathjax_path = "mathjax/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full"
-mathjax2_config = {
+# Given as ``window.MathJax`` (Sphinx's mathjax3_config), which MathJax 2 reads as its author
+# configuration: mathjax2_config would be a text/x-mathjax-config block, which MathJax 2 runs
+# with eval, and the site's policy (coursesite/policy.py) allows no eval.
+mathjax3_config = {
     "tex2jax": {
         "inlineMath": [["\\(", "\\)"]],
         "displayMath": [["\\[", "\\]"]],

@@ -6,6 +6,7 @@ checkpoint, a workspace file, a gradebook or a kernel's output. Only loopback ad
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -233,6 +234,34 @@ def start_lab(tmp: Path, expose_app: bool = False) -> LabServer:
     pytest.fail(last_error, pytrace=False)
 
 
+def start_formgrader_lab(tmp: Path) -> LabServer:
+    """:func:`start_lab` for a course whose formgrader opens the gradebook: nbgrader runs
+    ``alembic`` by name then, so this venv's scripts come first on the server's PATH."""
+    path = os.environ["PATH"]
+    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{path}"
+    try:
+        return start_lab(tmp)
+    finally:
+        os.environ["PATH"] = path
+
+
+@contextlib.contextmanager
+def chromium_context(profile: Path, timeout_ms: int = 30_000):
+    """A headless Chromium (the system's, with :data:`CHROMIUM_ARGS`) with its profile in
+    ``profile``, closed on exit."""
+    chromium = require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(profile), executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+        context.set_default_timeout(timeout_ms)
+        try:
+            yield context
+        finally:
+            context.close()
+
+
 def decode_kernel_frame(payload: bytes | str) -> tuple[str, dict, dict] | None:
     """(channel, header, content) of a kernel websocket frame, or None if it is not one.
 
@@ -296,6 +325,20 @@ class KernelMonitor:
             lines = [line for line in tb.splitlines() if line.strip()][-6:]
             summary = f"{content.get('ename')}: {content.get('evalue')}"
             self.errors.append(summary + ("\n    " + "\n    ".join(lines) if lines else ""))
+
+
+# A Content-Security-Policy violation, reported through a binding (Chromium also logs most of
+# them to the console, but not every kind, and a test may not read the console).
+REPORT_VIOLATIONS_JS = """document.addEventListener('securitypolicyviolation', e =>
+    window.reportPolicyViolation(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} ` +
+                                 `(${e.sourceFile}:${e.lineNumber}) ${e.sample}`));"""
+
+
+def report_policy_violations(page, problems: list[str]) -> None:
+    """Append each policy violation of ``page`` (from its next navigation on) to ``problems``."""
+    page.expose_binding("reportPolicyViolation",
+                        lambda _, text: problems.append(f"policy violation: {text}"))
+    page.add_init_script(REPORT_VIOLATIONS_JS)
 
 
 SCREENSHOT_PREFIX = "browser_"

@@ -10,6 +10,8 @@ link), and a real browser (console errors, MathJax's output, a slider moved by k
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -18,7 +20,7 @@ from urllib.parse import unquote, urlsplit
 import nbformat
 import pytest
 from axe_support import loaded_page_problems
-from browser_support import CHROMIUM_ARGS, require_chromium
+from browser_support import CHROMIUM_ARGS, report_policy_violations, require_chromium
 from coursesite import frames
 from playwright.sync_api import sync_playwright
 from site_support import (
@@ -195,6 +197,42 @@ def test_no_page_loads_anything_from_another_host(site: Path) -> None:
     assert outside == []
 
 
+POLICY_META = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">')
+INLINE_SCRIPT = re.compile(r"<script((?:\s+[\w-]+(?:=\"[^\"]*\")?)*)\s*>(.*?)</script>", re.S)
+
+
+def runs_as_script(attributes: str) -> bool:
+    """Whether a browser runs an inline ``<script ...>`` with these attributes (no src; no type,
+    or a JavaScript one). JSON data blocks and MathJax's text/x-mathjax-config do not run."""
+    kind = re.search(r'\btype="([^"]*)"', attributes)
+    return "src=" not in attributes and (not kind or kind[1].lower() in (
+        "text/javascript", "application/javascript", "module"))
+
+
+def test_every_page_has_a_policy_that_runs_only_the_sites_scripts(site: Path) -> None:
+    """Issue 34: each page carries a Content-Security-Policy in its <head>, before any script,
+    whose scripts are the site's files and exactly the page's own inline scripts, by hash (the
+    CSP hash: base64 of the SHA-256 of the script's text); nothing eval'd (MathJax 2 would eval
+    a text/x-mathjax-config block), no other inline script, no plugin."""
+    wrong = {}
+    for path in pages(site):
+        text = path.read_text()
+        metas = POLICY_META.findall(text)
+        if len(metas) != 1 or text.find("<meta http-equiv") > text.find("<script"):
+            wrong[str(path.relative_to(site))] = f"{len(metas)} policies, or one after a script"
+            continue
+        policy = dict(d.strip().split(" ", 1) for d in metas[0].split(";"))
+        scripts = policy["script-src"].split()
+        inline = {"'sha256-" + base64.b64encode(hashlib.sha256(body.encode()).digest()).decode()
+                  + "'" for attributes, body in INLINE_SCRIPT.findall(text)
+                  if runs_as_script(attributes)}
+        if (scripts[0] != "'self'" or set(scripts[1:]) != inline
+                or policy["default-src"] != "'self'" or policy["object-src"] != "'none'"
+                or "x-mathjax-config" in text):
+            wrong[str(path.relative_to(site))] = metas[0]
+    assert wrong == {}
+
+
 def test_every_internal_link_resolves(site: Path) -> None:
     ids = {}
 
@@ -287,6 +325,7 @@ def open_page(context, path: Path):
         f"failed request: {request.url} ({request.failure})"))
     page.on("request", lambda request: urlsplit(request.url).scheme not in ("file", "data")
             and problems.append(f"request outside the site: {request.url}"))
+    report_policy_violations(page, problems)  # also logged as console errors, mostly
     page.goto(path.as_uri(), wait_until="load")
     page.evaluate(MATHJAX_DONE)
     return page, problems
@@ -311,6 +350,21 @@ def test_every_page_loads_without_an_error_meets_wcag_aa_and_reflows_at_320_px(
             failures[str(path.relative_to(site))] = problems
     assert failures == {}, "\n".join(f"{name}:\n" + "\n".join(found)
                                       for name, found in failures.items())
+
+
+def test_the_policy_is_in_force_from_file(site: Path, browser) -> None:
+    """The policy the pages carry is enforced where they are opened (file://): a script that
+    the page did not ship (here one added to it after loading) is refused and reported."""
+    page, problems = open_page(browser, site / "index.html")
+    ran = page.evaluate("""() => new Promise(resolve => {
+        const probe = document.createElement("script");
+        probe.textContent = "window.probeRan = true";
+        document.head.append(probe);
+        setTimeout(() => resolve(window.probeRan === true), 200);
+    })""")
+    page.close()
+    assert not ran
+    assert any(p.startswith("policy violation: script-src") for p in problems), problems
 
 
 def test_math_renders_with_mathjax_from_the_site(site: Path, browser) -> None:
