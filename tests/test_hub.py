@@ -84,7 +84,7 @@ def class_hub():
         assert released.returncode == 0, released.stdout + released.stderr
         yield hub
     finally:
-        hub.stop()
+        hub.stop_all()
         remove_accounts()
         shutil.rmtree(root, ignore_errors=True)
 
@@ -224,3 +224,30 @@ def test_a_submission_under_another_name_is_refused_at_collect(
     ada_copy = class_hub.course / "grader" / "submitted" / ADA / ASSIGNMENT / NOTEBOOK
     assert nbformat.read(ada_copy, as_version=4) == nbformat.read(
         REPO / "solutions" / ASSIGNMENT / NOTEBOOK, as_version=4)
+
+
+def test_a_hub_restarted_mid_class_stops_nobodys_work(class_hub: ClassHub,
+                                                     sessions: dict[str, HubSession]) -> None:
+    server = sessions[ADA].server()
+    before = subprocess.run(["pgrep", "-u", ADA, "-f", "jupyterhub-singleuser"],
+                            capture_output=True, text=True).stdout.split()
+    assert before
+    class_hub.restart()
+    after = subprocess.run(["pgrep", "-u", ADA, "-f", "jupyterhub-singleuser"],
+                           capture_output=True, text=True).stdout.split()
+    assert after == before  # the same server process, not a new one
+    assert sessions[ADA].get(f"{server}/api/status").status_code == 200  # and her login holds
+
+
+def test_a_student_removed_mid_term_is_locked_out_and_keeps_their_work(
+        class_hub: ClassHub, sessions: dict[str, HubSession], tmp_path: Path) -> None:
+    roster = canvas_roster(tmp_path / "roster.csv", STUDENTS[:2])  # Alan left
+    update = class_hub.course_command("hub", "users", str(roster), "--home",
+                                      str(class_hub.root / "home"), f"--grader={GRADER}",
+                                      f"--instructor={INSTRUCTOR}")
+    assert update.returncode == 0, update.stderr
+    assert f"locked (left the roster; files kept): {ALAN}" in update.stdout
+    assert "/hub/login" in HubSession(class_hub, ALAN).log_in(class_hub.passwords[ALAN]).url
+    assert (class_hub.root / "home" / ALAN / "ml-course" / ASSIGNMENT / NOTEBOOK).exists()
+    assert (class_hub.course / "grader" / "submitted" / ALAN / ASSIGNMENT / NOTEBOOK).exists()
+    assert HubSession(class_hub, ADA).log_in().url.startswith(f"{class_hub.url}/")
