@@ -49,12 +49,19 @@ def canvas_roster(path: Path, students: list[tuple[str, str, str]]) -> Path:
     return path
 
 
-def remove_accounts() -> None:
-    """Remove every account the hub tests made (they carry grader.hub's mark)."""
-    for entry in pwd.getpwall():
-        if entry.pw_gecos == MARK:
-            subprocess.run(["pkill", "-KILL", "-u", entry.pw_name], capture_output=True)
-            subprocess.run(["userdel", "--remove", entry.pw_name], capture_output=True)
+def remove_accounts(names: list[str]) -> None:
+    """Remove these accounts, if grader.hub made them (never another account of the machine).
+
+    The grader account stays, as after ``make hub``: a second hub on the machine (another
+    test run) may be using it."""
+    for name in names:
+        try:
+            ours = pwd.getpwnam(name).pw_gecos == MARK
+        except KeyError:
+            continue
+        if ours:
+            subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
+            subprocess.run(["userdel", "--remove", name], capture_output=True)
 
 
 def free_ports(count: int) -> int:
@@ -219,6 +226,11 @@ class HubSession:
         path = url.removeprefix(self.hub.url)
         return self.http.post(url, timeout=SPAWN_TIMEOUT,
                               headers={"X-XSRFToken": self._xsrf(path)}, **kwargs)
+
+    def put(self, url: str, **kwargs) -> requests.Response:
+        path = url.removeprefix(self.hub.url)
+        return self.http.put(url, timeout=SPAWN_TIMEOUT,
+                             headers={"X-XSRFToken": self._xsrf(path)}, **kwargs)
 
     def server(self) -> str:
         """This person's server's URL, started and ready."""
