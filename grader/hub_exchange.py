@@ -1,9 +1,12 @@
 """nbgrader's exchange on the class hub: collect takes only whole submissions, each its owner's.
 
 nbgrader's collect takes, per student, the newest folder in ``inbound/`` whose name starts with
-that student's id. Two kinds of folder must not count, and here they are moved to the course's
-``refused/`` folder (read by the grader account only) and named in the log before nbgrader
-looks, so that the student's previous submission is collected instead:
+that student's id. Two kinds of folder must not count, and here they are renamed to
+``.refused-<name>`` in ``inbound/`` (which only the grader account may list; a name starting
+with a dot is one nbgrader's patterns never match) and named in the log before nbgrader looks,
+so that the student's previous submission is collected instead. Renaming in place needs only
+the grader account's write access to ``inbound/``; moving a student's folder elsewhere would
+need write access to the folder itself, which a cut-short one does not give:
 
 * **forged**: the id comes from the command line when one is given (``nbgrader submit
   --student=someone-else``), and nbgrader's own collect only warns when the folder belongs to
@@ -21,7 +24,6 @@ from __future__ import annotations
 
 import pwd
 import re
-import shutil
 from pathlib import Path
 
 from nbgrader.exchange.default.collect import ExchangeCollect
@@ -52,11 +54,10 @@ class OwnerCheckedCollect(ExchangeCollect):
     def init_src(self) -> None:  # noqa: D102 -- ExchangeCollect's
         inbound = Path(self.root) / self.coursedir.course_id / "inbound"
         if inbound.is_dir():
-            refused = inbound.parent / "refused"
-            refused.mkdir(mode=0o700, exist_ok=True)
-            for entry in sorted(inbound.iterdir()):
+            for entry in sorted(inbound.glob("[!.]*")):
                 reason = refusal(entry)
                 if reason:
-                    shutil.move(entry, refused / entry.name)
-                    self.log.error("Refused %s: %s (kept in %s)", entry.name, reason, refused)
+                    entry.rename(inbound / f".refused-{entry.name}")
+                    self.log.error("Refused %s: %s (kept as .refused-%s)", entry.name, reason,
+                                   entry.name)
         super().init_src()

@@ -39,6 +39,7 @@ from playwright.sync_api import sync_playwright
 from grader.hub import HubUser, check_names, roster_users
 
 REPO = Path(__file__).resolve().parents[1]
+ARTIFACTS = REPO / "tests" / "artifacts"  # git-ignored
 ASSIGNMENT = "01_perceptron"
 NOTEBOOK = "perceptron_exercises.ipynb"
 STUDENTS = [("Lovelace, Ada", "2001", "mlc-ada"), ("Hopper, Grace", "2002", "mlc.grace@uni.edu"),
@@ -92,6 +93,8 @@ def class_hub():
     finally:
         hub.stop_all()
         remove_accounts(people)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(root / "hub.log", ARTIFACTS / "hub.log")  # to read after a failure
         shutil.rmtree(root, ignore_errors=True)
 
 
@@ -196,20 +199,20 @@ def test_a_class_day_from_release_to_feedback(class_hub: ClassHub,
 
 def test_two_graders_at_once_lose_nothing(class_hub: ClassHub,
                                          sessions: dict[str, HubSession]) -> None:
-    """The instructor hand-grades Grace's written answer while the grader autogrades her
+    """The instructor hand-grades Ada's written answer while the grader autogrades her
     submission again: both finish, and the hand grade is kept (her answer did not change)."""
     grader, instructor = sessions[GRADER], sessions[INSTRUCTOR]
     notebook = NOTEBOOK.removesuffix(".ipynb")
     rows = instructor.get(f"{class_hub.formgrader}/api/submitted_notebooks/{ASSIGNMENT}/"
                           f"{notebook}").json()
-    grace = next(row for row in rows if row["student"] == GRACE)
+    ada = next(row for row in rows if row["student"] == ADA)
     grades = instructor.get(f"{class_hub.formgrader}/api/grades",
-                            params={"submission_id": grace["id"]}).json()
-    written = next(g for g in grades if g["auto_score"] is None)
+                            params={"submission_id": ada["id"]}).json()
+    written = next(g for g in grades if g["needs_manual_grade"])  # her written answer
     score = written["max_score"] / 2
     with ThreadPoolExecutor(2) as both:
         autograding = both.submit(formgrader_call, grader,
-                                  f"submission/{ASSIGNMENT}/{GRACE}/autograde")
+                                  f"submission/{ASSIGNMENT}/{ADA}/autograde")
         time.sleep(0.5)  # the autograde is under way when the hand grade arrives
         marking = both.submit(instructor.put, f"{class_hub.formgrader}/api/grade/"
                               f"{written['id']}", json={"manual_score": score})
