@@ -29,7 +29,7 @@ export JUPYTER_PATH := $(CURDIR)/grader/jupyter
 # nbgrader runs `alembic` (and other venv tools) by name when it creates a gradebook.
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 
-.PHONY: lab test test-explore lint lock notebooks site bench clean
+.PHONY: lab test test-explore lint lock notebooks site bench clean hub hub-env
 
 # Everything `.[dev]` needs at the locked versions, then the course itself, neither resolved
 # again (--no-deps): the lock is complete, and pip cannot pick other versions than its own or
@@ -85,6 +85,43 @@ notebooks: $(STAMP)
 # they, mllib or the build change. SITE_ARGS=--max-frames N draws fewer frames per widget.
 site: $(STAMP)
 	$(BIN)/python site/build.py $(SITE_ARGS)
+
+# The class on JupyterHub (README, "A class on JupyterHub"; hub/jupyterhub_config.py), as root.
+# Every account's server runs HUB_ENV, a venv of the lock made from a Python that every account
+# can run (a Python under /root, as pyenv's, is not), with the course installed into it (not
+# editable: the accounts need not read this checkout). The proxy comes from npm, at the
+# versions of hub/package-lock.json. JupyterLab there never asks to fetch the Jupyter news
+# (hub/lab-overrides.json): a class's servers reach no other host. The exchange is nbgrader's folder, writable by everyone
+# as nbgrader requires; the grader account owns the course's grading state.
+HUB_ENV      ?= /opt/ml-course/venv
+HUB_PYTHON   ?= /usr/bin/python3.11
+EXCHANGE     ?= /usr/local/share/nbgrader/exchange
+HUB_STAMP    := $(HUB_ENV)/.installed
+PROXY        := hub/node_modules/.bin/configurable-http-proxy
+
+$(HUB_STAMP): pyproject.toml $(LOCK)
+	test -x $(HUB_ENV)/bin/python || $(HUB_PYTHON) -m venv $(HUB_ENV)
+	$(HUB_ENV)/bin/python -m pip install --quiet --no-deps -r $(LOCK)
+	$(HUB_ENV)/bin/python -m pip uninstall --quiet --yes $(SLOW_IMPORTS) 2>/dev/null
+	touch $(HUB_STAMP)
+
+$(PROXY): hub/package.json hub/package-lock.json
+	npm ci --prefix hub --no-audit --no-fund --loglevel=error
+	touch $(PROXY)
+
+hub-env: $(HUB_STAMP) $(PROXY)
+	$(HUB_ENV)/bin/python -m pip install --quiet --no-deps --force-reinstall --no-build-isolation .
+	rm -rf $(HUB_ENV)/etc/course-student && cp -r hub/student $(HUB_ENV)/etc/course-student
+	chmod -R a+rX $(HUB_ENV)/etc/course-student
+	mkdir -p $(HUB_ENV)/share/jupyter/lab/settings
+	cp hub/lab-overrides.json $(HUB_ENV)/share/jupyter/lab/settings/overrides.json
+	mkdir -p $(EXCHANGE) hub/var && chmod 0777 $(EXCHANGE)
+
+hub: $(STAMP) hub-env
+	$(BIN)/python -c "from grader.hub import ensure_grader_account as e; from pathlib import Path; e(Path('/home'))"
+	chown -R grader-ml-course grader solutions notebooks
+	chmod -R go-rwx grader solutions
+	COURSE_EXCHANGE=$(EXCHANGE) COURSE_HUB_ENV=$(HUB_ENV) $(HUB_ENV)/bin/jupyterhub -f hub/jupyterhub_config.py
 
 bench: $(STAMP)
 	for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done

@@ -285,6 +285,18 @@ def build_parser() -> argparse.ArgumentParser:
                        "walk-throughs, mllib without the hidden checks, a README and Makefile")
     p.add_argument("--out", type=Path, help="folder to write, and its .zip next to it "
                    "(default: grader/exports/student)")
+    p = sub.add_parser("hub", help="the class on JupyterHub (README, 'A class on JupyterHub')")
+    hub_commands = p.add_subparsers(dest="hub_command", required=True)
+    p = hub_commands.add_parser("users", help="make the LMS roster's students, and the graders "
+                                "and instructors named, hub users with Unix accounts (as root)")
+    p.add_argument("roster", type=Path, metavar="ROSTER",
+                   help="Canvas's gradebook export (the roster `course export` reads)")
+    p.add_argument("--grader", action="append", default=[], metavar="NAME",
+                   help="a grader's account name (repeat for each)")
+    p.add_argument("--instructor", action="append", default=[], metavar="NAME",
+                   help="an instructor's account name: a grader and the hub's admin")
+    p.add_argument("--home", type=Path, default=Path("/home"),
+                   help="where the accounts' home folders go (default: %(default)s)")
     p = sub.add_parser("validate", help="run a notebook's tests; exit 1 if any fails")
     p.add_argument("notebook", type=Path, metavar="NOTEBOOK")
     return parser
@@ -325,6 +337,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError as error:
             raise SystemExit(f"course: {error}") from None
         print(f"wrote {archive.with_suffix('')}/ and {archive}")
+        return 0
+    if args.command == "hub":
+        from grader.hub import hub_state_dir, update_class  # imports JupyterHub: only here
+
+        try:
+            print(update_class(args.roster, args.grader, args.instructor, hub_state_dir(),
+                               args.home))
+        except ValueError as error:
+            raise SystemExit(f"course: {error}") from None
         return 0
     api = make_api(root, args.db_url)
     if args.command == "new-exercise":

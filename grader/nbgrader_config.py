@@ -42,15 +42,19 @@ COURSE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GRADER_DIR = os.path.join(COURSE_ROOT, "grader")
 
 c.CourseDirectory.root = COURSE_ROOT
-# Only nbgrader's exchange commands (release_assignment, collect) use the course id; this course
-# hands out notebooks through git, but name it so the gradebook and the formgrader show it.
+# nbgrader's exchange commands (release_assignment, collect, fetch, submit) find the course by
+# this id; on the class hub the students' servers use the same one (hub/student).
 c.CourseDirectory.course_id = "ml-course"
-# nbgrader's exchange (release_assignment, collect, the formgrader's Release and Collect buttons)
-# is not how this course moves notebooks (git out, the LMS in), but without one the formgrader
-# warns on every Manage Assignments page. So the exchange is course-local and git-ignored:
-# grader/exchange, created here because nbgrader requires it to exist already.
-c.Exchange.root = os.path.join(GRADER_DIR, "exchange")
+# nbgrader's exchange (release_assignment, collect, the formgrader's Release and Collect
+# buttons). On the class hub it is the folder the students' servers share, COURSE_EXCHANGE
+# (hub/jupyterhub_config.py). Without a hub the course moves notebooks through git and the LMS,
+# but the formgrader warns on every Manage Assignments page without an exchange, so it is then
+# course-local and git-ignored: grader/exchange, created here because nbgrader requires it.
+c.Exchange.root = os.environ.get("COURSE_EXCHANGE") or os.path.join(GRADER_DIR, "exchange")
 os.makedirs(c.Exchange.root, exist_ok=True)
+# Collect takes a submission as its owner's only (grader/hub_exchange.py): nbgrader's own
+# collects one that names another student, with a warning.
+c.ExchangeFactory.collect = "grader.hub_exchange.OwnerCheckedCollect"
 
 # What `course release` leaves in place of a solution region. nbgrader's stub raises a bare
 # NotImplementedError, so a blank answer's visible test failed with an empty message.

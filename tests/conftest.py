@@ -26,8 +26,8 @@ REPO = Path(__file__).resolve().parents[1]
 # so these start at once and the short files fill in around them: a long file handed out last
 # would be the run's tail while the other worker idles.
 LONGEST_FIRST = (
-    "test_site.py", "test_grading_class.py", "test_grading_hidden.py", "test_notebooks.py",
-    "test_browser.py",
+    "test_site.py", "test_grading_class.py", "test_grading_hidden.py", "test_hub.py",
+    "test_notebooks.py", "test_browser.py",
     "test_collect.py", "test_grading_hostile.py", "test_hand_grades.py", "test_authoring.py",
     "test_lms.py", "test_grading.py", "test_variants.py", "test_links.py", "test_grading_xss.py",
     "test_lint.py", "test_fairness.py", "test_bundle.py", "test_similarity.py",
