@@ -14,6 +14,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import urljoin
 
 import pytest
 import requests
@@ -140,6 +141,7 @@ def test_a_learner_lands_in_their_own_server_in_the_students_group(lti_hub) -> N
     ada, answer = launch(hub, platform, "hint-ada", ADA)
     assert answer.status_code == 302, answer.text
     assert groups(ada) == ["nbgrader-ml-course"]
+    ada.get(urljoin(hub.url, answer.headers["Location"]))  # the browser follows: /hub/spawn
     ada.server()
     owners = subprocess.run(["ps", "-o", "user=", "-C", "jupyterhub-sing"],
                             capture_output=True, text=True).stdout.split()
