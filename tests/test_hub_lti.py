@@ -29,15 +29,8 @@ from grader.hub_lti import (
     course_side,
     launch_person,
 )
-from tests.hub_support import (
-    ClassHub,
-    HubSession,
-    build_hub_env,
-    canvas_roster,
-    remove_accounts,
-    require_root,
-    start_hub,
-)
+from tests import hub_support
+from tests.hub_support import ClassHub, HubSession
 from tests.lti_support import (
     INSTRUCTOR,
     LEARNER,
@@ -102,23 +95,24 @@ def test_a_nonce_is_accepted_once_until_its_token_expires() -> None:
 
 @pytest.fixture(scope="module")
 def lti_hub():
-    require_root()
-    build_hub_env()
-    remove_accounts()
+    hub_support.require_root()
+    hub_support.build_hub_env()
+    hub_support.remove_accounts()
     root = Path(tempfile.mkdtemp(prefix="lti-hub-"))  # every account may enter it
     platform, server = start_platform(PEOPLE)
     try:
         with pytest.MonkeyPatch.context() as env:
             for name, value in platform.hub_environment().items():
                 env.setenv(name, value)  # start_hub's hub reads these (hub/jupyterhub_config.py)
-            hub = start_hub(root, canvas_roster(root / "roster.csv", STUDENTS), [GRADER], [])
+            roster = hub_support.canvas_roster(root / "roster.csv", STUDENTS)
+            hub = hub_support.start_hub(root, roster, [GRADER], [])
         try:
             yield hub, platform
         finally:
             hub.stop()
     finally:
         server.shutdown()
-        remove_accounts()
+        hub_support.remove_accounts()
         shutil.rmtree(root, ignore_errors=True)
 
 
