@@ -90,7 +90,8 @@ site: $(STAMP)
 # Every account's server runs HUB_ENV, a venv of the lock made from a Python that every account
 # can run (a Python under /root, as pyenv's, is not), with the course installed into it (not
 # editable: the accounts need not read this checkout). The proxy comes from npm, at the
-# versions of hub/package-lock.json. The exchange is nbgrader's folder, writable by everyone
+# versions of hub/package-lock.json. JupyterLab there never asks to fetch the Jupyter news
+# (hub/lab-overrides.json): a class's servers reach no other host. The exchange is nbgrader's folder, writable by everyone
 # as nbgrader requires; the grader account owns the course's grading state.
 HUB_ENV      ?= /opt/ml-course/venv
 HUB_PYTHON   ?= /usr/bin/python3.11
@@ -112,6 +113,8 @@ hub-env: $(HUB_STAMP) $(PROXY)
 	$(HUB_ENV)/bin/python -m pip install --quiet --no-deps --force-reinstall --no-build-isolation .
 	rm -rf $(HUB_ENV)/etc/course-student && cp -r hub/student $(HUB_ENV)/etc/course-student
 	chmod -R a+rX $(HUB_ENV)/etc/course-student
+	mkdir -p $(HUB_ENV)/share/jupyter/lab/settings
+	cp hub/lab-overrides.json $(HUB_ENV)/share/jupyter/lab/settings/overrides.json
 	mkdir -p $(EXCHANGE) hub/var && chmod 0777 $(EXCHANGE)
 
 hub: $(STAMP) hub-env

@@ -1,48 +1,62 @@
-"""nbgrader's exchange on the class hub, with forged submissions refused at collect.
+"""nbgrader's exchange on the class hub: collect takes only whole submissions, each its owner's.
 
-A student submits into the exchange's ``inbound`` folder under a name that starts with a
-student id, which nbgrader takes from the command line when one is given (``nbgrader submit
---student=someone-else``). nbgrader's collect then notices that the folder belongs to another
-account, warns, and collects it all the same, as that other student's newest submission
-(nbgrader/exchange/default/collect.py, ``check_owner``). Here a submission counts only as
-its owner's: one whose name claims another student is moved to the course's ``refused``
-folder, which only the grader account reads, before nbgrader looks at ``inbound``, and is
-named in the log. Trusted: the operating system's record of who made a folder.
+nbgrader's collect takes, per student, the newest folder in ``inbound/`` whose name starts with
+that student's id. Two kinds of folder must not count, and here they are moved to the course's
+``refused/`` folder (read by the grader account only) and named in the log before nbgrader
+looks, so that the student's previous submission is collected instead:
+
+* **forged**: the id comes from the command line when one is given (``nbgrader submit
+  --student=someone-else``), and nbgrader's own collect only warns when the folder belongs to
+  another account (nbgrader/exchange/default/collect.py, ``check_owner``), then collects it as
+  that student's newest submission;
+* **incomplete**: a submit copies the files, then writes ``timestamp.txt``, then
+  ``submission_secret.txt`` (128 hex digits; nbgrader/exchange/default/submit.py). A folder
+  without a whole secret was cut short: the student's server was stopped mid-copy, or the
+  exchange's disk was full.
+
+Trusted: the operating system's record of who made a folder, and nbgrader's order of writes.
 """
 
 from __future__ import annotations
 
-import os
 import pwd
+import re
+import shutil
 from pathlib import Path
 
 from nbgrader.exchange.default.collect import ExchangeCollect
 
+SECRET = re.compile(r"[0-9a-f]{128}")  # secrets.token_hex(64), nbgrader's submission secret
 
-def forged(inbound: Path) -> list[Path]:
-    """The submissions in ``inbound`` whose name claims a student other than their owner."""
-    found = []
-    for entry in inbound.iterdir():
-        claimed = entry.name.rsplit("+", 3)[0]
-        try:
-            owner = pwd.getpwuid(entry.lstat().st_uid).pw_name
-        except KeyError:
-            owner = ""
-        if claimed != owner:
-            found.append(entry)
-    return found
+
+def refusal(entry: Path) -> str:
+    """Why a folder of ``inbound/`` is not a submission to collect ("" when it is one)."""
+    claimed = entry.name.rsplit("+", 3)[0]
+    try:
+        owner = pwd.getpwuid(entry.lstat().st_uid).pw_name
+    except KeyError:
+        owner = f"uid {entry.lstat().st_uid}"
+    if claimed != owner:
+        return f"it names {claimed!r} but was written by {owner!r}"
+    secret = entry / "submission_secret.txt"
+    try:
+        whole = SECRET.fullmatch(secret.read_text(encoding="ascii").strip()) is not None
+    except (OSError, UnicodeDecodeError):
+        whole = False
+    return "" if whole else "it is incomplete (the submit was cut short)"
 
 
 class OwnerCheckedCollect(ExchangeCollect):
-    """nbgrader's collect, after moving forged submissions out of its way."""
+    """nbgrader's collect, after moving forged and incomplete submissions out of its way."""
 
     def init_src(self) -> None:  # noqa: D102 -- ExchangeCollect's
         inbound = Path(self.root) / self.coursedir.course_id / "inbound"
         if inbound.is_dir():
             refused = inbound.parent / "refused"
             refused.mkdir(mode=0o700, exist_ok=True)
-            for entry in forged(inbound):
-                os.rename(entry, refused / entry.name)
-                self.log.error("Refused %s: it names a student other than its owner (kept in "
-                               "%s)", entry.name, refused)
+            for entry in sorted(inbound.iterdir()):
+                reason = refusal(entry)
+                if reason:
+                    shutil.move(entry, refused / entry.name)
+                    self.log.error("Refused %s: %s (kept in %s)", entry.name, reason, refused)
         super().init_src()

@@ -43,6 +43,11 @@ c.ConfigurableHTTPProxy.pid_file = str(STATE / "proxy.pid")
 c.JupyterHub.db_url = f"sqlite:///{STATE / 'jupyterhub.sqlite'}"
 c.JupyterHub.cookie_secret_file = str(STATE / "cookie_secret")
 c.JupyterHub.pid_file = str(STATE / "jupyterhub.pid")
+c.JupyterHub.template_paths = [str(HUB_DIR / "templates")]  # contrast of the login page
+# Restarting the hub (a configuration change, a crash) mid-class stops nobody's work: the
+# servers and the proxy keep running, and the restarted hub finds them in its database.
+c.JupyterHub.cleanup_servers = False
+c.JupyterHub.cleanup_proxy = False
 
 # Logins: PAM passwords of the roster's accounts, in the roster's groups (grader/hub.py).
 # The roster is read at every login and every refresh_user, so removing someone takes effect

@@ -26,15 +26,16 @@ REFLOW_WIDTH = 320  # CSS pixels: WCAG 1.4.10, 1280 px at 400 % zoom
 SNIPPET = 300  # characters of an offending element's HTML shown per failure
 
 
-def axe_violations(page: Page) -> list[dict]:
-    """axe-core's violations of :data:`WCAG_AA_TAGS` on ``page`` (its ``results.violations``:
-    one entry per rule, with ``id``, ``help`` and the offending ``nodes``)."""
+def axe_violations(page: Page, within: str = "") -> list[dict]:
+    """axe-core's violations of :data:`WCAG_AA_TAGS` on ``page``, or on the part of it that the
+    CSS selector ``within`` names (its ``results.violations``: one entry per rule, with ``id``,
+    ``help`` and the offending ``nodes``)."""
     if not page.evaluate("() => typeof window.axe === 'object'"):
         page.evaluate(AXE_SCRIPT)
     options = {"runOnly": {"type": "tag", "values": list(WCAG_AA_TAGS)},
                "resultTypes": ["violations"]}
-    return page.evaluate("options => axe.run(document, options).then(r => r.violations)",
-                         options)
+    return page.evaluate("([within, options]) => axe.run(within || document, options)"
+                         ".then(r => r.violations)", [within, options])
 
 
 def describe(violations: list[dict]) -> str:

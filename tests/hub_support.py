@@ -49,12 +49,19 @@ def canvas_roster(path: Path, students: list[tuple[str, str, str]]) -> Path:
     return path
 
 
-def remove_accounts() -> None:
-    """Remove every account the hub tests made (they carry grader.hub's mark)."""
-    for entry in pwd.getpwall():
-        if entry.pw_gecos == MARK:
-            subprocess.run(["pkill", "-KILL", "-u", entry.pw_name], capture_output=True)
-            subprocess.run(["userdel", "--remove", entry.pw_name], capture_output=True)
+def remove_accounts(names: list[str]) -> None:
+    """Remove these accounts, if grader.hub made them (never another account of the machine).
+
+    The grader account stays, as after ``make hub``: a second hub on the machine (another
+    test run) may be using it."""
+    for name in names:
+        try:
+            ours = pwd.getpwnam(name).pw_gecos == MARK
+        except KeyError:
+            continue
+        if ours:
+            subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
+            subprocess.run(["userdel", "--remove", name], capture_output=True)
 
 
 def free_ports(count: int) -> int:
@@ -118,11 +125,24 @@ class ClassHub:
                               cwd=self.course, env=env, capture_output=True, text=True)
 
     def stop(self) -> None:
+        """Stop the hub (its servers and proxy outlive it, as a restart needs)."""
         self.process.send_signal(signal.SIGTERM)
         try:
             self.process.wait(30)
         except subprocess.TimeoutExpired:
             self.process.kill()
+
+    def stop_all(self) -> None:
+        """Stop the hub, then its proxy (the servers go with their accounts)."""
+        self.stop()
+        pid = self.state / "proxy.pid"
+        if pid.exists():
+            subprocess.run(["kill", pid.read_text().strip()], capture_output=True)
+
+    def restart(self) -> None:
+        self.stop()
+        self.process = launch(self)
+        wait_until_up(self)
 
 
 def start_hub(root: Path, roster: Path, graders: list[str], instructors: list[str]) -> ClassHub:
@@ -150,24 +170,34 @@ def start_hub(root: Path, roster: Path, graders: list[str], instructors: list[st
         hub.passwords[name] = password
     subprocess.run(["chown", "-R", GRADER_ACCOUNT, str(course)], check=True)
     course.chmod(0o700)  # solutions, the gradebook and the secret: the grader account's only
-    log = (root / "hub.log").open("w")
-    hub.process = subprocess.Popen(
-        [str(HUB_ENV / "bin" / "jupyterhub"), "-f", str(REPO / "hub" / "jupyterhub_config.py")],
-        env=hub.environment(), cwd=root, stdout=log, stderr=subprocess.STDOUT)
+    hub.process = launch(hub)
+    wait_until_up(hub)
+    return hub
+
+
+def launch(hub: ClassHub) -> subprocess.Popen:
+    with (hub.root / "hub.log").open("a") as log:
+        return subprocess.Popen(
+            [str(HUB_ENV / "bin" / "jupyterhub"), "-f", str(REPO / "hub" / "jupyterhub_config.py")],
+            env=hub.environment(), cwd=hub.root, stdout=log, stderr=subprocess.STDOUT)
+
+
+def wait_until_up(hub: ClassHub) -> None:
+    """Until the hub answers through its proxy and the formgrader service through the hub."""
     deadline = time.monotonic() + HUB_START_TIMEOUT
     while time.monotonic() < deadline:
-        try:  # the hub answers once the proxy routes it, and the service after its start
+        try:
             if (requests.get(f"{hub.url}/hub/login", timeout=5).status_code == 200
                     and requests.get(hub.formgrader, timeout=5, allow_redirects=False
                                      ).status_code == 302):
-                return hub
+                return
         except requests.ConnectionError:
             pass
         if hub.process.poll() is not None:
             break
         time.sleep(1)
-    hub.stop()
-    raise AssertionError("the hub did not start:\n" + (root / "hub.log").read_text()[-3000:])
+    hub.stop_all()
+    raise AssertionError("the hub did not start:\n" + (hub.root / "hub.log").read_text()[-3000:])
 
 
 class HubSession:
@@ -196,6 +226,11 @@ class HubSession:
         path = url.removeprefix(self.hub.url)
         return self.http.post(url, timeout=SPAWN_TIMEOUT,
                               headers={"X-XSRFToken": self._xsrf(path)}, **kwargs)
+
+    def put(self, url: str, **kwargs) -> requests.Response:
+        path = url.removeprefix(self.hub.url)
+        return self.http.put(url, timeout=SPAWN_TIMEOUT,
+                             headers={"X-XSRFToken": self._xsrf(path)}, **kwargs)
 
     def server(self) -> str:
         """This person's server's URL, started and ready."""
