@@ -40,25 +40,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable within a file
 
 
-# The class-hub tests make real Unix accounts with grader.hub's mark, share the grader account,
-# and remove every marked account when they start and end; two of them at once (on two xdist
-# workers) would remove each other's people mid-launch. Each holds this lock for its module.
-CLASS_HUB_FILES = ("test_hub.py", "test_hub_lti.py")
-CLASS_HUB_LOCK = Path("/tmp/ml-course-class-hub.lock")
-
-
-@pytest.fixture(autouse=True, scope="module")
-def one_class_hub_at_a_time(request: pytest.FixtureRequest):
-    """Run the modules of :data:`CLASS_HUB_FILES` one at a time across workers."""
-    if request.path.name not in CLASS_HUB_FILES:
-        yield
-        return
-    import fcntl
-
-    with CLASS_HUB_LOCK.open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
-        yield
-
 def pytest_terminal_summary(terminalreporter) -> None:
     """Print the browser test's slider-to-image times (issue 24), one widget per lecture: the
     time from one arrow press on a slider in JupyterLab to its new figure being shown (kernel

@@ -44,6 +44,7 @@ from tests.lti_support import (
 TA = [f"{MEMBERSHIP}/Instructor#TeachingAssistant", f"{MEMBERSHIP}#Instructor"]
 STUDENTS = [("Lovelace, Ada", "3001", "lti-ada@uni.edu"), ("Byron, Bo", "3002", "lti-bo")]
 ADA, BO, GRADER = "lti-ada", "lti-bo", "lti-tom"
+ACCOUNTS = [ADA, BO, GRADER]  # names no other hub test uses: its hub may run beside this one
 PEOPLE = {"hint-ada": Person("lti-ada@uni.edu", "3001", LEARNER),
           "hint-bo": Person("lti-bo", "3002", LEARNER),
           "hint-tom": Person("lti-tom", "77", INSTRUCTOR),
@@ -97,7 +98,7 @@ def test_a_nonce_is_accepted_once_until_its_token_expires() -> None:
 def lti_hub():
     hub_support.require_root()
     hub_support.build_hub_env()
-    hub_support.remove_accounts()
+    hub_support.remove_accounts(ACCOUNTS)  # left by an interrupted run; no one else's
     root = Path(tempfile.mkdtemp(prefix="lti-hub-"))  # every account may enter it
     platform, server = start_platform(PEOPLE)
     try:
@@ -109,10 +110,10 @@ def lti_hub():
         try:
             yield hub, platform
         finally:
-            hub.stop()
+            hub.stop_all()
     finally:
         server.shutdown()
-        hub_support.remove_accounts()
+        hub_support.remove_accounts(ACCOUNTS)
         shutil.rmtree(root, ignore_errors=True)
 
 
