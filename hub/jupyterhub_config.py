@@ -97,3 +97,17 @@ c.JupyterHub.load_roles = [{
     "groups": [GRADERS_GROUP],
     "scopes": [f"access:services!service={FORMGRADER_SERVICE}"],
 }]
+
+# Launches from the LMS (README, "Launches from the LMS (LTI 1.3)"; grader/hub_lti.py): with an
+# issuer set, people arrive from Canvas or Moodle by LTI 1.3 instead of a password, as the same
+# roster accounts. The values are those of the tool's registration in the LMS; the client and
+# deployment ids may each be a comma-separated list.
+if os.environ.get("COURSE_HUB_LTI_ISSUER"):
+    c.JupyterHub.authenticator_class = "grader.hub_lti.RosterLTI13Authenticator"
+    c.RosterLTI13Authenticator.roster_file = str(STATE / "roster.json")
+    c.RosterLTI13Authenticator.issuer = os.environ["COURSE_HUB_LTI_ISSUER"]
+    c.RosterLTI13Authenticator.client_id = set(os.environ["COURSE_HUB_LTI_CLIENT_ID"].split(","))
+    c.RosterLTI13Authenticator.deployment_ids = set(
+        os.environ["COURSE_HUB_LTI_DEPLOYMENTS"].split(","))
+    c.RosterLTI13Authenticator.authorize_url = os.environ["COURSE_HUB_LTI_AUTHORIZE_URL"]
+    c.RosterLTI13Authenticator.jwks_endpoint = os.environ["COURSE_HUB_LTI_JWKS_URL"]
