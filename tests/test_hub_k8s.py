@@ -24,6 +24,7 @@ import yaml
 from traitlets.config.loader import PyFileConfigLoader
 
 from grader.hub import FORMGRADER_SERVICE, GRADERS_GROUP, STUDENTS_GROUP
+from grader.hub_exchange import refusal
 
 ROOT = Path(__file__).resolve().parents[1]
 K8S = ROOT / "hub" / "k8s"
@@ -332,3 +333,14 @@ def test_dask_workers_reach_the_scheduler_service_one_submission_at_a_time():
     assert address in worker["command"]
     assert worker["command"][worker["command"].index("--nthreads") + 1] == "1"
     assert f"--cluster {address}" in (K8S / "dask.yaml").read_text()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="gives a folder to another uid (chown)")
+def test_one_shared_account_is_refused_at_collect_as_the_readme_says(tmp_path):
+    # README, "Not done: one account per student": every pod writes as uid 1000, so the
+    # course's collect takes no submission from the shared exchange.
+    submission = tmp_path / "alice+ps1+2026-11-28 10:00:00.000000 UTC+abcd1234"
+    submission.mkdir()
+    (submission / "submission_secret.txt").write_text("0" * 128)
+    os.chown(submission, 1000, 1000)
+    assert "but was written by" in refusal(submission)
