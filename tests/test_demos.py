@@ -134,7 +134,9 @@ def test_margin_frame_marks_this_sample_on_the_trend():
     exp = demo.margin_experiment(demo.MARGIN_GRID[5], seed=3)
     star = [line for line in fig.axes[1].lines if line.get_marker() == "*"][0]
     assert star.get_ydata()[0] == exp.run.mistakes
-    assert fig.axes[1].get_title() == f"this sample: {exp.run.mistakes} mistakes ≤ {exp.bound:.0f}"
+    noun = "mistake" if exp.run.mistakes == 1 else "mistakes"  # counts agree in number
+    assert fig.axes[1].get_title() == (f"this sample: {exp.run.mistakes} {noun} "
+                                       f"≤ {exp.bound:.0f}")
 
 
 def test_eta_matters_from_a_non_zero_start():

@@ -127,7 +127,8 @@ def run(copy_course: Callable[..., Path]) -> Run:
     (submitted / "nbl" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").symlink_to(solution)
     result = Run(root, {}, {}, {})
     for step, args in [("autograde", ["autograde", ASSIGNMENT, "--jobs", "2"]),
-                       ("feedback", ["feedback", ASSIGNMENT]),
+                       # the written answers wait for a hand grade: every page is written
+                       ("feedback", ["feedback", ASSIGNMENT, "--include-ungraded"]),
                        ("report", ["report", ASSIGNMENT])]:
         out = io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):

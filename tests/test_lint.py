@@ -189,8 +189,13 @@ def test_refuses_a_check_that_passes_on_the_blank_release(
         copy_course: Callable[..., Path]) -> None:
     root = trial_course(copy_course)
     edit_checks(root, "Check(\"clip_scores\", [", "Check(\"clip_scores\", [] and [")  # cases lost
-    message = only(problems(root, run=True), HIDDEN_CELL)
-    assert message.startswith("passes on the blank release")
+    found = {p.where: p.message for p in problems(root, run=True)}
+    assert found[HIDDEN_CELL].startswith("passes on the blank release")
+    # and, since a visible test scores only beside a passing hidden case, the exercise's
+    # visible test fails on the solution too (ExamplesOnly)
+    assert set(found) == {HIDDEN_CELL, VISIBLE_CELL}
+    assert "ExamplesOnly" in found[VISIBLE_CELL] and "a Check needs at least one case" in found[
+        HIDDEN_CELL]
 
 
 def test_refuses_hidden_checks_left_in_the_release(copy_course: Callable[..., Path]) -> None:
