@@ -18,11 +18,11 @@ from grader import integrity, secret
 from grader.api import secret_path
 from grader.cluster import grade_class_on_cluster
 from grader.collect import is_safe_id, printable
-from grader.page import counted
 from grader.parallel import Outcome, grade_class
 from grader.release import release
 from grader.report import run_record_path
 from grader.sandbox import unavailable_reason
+from mllib.plotting import counted
 
 
 def _progress(total: int) -> Callable[[int, Outcome], None]:

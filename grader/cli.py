@@ -29,7 +29,6 @@ from grader.collect import EXIT_REFUSED, collect, say_outcome
 from grader.export import EXIT_LEFT_OUT, export_canvas, export_grades, export_moodle
 from grader.lint import TODO_MARK
 from grader.lms import MOODLE_KEYS, canvas_feedback_zip, name_students, read_roster
-from grader.page import counted
 from grader.pending import class_waiting, drop_feedback, held_back, say_waiting
 from grader.release import EXIT_REFUSED as RELEASE_REFUSED
 from grader.release import ReleaseRefused, lint_assignments, release
@@ -39,6 +38,7 @@ from grader.sandbox import unavailable_reason
 from grader.scaffold import new_exercise
 from grader.similarity import THRESHOLD, compare, write_page
 from grader.validate import validate
+from mllib.plotting import counted
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 INCLUDE_UNGRADED = ("also students whose work still waits for a hand grade (a written answer "

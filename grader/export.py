@@ -32,9 +32,9 @@ from grader.lms import (
     moodle_rows,
     read_canvas_roster,
 )
-from grader.page import counted
 from grader.pending import Waiting, class_waiting, held_back, say_waiting
 from grader.report import assignment_exercises, exercise_scores
+from mllib.plotting import counted
 
 # OWASP's CSV injection rule: a spreadsheet reads a cell starting with one of these as a formula.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")

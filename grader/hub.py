@@ -108,12 +108,17 @@ def check_names(people: list[HubUser]) -> None:
         raise ValueError("the roster cannot become hub accounts:\n  " + "\n  ".join(problems))
 
 
+def _mark(name: str) -> str | None:
+    """The comment field of the Unix account ``name`` (None: there is no such account)."""
+    try:
+        return pwd.getpwnam(name).pw_gecos
+    except KeyError:
+        return None
+
+
 def _is_foreign_account(name: str) -> bool:
     """Whether a Unix account of that name exists that this module did not make."""
-    try:
-        return pwd.getpwnam(name).pw_gecos != MARK
-    except KeyError:
-        return False
+    return _mark(name) not in (None, MARK)
 
 
 def write_roster(state: Path, people: list[HubUser]) -> Path:
@@ -171,10 +176,8 @@ def sync_accounts(people: list[HubUser], before: dict[str, HubUser], home: Path,
 
 
 def _account_exists(name: str) -> bool:
-    try:
-        return pwd.getpwnam(name).pw_gecos == MARK
-    except KeyError:
-        return False
+    """Whether this module made a Unix account of that name."""
+    return _mark(name) == MARK
 
 
 def ensure_grader_account(home: Path) -> str:

@@ -85,12 +85,6 @@ def feedback_page(markup: str) -> str:
     return markup.replace(PLACEHOLDER_ALT, STUDENT_IMAGE_ALT)
 
 
-def counted(count: int, noun: str, plural: str | None = None) -> str:
-    """``count`` and ``noun`` as they read together: "1 student", "2 students" (``plural``
-    when adding an "s" is wrong: "matches")."""
-    return f"{count} {noun if count == 1 else plural or noun + 's'}"
-
-
 def scroll_box(content: str, name: str) -> str:
     """``content`` (HTML) in a box that scrolls sideways when it is wider than the screen,
     reachable by Tab and announced as ``name`` (escaped here)."""

@@ -38,7 +38,7 @@ from nbgrader.preprocessors import GetGrades
 from nbgrader.utils import is_grade, is_solution, is_task
 
 from grader.late import configured_policy, notebook_penalty
-from grader.page import counted
+from mllib.plotting import counted
 
 NOTE_START = "**Regrade (grader's note"  # how regrade_note opens: never shown to the student
 NOTE_END = "---- end of the grader's note: the student sees only what follows ----"

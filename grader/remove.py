@@ -17,7 +17,7 @@ from nbgrader.api import Base, MissingEntry
 from nbgrader.apps import NbGraderAPI
 from sqlalchemy import create_engine, inspect, text
 
-from grader.page import counted
+from mllib.plotting import counted
 
 VERSION_TABLE = "alembic_version"  # nbgrader's schema version, read when it opens a gradebook
 

@@ -30,13 +30,13 @@ from grader.hostile import Flag, grade_id, scan
 from grader.late import class_lateness, late_work, policy_description
 from grader.misses import count_misses
 from grader.misses import section as misses_section
-from grader.page import counted, document
+from grader.page import document
 from grader.pending import Waiting, class_waiting
 from grader.preprocessors import examples_only, run_problems
 from grader.similarity import report_section
 from grader.tables import table
 from grader.validate import exercise_cells
-from mllib.plotting import figure
+from mllib.plotting import counted, figure
 
 TRUNCATION_MARK = "output truncated"  # in the notices of kernel_guard, GradingExecute, LimitOutput
 
