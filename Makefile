@@ -118,7 +118,7 @@ hub-env: $(HUB_STAMP) $(PROXY)
 	mkdir -p $(EXCHANGE) hub/var && chmod 0777 $(EXCHANGE)
 
 hub: $(STAMP) hub-env
-	$(BIN)/python -c "from grader.hub import ensure_grader_account as e; from pathlib import Path; e(Path('/home'))"
+	$(BIN)/python -c "from grader.hub.roster import ensure_grader_account as e; from pathlib import Path; e(Path('/home'))"
 	chown -R grader-ml-course grader solutions notebooks
 	chmod -R go-rwx grader solutions
 	COURSE_EXCHANGE=$(EXCHANGE) COURSE_HUB_ENV=$(HUB_ENV) $(HUB_ENV)/bin/jupyterhub -f hub/jupyterhub_config.py

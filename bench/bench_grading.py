@@ -7,8 +7,8 @@ then grades them twice on the same machine with the same configuration:
 
 1. ``nbgrader autograde 01_perceptron --force``: nbgrader's own command, one student after the
    other in one process (nbgrader #174);
-2. ``course autograde 01_perceptron --jobs J``: the parallel workers of ``grader/parallel.py``
-   (default J: the number of CPUs plus one, as ``course``);
+2. ``course autograde 01_perceptron --jobs J``: the parallel workers of
+   ``grader/dispatch/parallel.py`` (default J: the number of CPUs plus one, as ``course``);
 3. the same with ``--no-sandbox``: the difference from 2 is what the sandbox costs
    (bubblewrap, the scratch copy, the checksums of the course before and after);
 4. ``course autograde 01_perceptron --cluster local:N``: one Dask task per submission on a

@@ -35,8 +35,8 @@ import nbformat
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-from grader.api import make_api  # noqa: E402
-from grader.similarity import bound_names, compare, write_page  # noqa: E402
+from grader.core.api import make_api  # noqa: E402
+from grader.review.similarity import bound_names, compare, write_page  # noqa: E402
 
 ASSIGNMENT, NOTEBOOK = "01_perceptron", "perceptron_exercises.ipynb"
 TINY_LINES = 2  # of an answer's body, with --answers tiny

@@ -1,12 +1,12 @@
 """``course``: the instructor's single entry point to nbgrader for this course.
 
 Every subcommand runs nbgrader's own Python API (``NbGraderAPI``, ``Gradebook``,
-``Validator``, ``ZipCollectApp`` in :mod:`grader.collect`) with the configuration in
+``Validator``, ``ZipCollectApp`` in :mod:`grader.intake.collect`) with the configuration in
 ``<course-root>/grader/nbgrader_config.py``, so it behaves the same from any working directory
 and ignores stray nbgrader configs elsewhere. This module parses the command line and
-dispatches: each capability lives in a module of its own (:mod:`grader.release`,
-:mod:`grader.autograde`, :mod:`grader.validate`, :mod:`grader.collect`, :mod:`grader.export`,
-...).
+dispatches: each capability lives in a module of its own (:mod:`grader.authoring.release`,
+:mod:`grader.dispatch.autograde`, :mod:`grader.pipeline.validate`, :mod:`grader.intake.collect`,
+:mod:`grader.handback.export`, ...).
 """
 
 from __future__ import annotations
@@ -21,23 +21,23 @@ from pathlib import Path
 from nbgrader.apps import NbGraderAPI
 from nbgrader.utils import parse_utc
 
-from grader import secret
-from grader.api import load_config, make_api, report_failure, secret_path
-from grader.autograde import autograde
-from grader.bundle import bundle
-from grader.collect import EXIT_REFUSED, collect, say_outcome
-from grader.export import EXIT_LEFT_OUT, export_canvas, export_grades, export_moodle
-from grader.lint import TODO_MARK
-from grader.lms import MOODLE_KEYS, canvas_feedback_zip, name_students, read_roster
-from grader.pending import class_waiting, drop_feedback, held_back, say_waiting
-from grader.release import EXIT_REFUSED as RELEASE_REFUSED
-from grader.release import ReleaseRefused, lint_assignments, release
-from grader.remove import remove_assignment
-from grader.report import write_report
-from grader.sandbox import unavailable_reason
-from grader.scaffold import new_exercise
-from grader.similarity import THRESHOLD, compare, write_page
-from grader.validate import validate
+from grader.authoring.bundle import bundle
+from grader.authoring.lint import TODO_MARK
+from grader.authoring.release import EXIT_REFUSED as RELEASE_REFUSED
+from grader.authoring.release import ReleaseRefused, lint_assignments, release
+from grader.authoring.remove import remove_assignment
+from grader.authoring.scaffold import new_exercise
+from grader.core.api import load_config, make_api, report_failure, secret_path
+from grader.dispatch.autograde import autograde
+from grader.handback.export import EXIT_LEFT_OUT, export_canvas, export_grades, export_moodle
+from grader.handback.lms import MOODLE_KEYS, canvas_feedback_zip, name_students, read_roster
+from grader.handback.pending import class_waiting, drop_feedback, held_back, say_waiting
+from grader.intake.collect import EXIT_REFUSED, collect, say_outcome
+from grader.kernel.sandbox import unavailable_reason
+from grader.pipeline import secret
+from grader.pipeline.validate import validate
+from grader.review.report import write_report
+from grader.review.similarity import THRESHOLD, compare, write_page
 from mllib.plotting import counted
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -63,7 +63,7 @@ def show_secret(api: NbGraderAPI, rotate: bool) -> None:
 
 def feedback(api: NbGraderAPI, assignment: str, include_ungraded: bool) -> int | None:
     """Write feedback HTML for every autograded submission of ``assignment``, but those that
-    wait for a hand grade unless ``include_ungraded`` (:mod:`grader.pending`; listed).
+    wait for a hand grade unless ``include_ungraded`` (:mod:`grader.handback.pending`; listed).
 
     Runs ``nbgrader generate_feedback --force``; output goes to
     ``grader/feedback/<student>/<assignment>/``, and the folder of a student held back is
@@ -91,8 +91,8 @@ def feedback(api: NbGraderAPI, assignment: str, include_ungraded: bool) -> int |
 
 
 def canvas_zip(api: NbGraderAPI, assignment: str) -> int:
-    """Write the Re-Upload Submissions zip of ``assignment`` (:mod:`grader.lms`); return 0, or
-    2 when feedback of notebooks not collected from Canvas was left out (listed)."""
+    """Write the Re-Upload Submissions zip of ``assignment`` (:mod:`grader.handback.lms`); return 0,
+    or 2 when feedback of notebooks not collected from Canvas was left out (listed)."""
     out = Path(api.coursedir.root) / "grader" / "exports" / f"feedback-{assignment}-canvas.zip"
     left_out = canvas_feedback_zip(api, assignment, out)
     print(f"wrote {out}: upload it in Canvas's assignment page -> Re-Upload Submissions")
@@ -105,7 +105,7 @@ def canvas_zip(api: NbGraderAPI, assignment: str) -> int:
 
 def report(api: NbGraderAPI, assignment: str, out: Path, json_out: Path | None) -> None:
     """Write the HTML grading report of ``assignment``, and its data as JSON to ``json_out``
-    when given (see :func:`grader.report.write_report`)."""
+    when given (see :func:`grader.review.report.write_report`)."""
     findings = write_report(api, assignment, out, json_out)
     not_run = len(findings.not_run)
     print(f"wrote {out}: {counted(not_run, 'submission')} did not run to completion, "
@@ -115,7 +115,7 @@ def report(api: NbGraderAPI, assignment: str, out: Path, json_out: Path | None) 
 
 
 def similarity(api: NbGraderAPI, assignment: str, out: Path, threshold: float) -> None:
-    """Write the similarity report of ``assignment`` (:mod:`grader.similarity`); print the
+    """Write the similarity report of ``assignment`` (:mod:`grader.review.similarity`); print the
     pairs at or above ``threshold``. Changes no score."""
     try:
         result = compare(api, assignment, threshold)
@@ -319,8 +319,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         --canvas``/``--moodle`` and ``feedback --canvas-zip``: 2 when graded students were left
         out of the LMS's file (they are listed); ``feedback`` and ``export``: 2 when students
         whose work waits for a hand grade were left out (listed with what waits; see
-        :mod:`grader.pending`); ``release``: 2 when it would change the tests of an assignment
-        with submissions (nothing is released; ``--force`` releases anyway).
+        :mod:`grader.handback.pending`); ``release``: 2 when it would change the tests of an
+        assignment with submissions (nothing is released; ``--force`` releases anyway).
     """
     args = build_parser().parse_args(argv)
     root: Path = args.course_root.resolve()
@@ -339,7 +339,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"wrote {archive.with_suffix('')}/ and {archive}")
         return 0
     if args.command == "hub":
-        from grader.hub import hub_state_dir, update_class  # imports JupyterHub: only here
+        from grader.hub.roster import hub_state_dir, update_class  # imports JupyterHub: only here
 
         try:
             print(update_class(args.roster, args.grader, args.instructor, hub_state_dir(),

@@ -3,8 +3,8 @@
 Found by ``jupyter lab`` (Validate button, Nbgrader menu) and the plain ``nbgrader`` CLI
 through ``JUPYTER_CONFIG_PATH=<repo>/grader`` (the Makefile exports it), and loaded directly
 from this file by the ``course`` CLI. The preprocessors it names live in
-``grader/preprocessors.py``, so the course must be installed (``make`` does it) where nbgrader
-or JupyterLab runs.
+``grader/pipeline/preprocessors.py``, so the course must be installed (``make`` does it) where
+nbgrader or JupyterLab runs.
 """
 
 import os
@@ -23,14 +23,15 @@ from nbgrader.preprocessors import (
     OverwriteKernelspec,
 )
 
-from grader import kernel_guard, safe_autograde
-from grader.api import gradebook_url
-from grader.hand_grades import KeepHandGrades
-from grader.late import LatePolicy
-from grader.offline_math import FeedbackExporter
-from grader.pending import StudentGrades
-from grader.preprocessors import GradingExecute, HideHiddenTestTracebacks, RepairSubmission
-from grader.sanitize import TEMPLATES, SanitizeSubmission
+from grader.core.api import gradebook_url
+from grader.handback.offline_math import FeedbackExporter
+from grader.handback.pending import StudentGrades
+from grader.handback.sanitize import TEMPLATES, SanitizeSubmission
+from grader.kernel import kernel_guard
+from grader.pipeline import safe_autograde
+from grader.pipeline.hand_grades import KeepHandGrades
+from grader.pipeline.late import LatePolicy
+from grader.pipeline.preprocessors import GradingExecute, HideHiddenTestTracebacks, RepairSubmission
 
 c = get_config()  # noqa: F821 -- injected by the traitlets config loader
 
@@ -52,9 +53,9 @@ c.CourseDirectory.course_id = "ml-course"
 # course-local and git-ignored: grader/exchange, created here because nbgrader requires it.
 c.Exchange.root = os.environ.get("COURSE_EXCHANGE") or os.path.join(GRADER_DIR, "exchange")
 os.makedirs(c.Exchange.root, exist_ok=True)
-# Collect takes a submission as its owner's only (grader/hub_exchange.py): nbgrader's own
+# Collect takes a submission as its owner's only (grader/hub/exchange.py): nbgrader's own
 # collects one that names another student, with a warning.
-c.ExchangeFactory.collect = "grader.hub_exchange.OwnerCheckedCollect"
+c.ExchangeFactory.collect = "grader.hub.exchange.OwnerCheckedCollect"
 
 # What `course release` leaves in place of a solution region. nbgrader's stub raises a bare
 # NotImplementedError, so a blank answer's visible test failed with an empty message.
@@ -87,7 +88,7 @@ c.CourseDirectory.db_url = gradebook_url(os.environ.get("COURSE_DB_URL", "")) or
 c.ExecutePreprocessor.timeout = kernel_guard.CELL_TIMEOUT
 
 # The kernel nbgrader starts (autograde, `course validate`, the Validate button) first runs
-# grader/kernel_guard.py, which
+# grader/kernel/kernel_guard.py, which
 # * fixes nbgrader #1904: any text on stderr scores a test cell 0, so a harmless warning costs
 #   points. Our tests report failure only by raising (assert_close, the hidden checkers), so
 #   stderr carries information, never a verdict: the kernel writes it to stdout. The text still
@@ -95,9 +96,9 @@ c.ExecutePreprocessor.timeout = kernel_guard.CELL_TIMEOUT
 # * drops what a cell prints beyond OUTPUT_LIMIT characters before it leaves the kernel, so a
 #   submission that prints gigabytes cannot flood the grader.
 # The guard is run by its absolute path in the installed package, not imported: the kernel's
-# working directory is the submission's folder, where a student's grader/kernel_guard.py would
-# be found first. GradingExecute's kernel (SandboxedKernelManager, a SafePathKernelManager) also
-# starts with that folder off sys.path (PYTHONSAFEPATH), so nothing there runs at start-up; the
+# working directory is the submission's folder, where a student's grader/kernel/kernel_guard.py
+# would be found first. GradingExecute's kernel (SandboxedKernelManager, a SafePathKernelManager)
+# also starts with that folder off sys.path (PYTHONSAFEPATH), so nothing there runs at start-up; the
 # guard puts it back. (Not set as Execute.kernel_manager_class: that would apply to
 # GradingExecute too, a subclass, and replace its sandboxed kernel.)
 OUTPUT_LIMIT = kernel_guard.OUTPUT_LIMIT
@@ -108,7 +109,7 @@ c.Execute.extra_arguments = kernel_guard.kernel_arguments(OUTPUT_LIMIT)
 c.CourseValidator.execute = GradingExecute
 
 # Autograde follows no link in a submission (a link to solutions/ or /etc would be read as
-# root): nbgrader's converter, with its copy and reads made by grader.files. nbgrader has no
+# root): nbgrader's converter, with its copy and reads made by grader.core.files. nbgrader has no
 # setting for the converter class, so this makes its autograde command and API use ours.
 safe_autograde.install()
 
@@ -135,7 +136,7 @@ c.Autograde.sanitize_preprocessors = [
 # than that, plus headers, before decoding it), and LimitOutput then keeps 1000 lines and
 # 100 traceback lines of it.
 c.GradingExecute.max_output_bytes = 2 * OUTPUT_LIMIT
-# Each student's hidden inputs are derived from this secret (grader/secret.py): created on
+# Each student's hidden inputs are derived from this secret (grader/pipeline/secret.py): created on
 # first use, git-ignored, never sent into a kernel. $COURSE_SECRET replaces the file.
 c.GradingExecute.secret_file = os.path.join(GRADER_DIR, "course_secret")
 # Per notebook, on top of the per-cell limits (a submission can add cells): 5 MB of output
@@ -147,7 +148,7 @@ c.LimitOutput.max_lines = 1000
 c.LimitOutput.max_traceback = 100
 # KeepHandGrades is nbgrader's SaveAutoGrades, except that a regrade leaves an unchanged answer
 # graded by hand as the instructor left it (nbgrader flags every hand grade again); a changed
-# one is flagged with its previous score and comment (grader/hand_grades.py).
+# one is flagged with its previous score and comment (grader/pipeline/hand_grades.py).
 c.Autograde.autograde_preprocessors = [
     GradingExecute,
     IgnorePattern,
@@ -158,7 +159,7 @@ c.Autograde.autograde_preprocessors = [
     CheckCellMetadata,
 ]
 
-# Late work (grader/late.py). nbgrader's AssignLatePenalties compares each submission's
+# Late work (grader/pipeline/late.py). nbgrader's AssignLatePenalties compares each submission's
 # timestamp (timestamp.txt, written by `course collect` from the LMS's files) with the due date
 # in the gradebook (`course collect --due`, or the formgrader) and asks this plugin for the
 # penalty; `course export`, feedback and the report apply it to the current scores. One of:
@@ -179,7 +180,7 @@ c.LatePolicy.cutoff_days = 3.0
 # CSSHTMLHeaderPreprocessor is nbgrader's default; StudentGrades is its GetGrades keeping the
 # grader's regrade note from the student, naming each test by its exercise, marking an answer
 # that waits for a hand grade, and taking the late penalty on the current scores
-# (grader/pending.py).
+# (grader/handback/pending.py).
 c.GenerateFeedback.preprocessors = [
     StudentGrades,
     HideHiddenTestTracebacks,
@@ -191,9 +192,9 @@ c.GenerateFeedback.preprocessors = [
 # and keywords below 4.5:1). The feedback pages and the formgrader's both inline it.
 c.CSSHTMLHeaderPreprocessor.style = "xcode"
 # Feedback is opened offline (from disk, a zip, Canvas): its formulas are rendered to MathML
-# when it is written (grader/offline_math.py), so the page needs no MathJax and no script.
+# when it is written (grader/handback/offline_math.py), so the page needs no MathJax and no script.
 c.GenerateFeedback.exporter_class = FeedbackExporter
-c.FeedbackExporter.filters = {"markdown2html": "grader.offline_math.MathMLMarkdown"}
+c.FeedbackExporter.filters = {"markdown2html": "grader.handback.offline_math.MathMLMarkdown"}
 # The course's feedback/index.html.j2 (grader/jupyter/nbconvert/templates) rewrites the summary
 # at the top of nbgrader's page and extends it as "formgrader/templates/feedback/index.html.j2",
 # found here (by its plain name it would find itself: grader/jupyter is on JUPYTER_PATH); the
@@ -204,15 +205,15 @@ c.FeedbackExporter.extra_template_paths = [
                  "node_modules", "bootstrap", "dist", "css"),
 ]
 
-# No script from a submission runs where its HTML is opened (grader/sanitize.py). HTMLExporter
-# renders both the formgrader's submission view and the feedback files, so configuring it covers
-# both (and runs the sanitizer before GenerateFeedback.preprocessors): outputs are cleaned by
-# SanitizeSubmission, markdown by the markdown2html filter SafeMarkdown after rendering.
+# No script from a submission runs where its HTML is opened (grader/handback/sanitize.py).
+# HTMLExporter renders both the formgrader's submission view and the feedback files, so configuring
+# it covers both (and runs the sanitizer before GenerateFeedback.preprocessors): outputs are cleaned
+# by SanitizeSubmission, markdown by the markdown2html filter SafeMarkdown after rendering.
 c.HTMLExporter.preprocessors = [SanitizeSubmission]
-c.HTMLExporter.filters = {"markdown2html": "grader.sanitize.SafeMarkdown"}
+c.HTMLExporter.filters = {"markdown2html": "grader.handback.sanitize.SafeMarkdown"}
 # The feedback template gets a Content-Security-Policy and a pinned MathJax from
 # grader/jupyter/nbconvert/templates/feedback/mathjax.html.j2, found through the installed
-# package (grader.sanitize.TEMPLATES); nbgrader's templates come after it. The
+# package (grader.handback.sanitize.TEMPLATES); nbgrader's templates come after it. The
 # formgrader sets its own template folder and finds its override through JUPYTER_PATH.
 c.HTMLExporter.extra_template_basedirs = [
     TEMPLATES,

@@ -2,7 +2,7 @@
 
 Runs as root, as The Littlest JupyterHub does, because it starts each person's server as that
 person's own Unix account (LocalProcessSpawner). Who may log in, and in which group, is the
-hub roster that ``course hub users ROSTER.csv`` writes (grader/hub.py). Every path and port
+hub roster that ``course hub users ROSTER.csv`` writes (grader/hub/roster.py). Every path and port
 comes from the environment, so a test can start a hub of its own beside another:
 
 COURSE_HUB_STATE      the hub's state: database, cookie secret, roster (default hub/var)
@@ -25,8 +25,8 @@ ENV = Path(os.environ.get("COURSE_HUB_ENV") or "/opt/ml-course/venv")
 EXCHANGE = os.environ.get("COURSE_EXCHANGE") or "/usr/local/share/nbgrader/exchange"
 PORT = int(os.environ.get("COURSE_HUB_PORT") or 8000)
 
-sys.path.insert(0, str(COURSE))  # grader.hub, the roster's authenticator
-from grader.hub import (  # noqa: E402
+sys.path.insert(0, str(COURSE))  # grader.hub.roster, the roster's authenticator
+from grader.hub.roster import (  # noqa: E402
     FORMGRADER_SERVICE,
     GRADER_ACCOUNT,
     GRADERS_GROUP,
@@ -49,10 +49,10 @@ c.JupyterHub.template_paths = [str(HUB_DIR / "templates")]  # contrast of the lo
 c.JupyterHub.cleanup_servers = False
 c.JupyterHub.cleanup_proxy = False
 
-# Logins: PAM passwords of the roster's accounts, in the roster's groups (grader/hub.py).
+# Logins: PAM passwords of the roster's accounts, in the roster's groups (grader/hub/roster.py).
 # The roster is read at every login and every refresh_user, so removing someone takes effect
 # within a minute, and their groups are the roster's, not what the admin page last set.
-c.JupyterHub.authenticator_class = "grader.hub.RosterAuthenticator"
+c.JupyterHub.authenticator_class = "grader.hub.roster.RosterAuthenticator"
 c.RosterAuthenticator.roster_file = str(STATE / "roster.json")
 c.Authenticator.manage_groups = True
 c.Authenticator.auth_refresh_age = 60
@@ -98,12 +98,12 @@ c.JupyterHub.load_roles = [{
     "scopes": [f"access:services!service={FORMGRADER_SERVICE}"],
 }]
 
-# Launches from the LMS (README, "Launches from the LMS (LTI 1.3)"; grader/hub_lti.py): with an
+# Launches from the LMS (README, "Launches from the LMS (LTI 1.3)"; grader/hub/lti.py): with an
 # issuer set, people arrive from Canvas or Moodle by LTI 1.3 instead of a password, as the same
 # roster accounts. The values are those of the tool's registration in the LMS; the client and
 # deployment ids may each be a comma-separated list.
 if os.environ.get("COURSE_HUB_LTI_ISSUER"):
-    c.JupyterHub.authenticator_class = "grader.hub_lti.RosterLTI13Authenticator"
+    c.JupyterHub.authenticator_class = "grader.hub.lti.RosterLTI13Authenticator"
     c.RosterLTI13Authenticator.roster_file = str(STATE / "roster.json")
     c.RosterLTI13Authenticator.issuer = os.environ["COURSE_HUB_LTI_ISSUER"]
     c.RosterLTI13Authenticator.client_id = set(os.environ["COURSE_HUB_LTI_CLIENT_ID"].split(","))

@@ -26,7 +26,7 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-from grader import outside, secret
+from grader.pipeline import outside, secret
 from mllib.grading import load_check, variant, wire
 
 REPO = Path(__file__).resolve().parents[1]

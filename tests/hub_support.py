@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from grader.hub import GRADER_ACCOUNT, MARK
+from grader.hub.roster import GRADER_ACCOUNT, MARK
 
 REPO = Path(__file__).resolve().parents[1]
 HUB_ENV = Path(os.environ.get("COURSE_HUB_ENV", "/opt/ml-course/venv"))
@@ -50,7 +50,7 @@ def canvas_roster(path: Path, students: list[tuple[str, str, str]]) -> Path:
 
 
 def remove_accounts(names: list[str]) -> None:
-    """Remove these accounts, if grader.hub made them (never another account of the machine).
+    """Remove these accounts, if grader.hub.roster made them (never another account of the machine).
 
     The grader account stays, as after ``make hub``: a second hub on the machine (another
     test run) may be using it."""

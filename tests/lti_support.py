@@ -28,7 +28,7 @@ import jwt
 import requests
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from grader.hub_lti import CLAIM, CUSTOM_CLAIM, DEPLOYMENT_CLAIM, MEMBERSHIP, ROLES_CLAIM
+from grader.hub.lti import CLAIM, CUSTOM_CLAIM, DEPLOYMENT_CLAIM, MEMBERSHIP, ROLES_CLAIM
 
 LEARNER = [f"{MEMBERSHIP}#Learner"]
 INSTRUCTOR = [f"{MEMBERSHIP}#Instructor"]

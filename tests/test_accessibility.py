@@ -4,9 +4,9 @@ The audit (tests/axe_support.py) runs axe-core's WCAG 2.0/2.1 A and AA rules in 
 desktop width and at 320 CSS pixels, and checks what axe-core lets pass: alt texts that are
 placeholders, a page wider than the screen, code cut off at its box's edge. Here it is shown to
 find each failure that the issue measured, on a page made to have them, and to pass the grader's
-HTML base (grader/page.py) filled with content that strains it. The pages themselves are audited
-where they are built, so nothing is built twice: the site in tests/test_site.py, one feedback
-page per assignment in tests/test_grading.py, the report, the similarity report and the
+HTML base (grader/core/page.py) filled with content that strains it. The pages themselves are
+audited where they are built, so nothing is built twice: the site in tests/test_site.py, one
+feedback page per assignment in tests/test_grading.py, the report, the similarity report and the
 feedback of a long hidden-test verdict in tests/test_grading_class.py.
 """
 
@@ -20,8 +20,8 @@ import pytest
 from axe_support import PLACEHOLDER_ALT, chromium_page, problems
 from playwright.sync_api import Page
 
-from grader.page import document, feedback_page, scroll_box
-from grader.tables import table
+from grader.core.page import document, feedback_page, scroll_box
+from grader.review.tables import table
 
 # A 1x1 PNG: the pages' pictures are data: URLs too.
 PIXEL = base64.b64encode(bytes.fromhex(

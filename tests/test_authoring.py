@@ -31,13 +31,13 @@ from nbclient import NotebookClient
 from nbgrader.api import Gradebook
 from nbgrader.nbgraderformat import MetadataValidator
 
-from grader import outside
-from grader.api import make_api
+from grader.authoring.lint import TODO_MARK, lint
+from grader.authoring.scaffold import new_exercise
 from grader.cli import main
-from grader.cluster import course_bundle, student_variants
-from grader.lint import TODO_MARK, lint
-from grader.sandbox import unavailable_reason
-from grader.scaffold import new_exercise
+from grader.core.api import make_api
+from grader.dispatch.cluster import course_bundle, student_variants
+from grader.kernel.sandbox import unavailable_reason
+from grader.pipeline import outside
 
 needs_sandbox = pytest.mark.skipif(bool(unavailable_reason()), reason=unavailable_reason())
 

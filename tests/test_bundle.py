@@ -41,10 +41,10 @@ import nbformat
 import pytest
 from nbgrader.preprocessors import Execute
 
-from grader.api import load_config
 from grader.cli import main
-from grader.preprocessors import GradingExecute
-from grader.validate import CourseValidator
+from grader.core.api import load_config
+from grader.pipeline.preprocessors import GradingExecute
+from grader.pipeline.validate import CourseValidator
 
 REPO = Path(__file__).resolve().parents[1]
 SECRET = "c0ffee5ecret" * 4
@@ -132,7 +132,8 @@ def test_the_bundle_holds_the_release_and_the_library(bundled: Path) -> None:
     names = {str(p.relative_to(bundled)) for p in bundled.rglob("*") if p.is_file()}
     for expected in ("README.md", "Makefile", "pyproject.toml", "requirements.lock",
                      "environment.yml", "mllib/perceptron.py", "mllib/grading/__init__.py",
-                     "mllib/grading/wire.py", "grader/validate.py", "grader/nbgrader_config.py",
+                     "mllib/grading/wire.py", "grader/pipeline/validate.py",
+                     "grader/nbgrader_config.py",
                      f"notebooks/{ASSIGNMENT}/{NOTEBOOK}",
                      f"notebooks/{ASSIGNMENT}/perceptron_walkthrough.ipynb"):
         assert expected in names
@@ -141,16 +142,22 @@ def test_the_bundle_holds_the_release_and_the_library(bundled: Path) -> None:
 
 
 def grader_imports(path: Path) -> set[str]:
-    """The modules of ``grader`` a Python file imports (``from grader import x``, ``grader.x``)."""
+    """The modules of ``grader`` a Python file imports, dotted (``from grader.kernel import
+    kernel_guard`` -> ``grader.kernel.kernel_guard``; ``import grader.core.api``)."""
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module == "grader":
-            found |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("grader."):
-            found.add(node.module.split(".")[1])
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("grader"):
+            stage = node.module.count(".") == 1 or node.module == "grader"  # names are modules
+            found |= ({f"{node.module}.{a.name}" for a in node.names} if stage else {node.module})
         elif isinstance(node, ast.Import):
-            found |= {a.name.split(".")[1] for a in node.names if a.name.startswith("grader.")}
+            found |= {a.name for a in node.names if a.name.startswith("grader.")}
     return found
+
+
+STUDENT_GRADER = {"grader/__init__.py", "grader/nbgrader_config.py", "grader/core/__init__.py",
+                  "grader/core/api.py", "grader/kernel/__init__.py",
+                  "grader/kernel/kernel_guard.py", "grader/pipeline/__init__.py",
+                  "grader/pipeline/validate.py"}
 
 
 def test_of_grader_only_what_validation_imports(bundled: Path) -> None:
@@ -158,16 +165,17 @@ def test_of_grader_only_what_validation_imports(bundled: Path) -> None:
     flags, the report, collect, exports, LMS formats, the sandbox, the secret's code."""
     shipped = {str(p.relative_to(bundled)) for p in (bundled / "grader").rglob("*")
                if p.is_file()}
-    assert shipped == {"grader/__init__.py", "grader/api.py", "grader/kernel_guard.py",
-                       "grader/validate.py", "grader/nbgrader_config.py"}
-    instructor = {p.name for p in (REPO / "grader").glob("*.py")} - {
-        "__init__.py", "api.py", "kernel_guard.py", "validate.py", "nbgrader_config.py"}
-    assert {"similarity.py", "flagged.py", "hostile.py", "report.py", "collect.py", "export.py",
-            "lms.py", "secret.py", "sandbox.py", "cli.py"} <= instructor
+    assert shipped == STUDENT_GRADER
+    instructor = {str(p.relative_to(REPO)) for p in (REPO / "grader").rglob("*.py")
+                  if "student" not in p.parts} - STUDENT_GRADER
+    assert {"grader/review/similarity.py", "grader/review/flagged.py",
+            "grader/pipeline/hostile.py", "grader/review/report.py", "grader/intake/collect.py",
+            "grader/handback/export.py", "grader/handback/lms.py", "grader/pipeline/secret.py",
+            "grader/kernel/sandbox.py", "grader/cli.py"} <= instructor
     imported = set().union(*(grader_imports(bundled / name) for name in shipped))
-    assert imported == {"api", "kernel_guard"}, imported
+    assert imported == {"grader.core.api", "grader.kernel.kernel_guard"}, imported
     # The students' `course` is validation: the course's command would need grader.cli.
-    assert 'course = "grader.validate:main"' in (bundled / "pyproject.toml").read_text()
+    assert 'course = "grader.pipeline.validate:main"' in (bundled / "pyproject.toml").read_text()
 
 
 def test_the_students_kernel_is_set_up_as_grading_sets_it_up(bundled: Path) -> None:
@@ -252,13 +260,14 @@ def installed(bundled: Path, tmp_path_factory: pytest.TempPathFactory) -> Instal
 
 def test_the_bundle_imports_its_own_code_and_no_hidden_check(installed: Installed) -> None:
     probe = ("import importlib.util as u, mllib, grader; print(mllib.__file__, grader.__file__, "
-             "u.find_spec('mllib.grading.perceptron'), u.find_spec('grader.similarity'))")
+             "u.find_spec('mllib.grading.perceptron'), u.find_spec('grader.review'), "
+             "u.find_spec('grader.pipeline.secret'))")
     where = subprocess.run([installed.folder / ".venv" / "bin" / "python", "-c", probe],
                            capture_output=True, text=True, check=True,
                            cwd=installed.folder.parent, env=installed.env).stdout.split()
     assert where[0].startswith(str(installed.folder))
     assert where[1].startswith(str(installed.folder))
-    assert where[2:] == ["None", "None"]  # neither the hidden checks nor the instructor's tools
+    assert where[2:] == ["None"] * 3  # neither the hidden checks nor the instructor's tools
 
 
 def test_course_validate_runs_the_visible_tests_and_says_so(installed: Installed) -> None:

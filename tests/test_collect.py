@@ -29,11 +29,11 @@ import pytest
 from lms_support import canvas_reads_back
 from nbgrader.api import Gradebook
 
-from grader.api import make_api
 from grader.cli import main
-from grader.collect import is_safe_id, read_lms_record, safe_id
-from grader.export import csv_cell
-from grader.lms import canvas_feedback_zip
+from grader.core.api import make_api
+from grader.handback.export import csv_cell
+from grader.handback.lms import canvas_feedback_zip
+from grader.intake.collect import is_safe_id, read_lms_record, safe_id
 
 REPO = Path(__file__).resolve().parents[1]
 ASSIGNMENT, NOTEBOOK = "01_perceptron", "perceptron_exercises"
@@ -314,7 +314,8 @@ def test_a_name_canvas_wrote_decomposed_keeps_its_late_marker(same_names: Collec
         assert canvas_reads_back(f"{prefix}_{NB}") == (user, file_id), student
     # the NFD name is the student of the NFC one (a roster's), not a third spelling
     assert safe_id(JOSE) in same_names.record["mapped"].values()
-    # nbgrader counts them late: a timestamp after the due date (grader.late.submission_time)
+    # nbgrader counts them late: a timestamp after the due date
+    # (grader.pipeline.late.submission_time)
     stamped = {p.parent.parent.name for p in same_names.submitted.glob("*/*/timestamp.txt")}
     assert stamped == {student for student, _, late in SAME_NAME_IDS.values() if late}
 
@@ -431,7 +432,7 @@ def test_a_clean_download_exits_0_and_the_report_lists_skips(
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         assert main(["--course-root", str(root), "collect", ASSIGNMENT, str(download)]) == 0
     # the report's section, from the hostile download's record
-    from grader.report import _collect_section
+    from grader.review.report import _collect_section
 
     section = _collect_section(canvas.root, ASSIGNMENT)
     assert "<img" not in section and "&lt;img src=x onerror=alert(1)&gt;" in section

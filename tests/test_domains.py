@@ -2,8 +2,8 @@
 
 Each Check declares, from its statement, the inputs the statement answers (``Check.domain``;
 helpers in ``mllib/grading/domain.py``). For the course's fixed inputs and for students' own
-(grader/secret.py, drawn here as arbitrary student ids), no hidden case may use an input the
-statement leaves open. Each domain also refuses an input its statement leaves open (so the
+(grader/pipeline/secret.py, drawn here as arbitrary student ids), no hidden case may use an input
+the statement leaves open. Each domain also refuses an input its statement leaves open (so the
 property can fail), and ``decided``, the promise that rounding never decides a comparison, is
 checked against exact arithmetic.
 """
@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from grader import outside, secret
+from grader.pipeline import outside, secret
 from mllib.grading import load_check, variant
 from mllib.grading.domain import decided
 from tests.property_support import examples

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 from hidden_support import exercise_notebook  # tests/ is on sys.path under pytest
 
-from grader import secret
+from grader.pipeline import secret
 from mllib.grading import ExerciseFailed, load_check, run_check, variant
 
 REPO = Path(__file__).resolve().parents[1]
@@ -60,8 +60,8 @@ def hidden_keys(assignment: str) -> list[tuple[str, str]]:
     return found
 
 
-# Each student's hidden inputs are their own (grader/secret.py): every second solution must get
-# full marks on the inputs of each of these 50 students, and on the course's fixed ones (None).
+# Each student's hidden inputs are their own (grader/pipeline/secret.py): every second solution must
+# get full marks on the inputs of each of these 50 students, and on the course's fixed ones (None).
 STUDENT_IDS = (None, *(f"s{number:04d}" for number in range(50)))
 
 

@@ -1,4 +1,4 @@
-"""grader.files: copying and reading a submission keeps only plain files and folders."""
+"""grader.core.files: copying and reading a submission keeps only plain files and folders."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import files
+from grader.core import files
 
 KINDS = {  # name in the tree -> the start of the reason it is skipped with
     "to_secret.txt": "symbolic link to ",

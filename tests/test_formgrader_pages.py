@@ -1,7 +1,7 @@
 """Every page, link and button of nbgrader's formgrader works under the course's policy, in
 Chromium (issue 34, item 3 and the MathJax fonts of item 8).
 
-The formgrader is served with a Content-Security-Policy (grader/formgrader_csp.py) that lets
+The formgrader is served with a Content-Security-Policy (grader/review/formgrader_csp.py) that lets
 an inline event handler run only if its hash is listed. nbgrader writes some as ``onclick=``
 and some as ``onClick=``; when only the first spelling was hashed, "Add new student..." and
 "Add new assignment..." did nothing. So this module walks the whole formgrader as an
@@ -53,8 +53,8 @@ from test_grading_class import ASSIGNMENT, NOTEBOOK, WRITTEN, solved
 from test_grading_xss import MATH, build_course
 
 from grader.cli import main
-from grader.formgrader_csp import handler_hashes
-from grader.sandbox import unavailable_reason
+from grader.kernel.sandbox import unavailable_reason
+from grader.review.formgrader_csp import handler_hashes
 
 pytestmark = pytest.mark.skipif(bool(unavailable_reason()), reason=unavailable_reason())
 

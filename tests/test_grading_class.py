@@ -54,11 +54,11 @@ from postgres_support import new_database, postgres_server
 from test_grading import html_text
 from traitlets.config import Config
 
-from grader import outcomes, secret
-from grader.api import gradebook_url
 from grader.cli import main
-from grader.hostile import scan
-from grader.pending import NOT_HAND_GRADED
+from grader.core.api import gradebook_url
+from grader.handback.pending import NOT_HAND_GRADED
+from grader.pipeline import outcomes, secret
+from grader.pipeline.hostile import scan
 from mllib.grading import load_check, variant
 
 REPO = Path(__file__).resolve().parents[1]
@@ -135,7 +135,7 @@ def edited_tests() -> NotebookNode:
 
 
 def forged_records(nb: NotebookNode) -> NotebookNode:
-    """Every test cell claims a per-case record of passed cases (grader.outcomes.KEY)."""
+    """Every test cell claims a per-case record of passed cases (grader.pipeline.outcomes.KEY)."""
     for c in nb.cells:
         if meta(c).get("grade") and c.cell_type == "code":
             c.metadata[outcomes.KEY] = {"test": "hidden", "check": "", "unjudged": "",
@@ -377,7 +377,7 @@ class GradedClass:
     scores: dict[str, dict[str, dict[str, float]]]  # run -> student -> grade id -> score
     submitted: dict[str, NotebookNode]
     records: dict[str, dict[str, dict[str, dict]]] = field(default_factory=dict)  # run ->
-    # student -> grade id -> per-case record (grader.outcomes) in the autograded notebook
+    # student -> grade id -> per-case record (grader.pipeline.outcomes) in the autograded notebook
 
     def report(self) -> str:
         return (self.root / "grader" / "exports" / f"report-{ASSIGNMENT}.html").read_text()
@@ -632,8 +632,8 @@ def test_feedback_shows_no_hidden_test_code_or_values(graded: GradedClass) -> No
 # The oracle runs each student's own answer cells in this process, in notebook order, and calls
 # their functions on their own hidden inputs (the checker's cases under the student's variant of
 # the course secret) and on the visible tests, then compares with the reference by np.allclose:
-# nothing of grader.outside, grader.outcomes or mllib.grading.judge decides here. What cannot
-# run in this process is written down from the class's definition above.
+# nothing of grader.pipeline.outside, grader.pipeline.outcomes or mllib.grading.judge decides here.
+# What cannot run in this process is written down from the class's definition above.
 
 FUNCTIONS = {gid: name for name, gid in ANSWER_OF.items()}  # answer grade id -> its function
 KERNEL_STOPPED_AT = {"zed": "bound", "hugo": "winnow"}  # from this exercise on, nothing ran
@@ -1133,7 +1133,7 @@ def test_collect_from_a_folder_of_student_folders(
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         assert main(["--course-root", str(root), "collect", ASSIGNMENT, str(tmp_path)]) == 0
     submitted = root / "grader" / "submitted"
-    # timestamp.txt: a folder's file time is its submission time (see grader/late.py).
+    # timestamp.txt: a folder's file time is its submission time (see grader/pipeline/late.py).
     assert sorted(p.relative_to(submitted).as_posix() for p in submitted.rglob("*.*")) == [
         f"{name}/{ASSIGNMENT}/{file}" for name in ("amy", "bob")
         for file in (f"{NOTEBOOK}.ipynb", "timestamp.txt")]

@@ -31,10 +31,10 @@ import pytest
 from nbgrader.api import Gradebook
 from test_grading_class import ASSIGNMENT, NOTEBOOK, RELEASE, SOLUTION, answer_text, solved
 
-from grader.api import gradebook_url, load_config
 from grader.cli import main
-from grader.cluster import Graded, ReplayExecution, _record, connect, library_fingerprint
-from grader.parallel import Outcome
+from grader.core.api import gradebook_url, load_config
+from grader.dispatch.cluster import Graded, ReplayExecution, _record, connect, library_fingerprint
+from grader.dispatch.parallel import Outcome
 
 BIN = Path(sys.executable).parent
 SLOW = "import time\ntime.sleep(5)  # keeps the kernel busy while the test kills its worker\n"
@@ -175,7 +175,7 @@ def test_the_command_names_a_bad_cluster_address(copy_course: Callable[..., Path
 
 
 def test_an_unreachable_scheduler_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("grader.cluster.CONNECT_TIMEOUT", 2)
+    monkeypatch.setattr("grader.dispatch.cluster.CONNECT_TIMEOUT", 2)
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         address = f"tcp://127.0.0.1:{probe.getsockname()[1]}"
@@ -187,7 +187,7 @@ def test_an_unreachable_scheduler_is_named(monkeypatch: pytest.MonkeyPatch) -> N
 def test_a_scheduler_without_workers_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     from distributed import LocalCluster
 
-    monkeypatch.setattr("grader.cluster.CONNECT_TIMEOUT", 2)
+    monkeypatch.setattr("grader.dispatch.cluster.CONNECT_TIMEOUT", 2)
     with LocalCluster(n_workers=0, processes=False, dashboard_address=":0") as empty, \
             pytest.raises(SystemExit, match="no Dask worker has joined the scheduler at"), \
             connect(empty.scheduler_address):

@@ -34,7 +34,7 @@ from test_fairness import ANSWERS, ASSIGNMENTS, meta
 from test_grading import html_text  # tests/ is on sys.path under pytest
 
 from grader.cli import main
-from grader.sandbox import unavailable_reason
+from grader.kernel.sandbox import unavailable_reason
 
 ALT, LOOK = "alt", "look"
 pytestmark = pytest.mark.skipif(bool(unavailable_reason()), reason=unavailable_reason())

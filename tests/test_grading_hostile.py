@@ -50,8 +50,8 @@ from test_grading_class import (
 )
 
 from grader.cli import main
-from grader.preprocessors import run_problems
-from grader.sandbox import unavailable_reason
+from grader.kernel.sandbox import unavailable_reason
+from grader.pipeline.preprocessors import run_problems
 from mllib.grading import load_check
 
 REPO = Path(__file__).resolve().parents[1]
@@ -260,7 +260,7 @@ EXTRAS = {
     "slow_cells": Attack(cells=tuple("import time\ntime.sleep(2)" for _ in range(30))),
     "shadow_guard": Attack(files={
         "grader/__init__.py": f"print({SHADOW!r})\n",
-        "grader/kernel_guard.py": f"def install(limit):\n    print({SHADOW!r})\n",
+        "grader/kernel/kernel_guard.py": f"def install(limit):\n    print({SHADOW!r})\n",
         "ipykernel_launcher.py": f"print({SHADOW!r})\nraise SystemExit(1)\n",
         "ipython_kernel_config.py": f"c.IPKernelApp.exec_lines = ['print({SHADOW!r})']\n",
         "ipython_config.py": f"c.InteractiveShellApp.exec_lines = ['print({SHADOW!r})']\n",

@@ -1,6 +1,6 @@
 """What a kernel sends the grader, and what a notebook may cost, bounded (issue #19, 5-8).
 
-Unit tests feed :class:`grader.preprocessors.GradingExecute` and the grader's kernel client
+Unit tests feed :class:`grader.pipeline.preprocessors.GradingExecute` and the grader's kernel client
 fake messages. The same defences against a real sandboxed kernel, graded with ``course
 autograde``, are in ``tests/test_grading_hostile.py`` (raw, deep and malformed messages,
 100 added printing cells, slow added cells, start-up files, exception text).
@@ -11,8 +11,8 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from grader.kernel_client import well_formed
-from grader.preprocessors import OVER_BUDGET, GradingExecute, run_problems
+from grader.kernel.kernel_client import well_formed
+from grader.pipeline.preprocessors import OVER_BUDGET, GradingExecute, run_problems
 
 # --- unit: messages and budgets ---------------------------------------------------------
 

@@ -29,10 +29,10 @@ from nbgrader.api import Gradebook
 from playwright.sync_api import BrowserContext, Page, sync_playwright
 from test_grading_class import ASSIGNMENT, NOTEBOOK, WRITTEN, added, answer_text, cell
 
-from grader.api import make_api
 from grader.cli import main
-from grader.sandbox import unavailable_reason
-from grader.sanitize import clean
+from grader.core.api import make_api
+from grader.handback.sanitize import clean
+from grader.kernel.sandbox import unavailable_reason
 
 REPO = Path(__file__).resolve().parents[1]
 MARKER = re.compile(r"/marker-\d+$")  # a payload's request (a page's own URL may quote it)
@@ -250,7 +250,7 @@ def test_an_honest_submission_shows_its_math_and_plot(
     if where == "formgrader":
         page.wait_for_selector(".MathJax, .MathJax_CHTML, .MathJax_SVG", state="attached")
         assert page.locator(".MathJax_Error").count() == 0
-    else:  # the feedback's formulas are MathML already (grader/offline_math.py)
+    else:  # the feedback's formulas are MathML already (grader/handback/offline_math.py)
         assert page.locator("math").count() > 0
         assert page.locator("code.tex").count() == 0  # none left as TeX source
     assert "$\\eta" not in page.inner_text("#notebook-container")  # typeset, not raw TeX

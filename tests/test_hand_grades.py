@@ -41,17 +41,17 @@ from playwright.sync_api import BrowserContext, Page, sync_playwright
 from test_grading_class import ASSIGNMENT, NOTEBOOK, UPDATE_ALWAYS, WRITTEN, cell, solved
 from test_grading_xss import build_course
 
-from grader.api import make_api
 from grader.cli import main
-from grader.hand_grades import (
+from grader.core.api import make_api
+from grader.handback.pending import NOTE_END, NOTE_START, student_comment
+from grader.kernel.sandbox import unavailable_reason
+from grader.pipeline.hand_grades import (
     CHANGED,
     UNCOMPARED,
     KeepHandGrades,
     previous_answers,
     regrade_note,
 )
-from grader.pending import NOTE_END, NOTE_START, student_comment
-from grader.sandbox import unavailable_reason
 
 pytestmark = pytest.mark.skipif(bool(unavailable_reason()), reason=unavailable_reason())
 

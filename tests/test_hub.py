@@ -36,7 +36,7 @@ from hub_support import (
 )
 from playwright.sync_api import sync_playwright
 
-from grader.hub import HubUser, check_names, roster_users
+from grader.hub.roster import HubUser, check_names, roster_users
 
 REPO = Path(__file__).resolve().parents[1]
 ARTIFACTS = REPO / "tests" / "artifacts"  # git-ignored
@@ -163,7 +163,7 @@ def test_a_class_day_from_release_to_feedback(class_hub: ClassHub,
     nbgrader_call(sessions[GRACE], "submit")
     due = datetime.now(UTC).replace(tzinfo=None) + timedelta(seconds=1)
     set_due = hub.as_grader("python", "-c", (
-        "import sys; from nbgrader.api import Gradebook; from grader.api import make_api; "
+        "import sys; from nbgrader.api import Gradebook; from grader.core.api import make_api; "
         f"from pathlib import Path; api = make_api(Path({str(hub.course)!r}), None); "
         "gb = Gradebook(api.coursedir.db_url); "
         f"gb.update_or_create_assignment({ASSIGNMENT!r}, duedate=sys.argv[1])"),

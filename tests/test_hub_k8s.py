@@ -4,8 +4,8 @@ Kubernetes does not run here, so this checks what can be checked without a clust
 parse; every value the chart is given is a key of the pinned chart's values schema
 (hub/k8s/schema-excerpt.yaml, which cites it) with the schema's type; the image installs the
 lock and nothing else; the exchange is mounted where every configuration looks for it; and the
-formgrader service, its role and the groups are the ones grader/hub.py and the one-machine hub
-use. Each check returns the problems it finds, and each is shown to find one in a copy of the
+formgrader service, its role and the groups are the ones grader/hub/roster.py and the one-machine
+hub use. Each check returns the problems it finds, and each is shown to find one in a copy of the
 configuration changed on purpose.
 """
 
@@ -23,8 +23,8 @@ import pytest
 import yaml
 from traitlets.config.loader import PyFileConfigLoader
 
-from grader.hub import FORMGRADER_SERVICE, GRADERS_GROUP, STUDENTS_GROUP
-from grader.hub_exchange import refusal
+from grader.hub.exchange import refusal
+from grader.hub.roster import FORMGRADER_SERVICE, GRADERS_GROUP, STUDENTS_GROUP
 
 ROOT = Path(__file__).resolve().parents[1]
 K8S = ROOT / "hub" / "k8s"
@@ -282,7 +282,7 @@ def service_problems(values: dict, formgrader: list[dict]) -> list[str]:
         problems.append(f"the role does not give {GRADERS_GROUP} {ACCESS_SCOPE}")
     groups = set(hub["config"]["JupyterHub"]["load_groups"])
     if groups != {STUDENTS_GROUP, GRADERS_GROUP}:
-        problems.append(f"groups {sorted(groups)} are not grader/hub.py's")
+        problems.append(f"groups {sorted(groups)} are not grader/hub/roster.py's")
     service = hub["services"].get(FORMGRADER_SERVICE, {})
     if service.get("oauth_no_confirm") != one_machine["service"]["oauth_no_confirm"]:
         problems.append("oauth_no_confirm differs from the one-machine hub's")

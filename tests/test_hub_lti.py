@@ -1,4 +1,4 @@
-"""LTI 1.3 launches from the LMS into the class hub (issue 38, item 1; grader/hub_lti.py).
+"""LTI 1.3 launches from the LMS into the class hub (issue 38, item 1; grader/hub/lti.py).
 
 The rules first, without a hub: which LTI role is which side of the course, and how a launch
 names a roster account. Then, as root, one hub of the tests' own (tests/hub_support.py's
@@ -19,8 +19,7 @@ from urllib.parse import urljoin
 import pytest
 import requests
 
-from grader.hub import HubUser
-from grader.hub_lti import (
+from grader.hub.lti import (
     CUSTOM_CLAIM,
     DEPLOYMENT_CLAIM,
     MEMBERSHIP,
@@ -29,6 +28,7 @@ from grader.hub_lti import (
     course_side,
     launch_person,
 )
+from grader.hub.roster import HubUser
 from tests import hub_support
 from tests.hub_support import ClassHub, HubSession
 from tests.lti_support import (

@@ -40,10 +40,10 @@ from test_grading_class import (  # tests/ is on sys.path under pytest
     solved,
 )
 
-from grader.api import make_api
 from grader.cli import main
-from grader.cluster import submission_files
-from grader.sandbox import SandboxedKernelManager, unavailable_reason
+from grader.core.api import make_api
+from grader.dispatch.cluster import submission_files
+from grader.kernel.sandbox import SandboxedKernelManager, unavailable_reason
 
 SECRET = Path("/etc/shadow" if os.geteuid() == 0 else "/etc/passwd")
 READ_SOLUTION = """

@@ -25,9 +25,9 @@ from authoring_support import (
     trial_course,
 )
 
-from grader.api import make_api
+from grader.authoring.lint import TODO_MARK, Problem, lint
 from grader.cli import main
-from grader.lint import TODO_MARK, Problem, lint
+from grader.core.api import make_api
 from mllib.grading import Case
 
 REPO = Path(__file__).resolve().parents[1]

@@ -53,12 +53,12 @@ from lms_support import canvas_reads_back
 from nbgrader.api import Gradebook
 from playwright.sync_api import sync_playwright
 
-from grader.api import make_api
 from grader.cli import main
-from grader.collect import canvas_name, read_lms_record
-from grader.late import DAY, LatePolicy, days_late, submission_time
-from grader.lms import canvas_columns, download_name, match_roster, read_canvas_roster
-from grader.sandbox import unavailable_reason
+from grader.core.api import make_api
+from grader.handback.lms import canvas_columns, download_name, match_roster, read_canvas_roster
+from grader.intake.collect import canvas_name, read_lms_record
+from grader.kernel.sandbox import unavailable_reason
+from grader.pipeline.late import DAY, LatePolicy, days_late, submission_time
 
 REPO = Path(__file__).resolve().parents[1]
 ASSIGNMENT, NOTEBOOK = "01_perceptron", "perceptron_exercises"

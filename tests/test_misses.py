@@ -15,11 +15,12 @@ from axe_support import READABLE_PX, chromium_page, image_text_pixels
 from figure_support import smallest_text_points
 from test_grading_class import CLASS, RELEASE, SCAN_CASES, SOLUTION, answer_text, solved
 
-from grader import flagged, misses, outcomes
-from grader.hostile import Flag, scan
-from grader.outside import Expectation, HiddenTest, VisibleTest, verdict_hidden
-from grader.page import FIGURE_DPI, document
-from grader.report import Exercise
+from grader.core.page import FIGURE_DPI, document
+from grader.pipeline import outcomes
+from grader.pipeline.hostile import Flag, scan
+from grader.pipeline.outside import Expectation, HiddenTest, VisibleTest, verdict_hidden
+from grader.review import flagged, misses
+from grader.review.report import Exercise
 from mllib.grading import Case, Check, judge, wire
 
 

@@ -24,8 +24,8 @@ from nbclient import NotebookClient
 from nbconvert.filters import strip_ansi
 from nbformat import NotebookNode
 
+from grader.authoring.release import without_stamp
 from grader.cli import main
-from grader.release import without_stamp
 
 REPO = Path(__file__).resolve().parents[1]
 SOLUTIONS = sorted(REPO.glob("solutions/*/*.ipynb"))

@@ -21,9 +21,9 @@ from authoring_support import NOTEBOOK as TRIAL_NOTEBOOK
 from authoring_support import edit_checks, trial_course
 from nbgrader.api import Gradebook
 
-from grader.api import make_api
+from grader.authoring.release import changed_tests, code_digest
 from grader.cli import main
-from grader.release import changed_tests, code_digest
+from grader.core.api import make_api
 
 REPO = Path(__file__).resolve().parents[1]
 ASSIGNMENT, NOTEBOOK = "01_perceptron", "perceptron_exercises.ipynb"

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook, MissingEntry
 
-from grader.api import make_api
+from grader.authoring.remove import backup_gradebook, remove_assignment
 from grader.cli import main
-from grader.remove import backup_gradebook, remove_assignment
+from grader.core.api import make_api
 
 STUDENTS = {"ann": 2.0, "bo": 0.5}
 

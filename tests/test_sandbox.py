@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import mllib
-from grader import outside
-from grader.sandbox import sandbox_command, unavailable_reason
+from grader.kernel.sandbox import sandbox_command, unavailable_reason
+from grader.pipeline import outside
 from mllib.grading import Case, Check, ExerciseFailed, judge, run_check, wire
 
 REPO = Path(__file__).resolve().parents[1]
@@ -286,7 +286,8 @@ def one_submission(copy_course, code: str) -> Path:
 
 
 def test_grading_refuses_to_start_without_the_sandbox(copy_course, monkeypatch, capsys) -> None:
-    from grader import autograde, cli
+    from grader import cli
+    from grader.dispatch import autograde
 
     root = one_submission(copy_course, "pass")
     for module in (autograde, cli):
@@ -350,7 +351,7 @@ def test_plain_nbgrader_autograde_from_the_course_root_uses_the_sandbox(copy_cou
 def test_a_course_cloned_under_tmp_is_still_bound_into_the_sandbox(tmp_path: Path) -> None:
     """Inside, /tmp is a fresh tmpfs; a checkout or venv under the host's /tmp (CI clones
     there) must be bound over it, not taken for part of it (a regression)."""
-    from grader.sandbox import _Mounts
+    from grader.kernel.sandbox import _Mounts
 
     mounts = _Mounts()
     mounts.read_only(str(tmp_path))

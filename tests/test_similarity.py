@@ -32,10 +32,10 @@ from figure_support import labelled_ticks, smallest_text_points
 from similarity_support import HONEST
 from similarity_support import students as honest_students
 
-from grader.api import make_api
 from grader.cli import main
-from grader.page import FIGURE_DPI
-from grader.similarity import (
+from grader.core.api import make_api
+from grader.core.page import FIGURE_DPI
+from grader.review.similarity import (
     HEAT_CELLS,
     KEPT,
     SHORT,

@@ -1,4 +1,4 @@
-"""Hidden inputs of each student's own (grader/secret.py, mllib.grading.variant).
+"""Hidden inputs of each student's own (grader/pipeline/secret.py, mllib.grading.variant).
 
 The seed of every hidden case mixes in an HMAC of the course secret, the assignment, the
 exercise and the student id. These tests hold the parts to what the design promises: the
@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from grader import outside, secret
+from grader.pipeline import outside, secret
 from mllib.grading import load_check, seeded, variant, wire
 
 TESTS = Path(__file__).parent

@@ -8,7 +8,7 @@ points, output is capped) and the per-cell time limit. Nothing of the grading pi
 the notebook runs with nbgrader's own ``Execute``, on the student's machine.
 """
 
-from grader import kernel_guard
+from grader.kernel import kernel_guard
 
 c = get_config()  # noqa: F821 -- injected by the traitlets config loader
 

@@ -9,8 +9,8 @@ module (``mllib.grading.<topic>``) has one function per exercise that returns a 
 the name of the student's function, fresh inputs drawn from fixed seeds (:func:`seeded`, so a
 regrade gives the same score; while grading, mixed with each student's :func:`variant`, so each
 student has inputs of their own), and the reference that computes each answer. At grading time
-the grader (``grader/outside.py``) sends the inputs to the sandboxed kernel, gets back what the
-student's function returned as plain data (:mod:`mllib.grading.wire`), and judges it in its own
+the grader (``grader/pipeline/outside.py``) sends the inputs to the sandboxed kernel, gets back what
+the student's function returned as plain data (:mod:`mllib.grading.wire`), and judges it in its own
 process with :func:`judge`; the expected answers never enter the kernel. In a notebook run
 outside grading, the hidden cell's :func:`hidden_test` call does the same in one process
 (:func:`run_check`), through the same encoding and the same judgement.
@@ -60,9 +60,9 @@ def variant(key: bytes | None) -> Iterator[None]:
     into its seeds.
 
     The grader passes the HMAC of the course secret, the assignment, the exercise and the
-    student id (``grader/secret.py``); ``None`` (the default, e.g. on a student's machine) draws
-    the course's fixed inputs. A checker keeps its structure under every variant (a tie case is
-    still a tie): only the numbers its generator draws change.
+    student id (``grader/pipeline/secret.py``); ``None`` (the default, e.g. on a student's machine)
+    draws the course's fixed inputs. A checker keeps its structure under every variant (a tie case
+    is still a tie): only the numbers its generator draws change.
     """
     token = _variant.set(key)
     try:

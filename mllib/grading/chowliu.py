@@ -13,7 +13,7 @@ from mllib import bayes, chowliu
 from mllib.grading import Case, Check, seeded
 from mllib.grading.domain import finite, labels, unmet, whole
 
-# Hidden from the kernel while these exercises are graded (grader/sandbox.py).
+# Hidden from the kernel while these exercises are graded (grader/kernel/sandbox.py).
 REFERENCE = ("mllib.chowliu", "mllib.bayes")
 _rng = seeded(20260606)
 

@@ -12,7 +12,7 @@ from mllib import em as reference
 from mllib.grading import Case, Check, seeded
 from mllib.grading.domain import finite, multiples, unmet, whole
 
-# Hidden from the kernel while these exercises are graded (grader/sandbox.py).
+# Hidden from the kernel while these exercises are graded (grader/kernel/sandbox.py).
 REFERENCE = ("mllib.em",)
 _rng = seeded(20260505)
 

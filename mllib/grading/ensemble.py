@@ -13,7 +13,7 @@ from mllib import trees
 from mllib.grading import Case, Check, seeded
 from mllib.grading.domain import finite, labels, multiples, unmet
 
-# Hidden from the kernel while these exercises are graded (grader/sandbox.py).
+# Hidden from the kernel while these exercises are graded (grader/kernel/sandbox.py).
 REFERENCE = ("mllib.ensemble", "mllib.trees")
 _rng = seeded(20261210)
 

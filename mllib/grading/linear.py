@@ -12,7 +12,7 @@ from mllib import linear as reference
 from mllib.grading import Case, Check, seeded
 from mllib.grading.domain import finite, labels, unmet
 
-# Hidden from the kernel while these exercises are graded (grader/sandbox.py).
+# Hidden from the kernel while these exercises are graded (grader/kernel/sandbox.py).
 REFERENCE = ("mllib.linear",)
 _rng = seeded(20261111)
 

@@ -16,7 +16,7 @@ from mllib.grading import Case, Check, seeded
 from mllib.grading.domain import decided, finite, multiples, unmet, whole
 from mllib.perceptron import perceptron
 
-# Hidden from the kernel while these exercises are graded (grader/sandbox.py).
+# Hidden from the kernel while these exercises are graded (grader/kernel/sandbox.py).
 REFERENCE = ("mllib.multiclass",)
 _rng = seeded(20261208)
 

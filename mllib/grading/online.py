@@ -13,7 +13,7 @@ from mllib.grading import Case, Check, seeded
 from mllib.grading.domain import decided, finite, labels, unmet
 from mllib.grading.perceptron import SCORE_AT_THETA, winnow_cases, winnow_domain
 
-# Hidden from the kernel while these exercises are graded (grader/sandbox.py).
+# Hidden from the kernel while these exercises are graded (grader/kernel/sandbox.py).
 REFERENCE = ("mllib.online", "mllib.perceptron")  # online reuses perceptron's Winnow
 _rng = seeded(20261112)
 

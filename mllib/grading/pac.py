@@ -14,7 +14,7 @@ from mllib import pac as reference
 from mllib.grading import Case, Check, seeded
 from mllib.grading.domain import labels, power_of_two, unmet, whole
 
-# Hidden from the kernel while these exercises are graded (grader/sandbox.py).
+# Hidden from the kernel while these exercises are graded (grader/kernel/sandbox.py).
 REFERENCE = ("mllib.pac",)
 _rng = seeded(20261203)
 

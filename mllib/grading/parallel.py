@@ -14,7 +14,7 @@ from mllib import parallel as reference
 from mllib.grading import Case, Check, seeded
 from mllib.grading.domain import finite, labels, multiples, power_of_two, unmet, whole
 
-# Hidden from the kernel while these exercises are graded (grader/sandbox.py).
+# Hidden from the kernel while these exercises are graded (grader/kernel/sandbox.py).
 REFERENCE = ("mllib.parallel",)
 _rng = seeded(20261115)
 

@@ -13,7 +13,7 @@ from mllib import perceptron as reference
 from mllib.grading import Case, Check, seeded
 from mllib.grading.domain import decided, finite, labels, multiples, power_of_two, unmet, whole
 
-# Hidden from the kernel while these exercises are graded (grader/sandbox.py).
+# Hidden from the kernel while these exercises are graded (grader/kernel/sandbox.py).
 REFERENCE = ("mllib.perceptron",)
 _rng = seeded(20261122)
 

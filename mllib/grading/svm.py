@@ -15,7 +15,7 @@ from mllib import svm as reference
 from mllib.grading import Case, Check, seeded
 from mllib.grading.domain import decided, finite, labels, unmet, whole
 
-# Hidden from the kernel while these exercises are graded (grader/sandbox.py).
+# Hidden from the kernel while these exercises are graded (grader/kernel/sandbox.py).
 REFERENCE = ("mllib.svm",)
 _rng = seeded(20261202)
 

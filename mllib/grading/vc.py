@@ -16,7 +16,7 @@ from mllib.grading.domain import finite, labels, unmet, whole
 from mllib.grading.wire import Lookup
 
 # mllib.vc stays importable: the visible tests use its exact checks as oracles for
-# `shatters`. Calling it from an answer is flagged by the scan (grader/hostile.py).
+# `shatters`. Calling it from an answer is flagged by the scan (grader/pipeline/hostile.py).
 REFERENCE = ()
 _rng = seeded(20261204)
 # Exercise 5's statement gives sauer_bound(0, d) for every d.

@@ -1,0 +1,6 @@
+"""The class on JupyterHub: accounts and groups from the roster (``roster``), the exchange's
+owner-checked collect (``exchange``) and LTI 1.3 launches (``lti``).
+
+Owns: who a hub user is and which submissions are theirs.
+Trusts: the roster and the LMS's signed launch; not a file's name in the exchange.
+"""
