@@ -202,7 +202,6 @@ def _telling(array: np.ndarray) -> bool:
 
 # Fixed cases not yet moved to the student's variant (issue 35): assignment -> why.
 STILL_SHARED = {
-    "06_chowliu": "the chains of fit_cpts and tree_log_likelihood",
     "13_bayesnet": "nb_predict's two cases built by hand (a word never seen in spam, a word "
                    "every spam has)",
 }
