@@ -1,6 +1,7 @@
 """Lecture 13's hidden checks: right answers written several ways pass, typical slips fail."""
 
 import ast
+import dataclasses
 import itertools
 import json
 import math
@@ -71,6 +72,11 @@ def nb_ignores_absent_words(X, y, x, s):  # multiplies only over the words prese
         theta = (X[y == v].sum(axis=0) + s) / ((y == v).sum() + 2 * s)
         scores.append(np.log(np.mean(y == v)) + np.sum(np.log(theta[x == 1])))
     return [-1.0, 1.0][int(np.argmax(scores))]
+
+
+def nb_without_smoothing(X, y, x, s):  # s left out: a word never seen in a class rules it out
+    with np.errstate(divide="ignore"):
+        return nb_ok(X, y, x, 0.0)
 
 
 def joint_ok(parents, cpts, assignment):
@@ -159,6 +165,23 @@ def test_correct_answers_pass(checker, answer):
 def test_typical_slips_fail_with_a_hint(checker, answer):
     with pytest.raises(ExerciseFailed, match="hidden case"):
         run_check(checker(), answer)
+
+
+@pytest.mark.parametrize("slip, edge", [
+    (nb_without_smoothing, "a word never seen in spam"),
+    (nb_without_prior, "a word never seen in spam"),  # only spam's prior outweighs the word
+    (nb_ignores_absent_words, "lacks a word every spam e-mail has"),
+])
+def test_each_hand_built_naive_bayes_edge_alone_catches_its_slip(slip, edge):
+    # Drawn for each student, the case still holds its edge: right answers pass it, the slip
+    # it is there for fails it (tests/test_variants.py replays this for 50 students).
+    full = check.naive_bayes_prediction()
+    alone = dataclasses.replace(full, cases=[c for c in full.cases if edge in c.hint])
+    assert len(alone.cases) == 1
+    run_check(alone, nb_ok)
+    run_check(alone, nb_with_products)
+    with pytest.raises(ExerciseFailed, match=edge):
+        run_check(alone, slip)
 
 
 def test_hidden_naive_bayes_cases_have_no_near_ties():

@@ -200,18 +200,7 @@ def _telling(array: np.ndarray) -> bool:
     return len(np.unique(array)) > 1 and not np.isin(array, [-1, 0, 1]).all()
 
 
-# Fixed cases not yet moved to the student's variant (issue 35): assignment -> why.
-STILL_SHARED = {
-    "02_svm": "svm.descent's start, svm.gradient's and svm.support's margin-line w",
-    "06_chowliu": "the chains of fit_cpts and tree_log_likelihood",
-    "13_bayesnet": "nb_predict's two cases built by hand (a word never seen in spam, a word "
-                   "every spam has)",
-}
-
-
-@pytest.mark.parametrize("assignment", [
-    pytest.param(a, marks=pytest.mark.xfail(reason=STILL_SHARED[a], strict=True))
-    if a in STILL_SHARED else a for a in ASSIGNMENTS])
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_two_students_share_no_hidden_case_or_array(assignment: str):
     """A leaked list of one student's inputs is nobody else's table: no case, and no array that
     could tell a case apart, is the same for two students, unless the exercise's statement

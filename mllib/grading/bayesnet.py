@@ -69,6 +69,32 @@ def _clear_margin(X, y, x, s, margin: float = 1e-3) -> bool:
     return abs(scores[0] - scores[1]) > margin
 
 
+def _likelihood_scores(X, y, x, s) -> list[float]:
+    """The two classes' log scores without their prior log P(v), the slip that leaves it out."""
+    return [score - np.log(np.mean(y == v))
+            for score, v in zip(_nb_log_scores(X, y, x, s), (-1.0, 1.0), strict=True)]
+
+
+def _present_only_scores(X, y, x, s) -> list[float]:
+    """The two classes' log scores of the classic slip, which multiplies over the words x has
+    and leaves out the absent ones."""
+    return _nb_log_scores(X[:, x == 1], y, x[x == 1], s)
+
+
+def _edge_emails(rng: np.random.Generator, spam_word: float, accept) -> tuple:
+    """(X, y, x, s = 1): a few training e-mails with both labels over a few words, one word j
+    of the student's own being ``spam_word`` in every spam e-mail and the other value in the
+    test e-mail x; drawn until ``accept(X, y, x, s)``."""
+    while True:
+        m, d = int(rng.integers(5, 10)), int(rng.integers(2, 5))
+        y = rng.permutation(np.append([1.0, -1.0], np.where(rng.random(m - 2) < 0.6, 1.0, -1.0)))
+        X, x = rng.integers(0, 2, (m, d)).astype(float), rng.integers(0, 2, d).astype(float)
+        j = int(rng.integers(d))
+        X[y > 0, j], x[j] = spam_word, 1 - spam_word
+        if accept(X, y, x, 1.0):
+            return X, y, x, 1.0
+
+
 def naive_bayes_prediction() -> Check:
     """Check ``nb_predict(X, y, x, s)``: the Bernoulli naive-Bayes label (+1/-1) of x."""
     cases = []
@@ -84,13 +110,19 @@ def naive_bayes_prediction() -> Check:
         x = next(x for x in candidates if _clear_margin(X, y, x, s))  # no near-tie
         cases.append(Case(f"{m} training e-mails over {d} words, smoothing s = {s}",
                           (X, y, x, s)))
-    X = np.array([[1, 0], [1, 0], [0, 1]], dtype=float)  # a word never seen with one class
+    # A word never seen in spam, which the test e-mail has: spam wins all the same, which only
+    # smoothing allows (without it P(x_j = 1 | spam) = 0), and only by its prior (as in the
+    # case this one replaced, which caught answers that leave P(v) out).
     cases.append(Case("a test e-mail with a word never seen in spam (smoothing keeps it "
-                      "possible)", (X, np.array([1.0, 1.0, -1.0]), np.array([1.0, 1.0]), 1.0)))
-    X = np.array([[1, 1], [1, 1], [1, 0], [1, 1], [0, 1], [0, 0]], dtype=float)
+                      "possible)", _edge_emails(_rng(14), 0.0, lambda *e: (
+                          _nb_predict(*e) == 1.0 and _clear_margin(*e)
+                          and np.subtract(*_likelihood_scores(*e)) > 1e-3))))
+    # A word every spam e-mail has, which the test e-mail lacks: ham wins, and would lose if
+    # only the words present counted.
     cases.append(Case("a test e-mail that lacks a word every spam e-mail has (absent words "
-                      "count too)", (X, np.array([1.0, 1.0, 1.0, 1.0, -1.0, -1.0]),
-                                     np.array([0.0, 1.0]), 1.0)))
+                      "count too)", _edge_emails(_rng(15), 1.0, lambda *e: (
+                          _nb_predict(*e) == -1.0 and _clear_margin(*e)
+                          and np.subtract(*_present_only_scores(*e)) < -1e-3))))
     return Check("nb_predict", cases, _nb_predict, domain=_nb_domain)
 
 

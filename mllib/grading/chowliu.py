@@ -24,6 +24,15 @@ def _sample(offset: int, n: int, m: int) -> tuple[bayes.TreeDistribution, np.nda
     return truth, bayes.sample(truth, m, seed=rng)
 
 
+def _chain(rng: np.random.Generator, n: int) -> np.ndarray:
+    """The parents (-1 at the root) of a chain through all n variables in an order of the
+    student's own: a tree other than the data's, listed in no topological order."""
+    order = rng.permutation(n)
+    parents = np.empty(n, dtype=int)
+    parents[order] = np.append(-1, order[:-1])
+    return parents
+
+
 def _binary_data(X) -> str | None:
     """The conventions' data: shape (m, n) with m, n >= 1, values 0 or 1."""
     return unmet(("X has shape (m, n) with m, n >= 1", np.ndim(X) == 2 and np.size(X) > 0),
@@ -162,7 +171,7 @@ def fit_cpts() -> Check:
     cases = [
         Case("200 rows of a random tree, s = 1", (X, truth.parents, 1.0)),
         Case("the same data with s = 0.5", (X, truth.parents, 0.5)),
-        Case("a chain x0 -> x1 -> ... -> x5, s = 2", (X, np.arange(-1, 5), 2.0)),
+        Case("a chain through all 6 variables, s = 2", (X, _chain(_rng(16), 6), 2.0)),
         Case("only 3 rows, so some parent value never occurs", (sparse, truth.parents, 1.0)),
     ]
     return Check("fit_cpts", cases, fit, domain=_fit_domain)
@@ -179,11 +188,13 @@ def tree_log_likelihood() -> Check:
         return chowliu.log_likelihood(bayes.tree_distribution(parents, cpt), X)
 
     truth, X = _sample(20, 7, 300)
-    chain_cpt = np.tile([0.3, 0.8], (7, 1))
-    chain_cpt[0] = 0.6  # the root, x0
+    rng = _rng(21)
+    chain = _chain(rng, 7)
+    chain_cpt = rng.uniform(0.1, 0.9, (7, 2))
+    chain_cpt[chain == -1, 1] = chain_cpt[chain == -1, 0]  # the root's two entries are equal
     cases = [
         Case("a sample of 300 rows from a random tree", (X, truth.parents, truth.cpt)),
-        Case("a chain x0 -> x1 -> ... -> x6", (X, np.arange(-1, 6), chain_cpt)),
+        Case("a chain through all 7 variables", (X, chain, chain_cpt)),
         Case("a single row", (X[:1], truth.parents, truth.cpt)),
     ]
     return Check("tree_log_likelihood", cases, score, domain=_loglik_domain)

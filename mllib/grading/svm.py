@@ -27,14 +27,26 @@ def _integer_sample(rng: np.random.Generator, n: int, d: int) -> tuple[np.ndarra
     return X, rng.permutation(y)
 
 
-def _on_margin(X: np.ndarray, y: np.ndarray, w: np.ndarray, rows: list[int]) -> np.ndarray:
-    """Move the given rows along w so that their margin is exactly 1 (for b = 0, w·w a power of 2).
+def _margin_line(rng: np.random.Generator, d: int) -> tuple[np.ndarray, int]:
+    """A w of quarters in [-2, 2] of the student's own, and a coordinate j where w_j is ±1/4,
+    ±1/2 or ±1: moving a point of whole numbers along j onto its margin line keeps every number a
+    quarter (:func:`_on_margin`)."""
+    w = rng.integers(-8, 9, d) / 4
+    j = int(rng.integers(d))
+    w[j] = rng.choice([-1.0, -0.5, -0.25, 0.25, 0.5, 1.0])
+    return w, j
 
-    With w of integer entries and w·w = 2ᵏ, the shift (1 - y·w·x)/(w·w)·y·w is exact in binary.
+
+def _on_margin(X: np.ndarray, y: np.ndarray, w: np.ndarray, j: int,
+               rows: list[int]) -> np.ndarray:
+    """Move the given rows along coordinate j so that their margin y·(w·x) is exactly 1 (b = 0).
+
+    With X of whole numbers and w of quarters, w·x is a quarter, and dividing y - w·x by w_j
+    (±1/4, ±1/2 or ±1) gives a quarter again: every product and sum of the new margin is exact.
     """
     X = X.copy()
     for i in rows:
-        X[i] += (1 - y[i] * (X[i] @ w)) / (w @ w) * y[i] * w
+        X[i, j] += (y[i] - X[i] @ w) / w[j]
     return X
 
 
@@ -94,7 +106,11 @@ def objective() -> Check:
     rng = _rng(1)
     X, y, w_star = data.separable(12, 3, margin=0.3, seed=rng)
     X_noisy, y_noisy = _integer_sample(rng, 15, 3)
-    w = rng.normal(size=3)
+    while True:  # b = 1.75 changes the hinge loss: what it adds on one side may be taken away
+        w = rng.normal(size=3)  # on the other, and ignoring b must not pass by that chance
+        if abs(np.subtract(*(reference.objective(w, b, X_noisy, y_noisy, 0.5)
+                             for b in (1.75, 0.0)))) > 1e-3:
+            break
     cases = [
         Case("b = 0 and every example beyond its margin line, so there is no hinge loss",
              (4 * w_star, 0.0, X, y, 1.0)),
@@ -111,8 +127,8 @@ def gradient() -> Check:
     """Check ``svm_gradient(w, b, X, y, C)`` = [∂f/∂w₁, ..., ∂f/∂w_d, ∂f/∂b] (MMDS eq. 12.6)."""
     rng = _rng(2)
     X, y = _integer_sample(rng, 14, 3)
-    w = np.array([2.0, -2.0, 0.0])  # w·w = 8, so examples can sit exactly on the margin
-    X_tied = _on_margin(X, y, w, [0, 3, 6])
+    w, j = _margin_line(rng, 3)  # quarters, so examples can sit exactly on the margin
+    X_tied = _on_margin(X, y, w, j, [0, 3, 6])
     cases = [
         Case("b = 0 with some bad points", (w + rng.normal(size=3) / 4, 0.0, X, y, 0.1)),
         Case("a non-zero b: ∂f/∂b has its own term b as well (MMDS treats b as w_{d+1})",
@@ -154,9 +170,9 @@ def descent() -> Check:
     """Check ``svm_gradient_descent(X, y, C, eta, w0, b0, iterations)`` returns the final (w, b)."""
     rng = _rng(4)
     X, y, _ = data.noisy(20, 2, margin=0.1, flip=0.1, seed=rng)
-    start = (0.1, 0.2, np.array([1.0, -1.0, 0.5]), -2.0, 30)
     while True:  # rounding cannot decide which points count, for every student's draw
         X3, y3 = _integer_sample(rng, 12, 3)
+        start = (0.1, 0.2, rng.uniform(-1.5, 1.5, 3), rng.uniform(-3, -1), 30)
         if _descent_domain(X3, y3, *start) is None:
             break
     cases = [
@@ -175,8 +191,8 @@ def support() -> Check:
     X, y, _ = data.separable(25, 2, margin=0.3, seed=rng)
     best = reference.solve(X, y)
     Xi, yi = _integer_sample(rng, 16, 2)
-    w = np.array([2.0, 2.0])  # w·w = 8
-    X_tied = _on_margin(Xi, yi, w, [1, 4, 9])
+    w, j = _margin_line(rng, 2)
+    X_tied = _on_margin(Xi, yi, w, j, [1, 4, 9])
     cases = [
         Case("the hard-margin optimum of a separable sample, whose support vectors lie exactly on "
              "their margin lines (up to rounding)", (best.w, best.b, X, y)),
