@@ -53,6 +53,7 @@ from browser_support import (
     report_policy_violations,
     require_chromium,
     start_formgrader_lab,
+    wait_until_true,
 )
 from nbgrader.api import Gradebook
 from nbgrader.coursedir import CourseDirectory
@@ -315,7 +316,7 @@ def test_the_grading_page_typesets_math_with_the_served_font(formgrader: Formgra
         submission = gb.find_submission_notebook(NOTEBOOK, ASSIGNMENT, "ada").id
     watch = open_page(formgrader, f"{formgrader.lab.url}/formgrader/submissions/{submission}/")
     page = watch.page
-    page.wait_for_function("window.MathJax && MathJax.Hub && MathJax.Hub.queue.pending === 0")
+    wait_until_true(page, "window.MathJax && MathJax.Hub && MathJax.Hub.queue.pending === 0")
     font = page.evaluate("MathJax.OutputJax['HTML-CSS'].fontInUse")
     typeset = page.locator(".MathJax").count()
     errors = page.locator(".MathJax_Error, .merror").count()
@@ -387,7 +388,7 @@ def test_feedback_buttons_hold_back_a_submission_waiting_for_a_hand_grade(
         written = gb.find_grade(WRITTEN, NOTEBOOK, ASSIGNMENT, "ada")
         page = formgrader.browser.new_page()
         page.goto(f"{formgrader.lab.url}/formgrader/submissions/{written.notebook.id}/")
-    page.wait_for_function("() => window.formgrader && formgrader.grades.loaded")
+    wait_until_true(page, "window.formgrader && formgrader.grades.loaded")
     type_and_save(page, f"#{WRITTEN}", "1", "grade")  # ada's written answer, graded by hand
     page.close()
     with formgrader.gradebook() as gb:
