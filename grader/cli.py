@@ -31,7 +31,7 @@ from grader.core.api import load_config, make_api, report_failure, secret_path
 from grader.dispatch.autograde import autograde
 from grader.handback.export import EXIT_LEFT_OUT, export_canvas, export_grades, export_moodle
 from grader.handback.lms import MOODLE_KEYS, canvas_feedback_zip, name_students, read_roster
-from grader.handback.pending import class_waiting, drop_feedback, held_back, say_waiting
+from grader.handback.pending import hand_back, say_waiting
 from grader.intake.collect import EXIT_REFUSED, collect, say_outcome
 from grader.kernel.sandbox import unavailable_reason
 from grader.pipeline import secret
@@ -63,7 +63,8 @@ def show_secret(api: NbGraderAPI, rotate: bool) -> None:
 
 def feedback(api: NbGraderAPI, assignment: str, include_ungraded: bool) -> int | None:
     """Write feedback HTML for every autograded submission of ``assignment``, but those that
-    wait for a hand grade unless ``include_ungraded`` (:mod:`grader.handback.pending`; listed).
+    wait for a hand grade unless ``include_ungraded`` (:func:`grader.handback.pending.hand_back`;
+    listed).
 
     Runs ``nbgrader generate_feedback --force``; output goes to
     ``grader/feedback/<student>/<assignment>/``, and the folder of a student held back is
@@ -75,19 +76,15 @@ def feedback(api: NbGraderAPI, assignment: str, include_ungraded: bool) -> int |
         None when nbgrader failed, else 0, or :data:`EXIT_LEFT_OUT` when students were held
         back.
     """
-    with api.gradebook as gb:
-        waiting = class_waiting(api, gb, assignment)
-    result = api.generate_feedback(assignment, force=True)
-    if not result["success"]:
-        report_failure(f"feedback {assignment}", result)
+    handback = hand_back(api, "generate", assignment, include_ungraded=include_ungraded)
+    if not handback.result["success"]:
+        report_failure(f"feedback {assignment}", handback.result)
         return None
-    held = held_back(waiting, include_ungraded)
-    drop_feedback(api, assignment, held)
-    written = len(api.get_submitted_students(assignment) - held)
+    written = len(api.get_submitted_students(assignment) - handback.held)
     print(f"feedback of {counted(written, 'student')} written under "
           f"{api.coursedir.feedback_directory}/")
-    say_waiting(f"feedback of {assignment}", waiting, include_ungraded)
-    return EXIT_LEFT_OUT if held else 0
+    say_waiting(f"feedback of {assignment}", handback.waiting, include_ungraded)
+    return EXIT_LEFT_OUT if handback.held else 0
 
 
 def canvas_zip(api: NbGraderAPI, assignment: str) -> int:

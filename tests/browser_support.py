@@ -327,6 +327,25 @@ class KernelMonitor:
             self.errors.append(summary + ("\n    " + "\n    ".join(lines) if lines else ""))
 
 
+def wait_until_true(page, expression: str, timeout_s: float = 30) -> None:
+    """Wait until the JavaScript ``expression`` is truthy in ``page``.
+
+    Playwright's ``wait_for_function`` runs its predicate through the page's own ``eval``, which
+    a Content-Security-Policy without 'unsafe-eval' refuses (the formgrader's); ``evaluate``
+    goes through the DevTools protocol, which the page's policy does not govern.
+
+    Raises
+    ------
+    TimeoutError
+        Naming the expression, when it is still false after ``timeout_s`` seconds.
+    """
+    deadline = time.monotonic() + timeout_s
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"still false after {timeout_s} s: {expression}")
+        page.wait_for_timeout(100)
+
+
 # A Content-Security-Policy violation, reported through a binding (Chromium also logs most of
 # them to the console, but not every kind, and a test may not read the console).
 REPORT_VIOLATIONS_JS = """document.addEventListener('securitypolicyviolation', e =>

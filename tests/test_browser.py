@@ -45,6 +45,7 @@ from browser_support import (
     require_chromium,
     screenshot,
     start_lab,
+    wait_until_true,
     walkthrough_source,
 )
 from playwright.sync_api import Error as PlaywrightError
@@ -731,9 +732,8 @@ def test_formgrader_grading_page_renders_math(browser, lab, graded_submission):
     page, errors = open_formgrader_page(browser, url)
     try:
         try:  # formgrade.js sets MathJax.loaded when MathJax has typeset the page
-            page.wait_for_function("() => window.MathJax && MathJax.loaded === true",
-                                   timeout=MATHJAX_TIMEOUT * 1000)  # fmt: skip
-        except PlaywrightError:
+            wait_until_true(page, "window.MathJax && MathJax.loaded === true", MATHJAX_TIMEOUT)
+        except TimeoutError:
             fail_with_screenshot(page, "formgrader_grading_page",
                                  f"MathJax did not finish typesetting {url} within "
                                  f"{MATHJAX_TIMEOUT} s; console errors: {errors}")  # fmt: skip

@@ -20,7 +20,13 @@ instructor would, instead of trusting a list of pages:
   Content Security Policy" console errors and ``securitypolicyviolation`` events), no
   uncaught error, and no request answered 404 or 5xx;
 * the add-student and add-assignment dialogs open and save: the new rows show, and the
-  gradebook holds them.
+  gradebook holds them;
+* the feedback buttons hold back a submission that waits for a hand grade, as ``course
+  feedback`` does (grader/handback/formgrader_feedback.py): with ``bob``'s written answer ungraded
+  and ``ada``'s graded on her grading page, "Generate feedback" (the class's and bob's own) writes
+  ada's page and none of bob's, and "Release feedback" releases ada's and not bob's (his "Not
+  final" page, written with ``course feedback --include-ungraded``); each dialog names bob and
+  what waits.
 
 Links to other hosts (nbgrader's documentation) are not followed: CI has no network.
 """
@@ -31,6 +37,8 @@ import base64
 import contextlib
 import hashlib
 import io
+import re
+import secrets
 import shutil
 import time
 from collections.abc import Iterator
@@ -38,7 +46,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urldefrag, urlsplit
 
-import nbformat
 import pytest
 from browser_support import (
     LabServer,
@@ -46,13 +53,18 @@ from browser_support import (
     report_policy_violations,
     require_chromium,
     start_formgrader_lab,
+    wait_until_true,
 )
 from nbgrader.api import Gradebook
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.utils import notebook_hash
 from playwright.sync_api import BrowserContext, Page
 from test_grading_class import ASSIGNMENT, NOTEBOOK, WRITTEN, solved
 from test_grading_xss import MATH, build_course
+from test_hand_grades import submit, type_and_save
 
 from grader.cli import main
+from grader.handback.pending import NOT_HAND_GRADED, excluding
 from grader.kernel.sandbox import unavailable_reason
 from grader.review.formgrader_csp import handler_hashes
 
@@ -61,6 +73,7 @@ pytestmark = pytest.mark.skipif(bool(unavailable_reason()), reason=unavailable_r
 NEW_STUDENT = {"id": "new_student", "first-name": "Grace", "last-name": "Hopper",
                "email": "grace@example.org"}
 NEW_ASSIGNMENT = "16_added"
+WAITING = "bob"  # submits after the walk; his written answer is never graded by hand
 QUIET_MS = 300  # no request in flight for this long: the page has settled after a click
 SETTLE_TIMEOUT = 90  # s: a click can start a real nbgrader command (generate, autograde)
 CONTROLS = "a[href='#'], a[href^='#'], a:not([href]), button, [onclick], [role=button], .help"
@@ -92,6 +105,14 @@ class Formgrader:
         return Gradebook("sqlite:///" + str(self.root / "grader" / "gradebook.db"))
 
 
+def run_course(root: Path, *args: str) -> None:
+    """Run ``course`` on the course copy; fail with its output unless it exits 0."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        code = main(["--course-root", str(root), *args])
+    assert code == 0, out.getvalue()
+
+
 @pytest.fixture(scope="module")
 def formgrader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Formgrader]:
     require_chromium()  # before the course is graded: fail early without it
@@ -102,13 +123,8 @@ def formgrader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Formgrader]
         for other in (root / folder).iterdir():
             if other.is_dir() and other.name != ASSIGNMENT:
                 shutil.rmtree(other)
-    submitted = root / "grader" / "submitted" / "ada" / ASSIGNMENT
-    submitted.mkdir(parents=True)
-    nbformat.write(solved(**{WRITTEN: MATH}), submitted / f"{NOTEBOOK}.ipynb")
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        code = main(["--course-root", str(root), "autograde", ASSIGNMENT])
-    assert code == 0, out.getvalue()
+    submit(root, "ada", solved(**{WRITTEN: MATH}))
+    run_course(root, "autograde", ASSIGNMENT)
     lab = start_formgrader_lab(tmp)
     try:
         with chromium_context(tmp / "chromium-profile") as browser:
@@ -300,7 +316,7 @@ def test_the_grading_page_typesets_math_with_the_served_font(formgrader: Formgra
         submission = gb.find_submission_notebook(NOTEBOOK, ASSIGNMENT, "ada").id
     watch = open_page(formgrader, f"{formgrader.lab.url}/formgrader/submissions/{submission}/")
     page = watch.page
-    page.wait_for_function("window.MathJax && MathJax.Hub && MathJax.Hub.queue.pending === 0")
+    wait_until_true(page, "window.MathJax && MathJax.Hub && MathJax.Hub.queue.pending === 0")
     font = page.evaluate("MathJax.OutputJax['HTML-CSS'].fontInUse")
     typeset = page.locator(".MathJax").count()
     errors = page.locator(".MathJax_Error, .merror").count()
@@ -327,3 +343,82 @@ def test_every_inline_handler_is_hashed_however_it_is_spelled(tmp_path: Path) ->
     with pytest.raises(ValueError, match=r"b\.tpl.*filled in by Jinja"):
         handler_hashes(str(tmp_path))
 
+
+
+def click_in_row(formgrader: Formgrader, where: str, key: str, key_value: str,
+                 button: str) -> tuple[str, list[str]]:
+    """On the formgrader page ``where``, click the link in column ``button`` of the row whose
+    ``key`` column reads ``key_value``; return the dialog's text once nbgrader answered, and
+    the page's problems (see :class:`Watch`)."""
+    watch = open_page(formgrader, f"{formgrader.lab.url}/formgrader/{where}")
+    row = watch.page.locator("#main-table tr").filter(
+        has=watch.page.locator(f"td.{key}", has_text=re.compile(f"^{re.escape(key_value)}$")))
+    row.locator(f"td.{button} a").click()
+    dialog = watch.page.locator(".modal.in")
+    dialog.wait_for(timeout=SETTLE_TIMEOUT * 1000)
+    text = dialog.inner_text()
+    watch.page.close()
+    return text, watch.problems
+
+
+def feedback_pages(formgrader: Formgrader) -> list[str]:
+    """The students with a feedback page of the assignment."""
+    return sorted(p.parent.parent.name for p in
+                  (formgrader.root / "grader" / "feedback").glob(f"*/{ASSIGNMENT}/*.html"))
+
+
+def released(formgrader: Formgrader, student: str) -> bool:
+    """Whether the student's feedback page is in the exchange (named as nbgrader's
+    release_feedback names it: a hash of the submission's secret and the notebook)."""
+    secret = (formgrader.root / "grader" / "feedback" / student / ASSIGNMENT /
+              "submission_secret.txt").read_text()
+    outbound = formgrader.root / "grader" / "exchange" / "ml-course" / "feedback"
+    return (outbound / f"{notebook_hash(secret=secret, notebook_id=NOTEBOOK)}.html").is_file()
+
+
+def test_feedback_buttons_hold_back_a_submission_waiting_for_a_hand_grade(
+        formgrader: Formgrader) -> None:
+    submit(formgrader.root, WAITING, solved(**{WRITTEN: "eta only rescales w."}))
+    for student in ("ada", WAITING):  # what nbgrader's submit adds, which release reads
+        folder = formgrader.root / "grader" / "submitted" / student / ASSIGNMENT
+        (folder / "submission_secret.txt").write_text(secrets.token_hex(64))
+        (folder / "timestamp.txt").write_text("2026-03-01 12:00:00.000000 UTC")
+    run_course(formgrader.root, "autograde", ASSIGNMENT)
+    with formgrader.gradebook() as gb:
+        written = gb.find_grade(WRITTEN, NOTEBOOK, ASSIGNMENT, "ada")
+        page = formgrader.browser.new_page()
+        page.goto(f"{formgrader.lab.url}/formgrader/submissions/{written.notebook.id}/")
+    wait_until_true(page, "window.formgrader && formgrader.grades.loaded")
+    type_and_save(page, f"#{WRITTEN}", "1", "grade")  # ada's written answer, graded by hand
+    page.close()
+    with formgrader.gradebook() as gb:
+        assert not gb.find_grade(WRITTEN, NOTEBOOK, ASSIGNMENT, "ada").needs_manual_grade
+        assert gb.find_grade(WRITTEN, NOTEBOOK, ASSIGNMENT, WAITING).needs_manual_grade
+    shutil.rmtree(formgrader.root / "grader" / "feedback", ignore_errors=True)  # the walk's
+
+    for where, key, value in [("manage_assignments", "name", ASSIGNMENT),
+                              (f"manage_submissions/{ASSIGNMENT}", "student-id", WAITING)]:
+        told, problems = click_in_row(formgrader, where, key, value, "generate-feedback")
+        assert f"{WAITING}: {ASSIGNMENT}/{WRITTEN} ({NOT_HAND_GRADED})" in told, (where, told)
+        assert "LEFT OUT" in told and problems == [], (where, told, problems)
+        assert feedback_pages(formgrader) == ["ada"], where
+
+    # bob's page, marked "Not final", as `course feedback --include-ungraded` writes it
+    run_course(formgrader.root, "feedback", ASSIGNMENT, "--include-ungraded")
+    assert feedback_pages(formgrader) == ["ada", WAITING]
+    told, problems = click_in_row(formgrader, "manage_assignments", "name", ASSIGNMENT,
+                                  "release-feedback")
+    assert f"{WAITING}: {ASSIGNMENT}/{WRITTEN} ({NOT_HAND_GRADED})" in told, told
+    assert problems == []
+    assert released(formgrader, "ada") and not released(formgrader, WAITING), told
+
+
+def test_the_held_back_are_excluded_for_one_step_and_an_unlistable_id_is_refused() -> None:
+    coursedir = CourseDirectory(student_id_exclude="dropped")  # the instructor's own setting
+    with excluding(coursedir, {"bob", "kimbo"}):
+        assert coursedir.student_id_exclude.split(",") == ["bob", "dropped", "kimbo"]
+    assert coursedir.student_id_exclude == "dropped"
+    with pytest.raises(ValueError, match=r"comma.*'smith,alice'"), \
+            excluding(coursedir, {"smith,alice"}):
+        pass
+    assert coursedir.student_id_exclude == "dropped"

@@ -24,7 +24,13 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from browser_support import CHROMIUM_ARGS, LabServer, require_chromium, start_lab
+from browser_support import (
+    CHROMIUM_ARGS,
+    LabServer,
+    require_chromium,
+    start_lab,
+    wait_until_true,
+)
 from nbgrader.api import Gradebook
 from playwright.sync_api import BrowserContext, Page, sync_playwright
 from test_grading_class import ASSIGNMENT, NOTEBOOK, WRITTEN, added, answer_text, cell
@@ -172,7 +178,7 @@ def visit(context: BrowserContext, url: str, ready: str) -> Visit:
     response = page.goto(url)
     page.wait_for_selector(ready, state="attached")
     page.wait_for_load_state("load")
-    page.wait_for_function("!window.MathJax || !MathJax.Hub || MathJax.Hub.queue.pending === 0")
+    wait_until_true(page, "!window.MathJax || !MathJax.Hub || MathJax.Hub.queue.pending === 0")
     page.wait_for_timeout(300)  # let late handlers (an iframe's, an image's error) fire
     stored = page.evaluate("() => { try { return localStorage.getItem('pwned') } "
                            "catch (e) { return null } }")

@@ -31,7 +31,13 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from browser_support import CHROMIUM_ARGS, LabServer, require_chromium, start_lab
+from browser_support import (
+    CHROMIUM_ARGS,
+    LabServer,
+    require_chromium,
+    start_lab,
+    wait_until_true,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 from nbgrader.api import Gradebook
@@ -129,8 +135,8 @@ def grading_page(course: Course, student: str) -> Page:
     """The formgrader's grading page of ``student``, once its grades and comments are loaded."""
     page = course.browser.new_page()
     page.goto(f"{course.lab.url}/formgrader/submissions/{course.submission_id(student)}/")
-    page.wait_for_function("() => window.formgrader && formgrader.grades.loaded && "
-                           "formgrader.comments.loaded")
+    wait_until_true(page, "window.formgrader && formgrader.grades.loaded && "
+                          "formgrader.comments.loaded")
     return page
 
 

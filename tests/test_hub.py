@@ -42,6 +42,7 @@ REPO = Path(__file__).resolve().parents[1]
 ARTIFACTS = REPO / "tests" / "artifacts"  # git-ignored
 ASSIGNMENT = "01_perceptron"
 NOTEBOOK = "perceptron_exercises.ipynb"
+WRITTEN = "eta_answer"  # the written answer's grade id: graded by hand
 STUDENTS = [("Lovelace, Ada", "2001", "mlc-ada"), ("Hopper, Grace", "2002", "mlc.grace@uni.edu"),
             ("Turing, Alan", "2003", "mlc-alan")]
 ADA, GRACE, ALAN = "mlc-ada", "mlc.grace", "mlc-alan"
@@ -143,6 +144,25 @@ def formgrader_call(session: HubSession, path: str) -> dict:
     return reply
 
 
+def written_grades(session: HubSession, student: str) -> list[dict]:
+    """The formgrader's grades of ``student``'s written answer (the markdown answer cell)."""
+    notebook = NOTEBOOK.removesuffix(".ipynb")
+    rows = session.get(f"{session.hub.formgrader}/api/submitted_notebooks/{ASSIGNMENT}/"
+                       f"{notebook}").json()
+    submission = next(row for row in rows if row["student"] == student)
+    grades = session.get(f"{session.hub.formgrader}/api/grades",
+                         params={"submission_id": submission["id"]}).json()
+    return [grade for grade in grades if grade["name"] == WRITTEN]
+
+
+def grade_written_answers(session: HubSession, student: str) -> None:
+    """Give the student's written answer full marks, as the grading page saves a score."""
+    for grade in written_grades(session, student):
+        reply = session.put(f"{session.hub.formgrader}/api/grade/{grade['id']}",
+                            json={"manual_score": grade["max_score"]})
+        assert reply.status_code == 200, reply.text
+
+
 def answer(hub: ClassHub, student: str, correct: bool) -> None:
     """Write an answer into the student's fetched copy, as the student would (their file)."""
     fetched = hub.root / "home" / student / "ml-course" / ASSIGNMENT / NOTEBOOK
@@ -188,6 +208,12 @@ def test_a_class_day_from_release_to_feedback(class_hub: ClassHub,
                  for s in (ADA, GRACE, ALAN)}
     assert submitted[ADA] <= due and submitted[GRACE] <= due < submitted[ALAN]
 
+    # The formgrader's feedback buttons hold back a written answer that waits for a hand grade
+    # (grader/handback/formgrader_feedback.py): Ada's and Alan's are graded first.
+    for student in (ADA, ALAN):
+        grade_written_answers(sessions[INSTRUCTOR], student)
+    scores = {s["student"]: s["score"] for s in sessions[INSTRUCTOR].get(
+        f"{hub.formgrader}/api/submissions/{ASSIGNMENT}").json()}
     formgrader_call(sessions[INSTRUCTOR], f"assignment/{ASSIGNMENT}/generate_feedback")
     formgrader_call(sessions[INSTRUCTOR], f"assignment/{ASSIGNMENT}/release_feedback")
     for student in (ADA, GRACE, ALAN):
@@ -197,7 +223,7 @@ def test_a_class_day_from_release_to_feedback(class_hub: ClassHub,
         assert len(pages) == 1, f"{student} fetched {pages}"
         total = FEEDBACK_SCORE.search(pages[0].read_text())
         assert total, f"{student}'s feedback has no score"
-        assert float(total["score"]) == pytest.approx(submissions[student]["score"])
+        assert float(total["score"]) == pytest.approx(scores[student])
 
 
 def test_two_graders_at_once_lose_nothing(class_hub: ClassHub,
@@ -205,13 +231,7 @@ def test_two_graders_at_once_lose_nothing(class_hub: ClassHub,
     """The instructor hand-grades Ada's written answer while the grader autogrades her
     submission again: both finish, and the hand grade is kept (her answer did not change)."""
     grader, instructor = sessions[GRADER], sessions[INSTRUCTOR]
-    notebook = NOTEBOOK.removesuffix(".ipynb")
-    rows = instructor.get(f"{class_hub.formgrader}/api/submitted_notebooks/{ASSIGNMENT}/"
-                          f"{notebook}").json()
-    ada = next(row for row in rows if row["student"] == ADA)
-    grades = instructor.get(f"{class_hub.formgrader}/api/grades",
-                            params={"submission_id": ada["id"]}).json()
-    written = next(g for g in grades if g["needs_manual_grade"])  # her written answer
+    [written] = written_grades(instructor, ADA)
     score = written["max_score"] / 2
     with ThreadPoolExecutor(2) as both:
         autograding = both.submit(formgrader_call, grader,

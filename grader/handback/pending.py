@@ -5,7 +5,9 @@ answer nobody graded, or one that changed after its hand grade (:mod:`grader.pip
 flags it for a regrade and keeps its old score until then). Feedback and every export say,
 student by student, which exercise and cell waits (:func:`waiting_for_hand_grades`), and leave
 those students out unless the instructor asks for them (``--include-ungraded``,
-:func:`held_back`): an old score or a half-graded page is never sent by accident.
+:func:`held_back`): an old score or a half-graded page is never sent by accident. nbgrader's
+feedback steps, from ``course feedback`` and from the formgrader's buttons alike, run through
+:func:`hand_back`, which leaves them out with nbgrader's own ``student_id_exclude``.
 
 **The grader's note.** A regrade note (why the answer must be graded again, the previous
 score) goes where the grader works, the comment box of the formgrader's grading page, which is
@@ -27,13 +29,15 @@ from __future__ import annotations
 import re
 import shutil
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from nbformat import NotebookNode
 from nbgrader.api import Gradebook
 from nbgrader.apps import NbGraderAPI
+from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import GetGrades
 from nbgrader.utils import is_grade, is_solution, is_task
 
@@ -123,6 +127,11 @@ def class_waiting(api: NbGraderAPI, gb: Gradebook, assignment: str) -> dict[str,
     return waiting_for_hand_grades(gb, assignment, exercise_of)
 
 
+def waiting_lines(waiting: Mapping[str, Iterable[Waiting]]) -> list[str]:
+    """One indented line per student: ``  kimbo: 01_perceptron/eta_answer (why)``."""
+    return [f"  {student}: {'; '.join(map(str, cells))}" for student, cells in waiting.items()]
+
+
 def say_waiting(what: str, waiting: Mapping[str, Iterable[Waiting]], included: bool) -> None:
     """Print, on stderr, each student whose work waits for a hand grade and what waits:
     left out of ``what``, or put in it anyway when ``included`` (``--include-ungraded``)."""
@@ -131,10 +140,8 @@ def say_waiting(what: str, waiting: Mapping[str, Iterable[Waiting]], included: b
     how = ("INCLUDED though they wait for a hand grade (--include-ungraded)" if included else
            "LEFT OUT: waiting for a hand grade (grade them in the formgrader, or "
            "--include-ungraded)")
-    print(f"{how}, {counted(len(waiting), 'student')}, in {what}:",
-          file=sys.stderr)
-    for student, cells in waiting.items():
-        print(f"  {student}: {'; '.join(map(str, cells))}", file=sys.stderr)
+    print(f"{how}, {counted(len(waiting), 'student')}, in {what}:", file=sys.stderr)
+    print("\n".join(waiting_lines(waiting)), file=sys.stderr)
 
 
 def held_back(waiting: Mapping[str, object], include_ungraded: bool) -> set[str]:
@@ -150,6 +157,84 @@ def drop_feedback(api: NbGraderAPI, assignment: str, students: Iterable[str]) ->
                                                 assignment))
         if folder.is_dir() and not folder.is_symlink():
             shutil.rmtree(folder)
+
+
+@dataclass(frozen=True)
+class Handback:
+    """One of nbgrader's feedback steps, and who it left out for what waits."""
+
+    result: dict  # nbgrader's: success, log, and error when it failed
+    waiting: dict[str, list[Waiting]]  # the students the step was for with something waiting
+    held: frozenset[str]  # those it left out
+
+
+@contextmanager
+def excluding(coursedir: CourseDirectory, students: Iterable[str]) -> Iterator[None]:
+    """Add ``students`` to nbgrader's ``CourseDirectory.student_id_exclude`` for one step.
+
+    nbgrader's converters (``init_destination``) and its exchange's release_feedback skip
+    the students it lists. It is a comma-separated string, so an id with a comma cannot be
+    listed.
+
+    Raises
+    ------
+    ValueError
+        Naming an id that holds a comma.
+    """
+    students = set(students)
+    commas = sorted(s for s in students if "," in s)
+    if commas:
+        raise ValueError(f"student ids with a comma cannot be left out by nbgrader: {commas}")
+    before = coursedir.student_id_exclude
+    coursedir.student_id_exclude = ",".join(sorted(students | set(filter(None,
+                                                                       before.split(",")))))
+    try:
+        yield
+    finally:
+        coursedir.student_id_exclude = before
+
+
+def hand_back(api: NbGraderAPI, step: str, assignment: str, student: str | None = None,
+              include_ungraded: bool = False) -> Handback:
+    """Run nbgrader's ``generate_feedback`` or ``release_feedback`` without the students whose
+    submission of ``assignment`` waits for a hand grade (all of them unless ``include_ungraded``).
+
+    Parameters
+    ----------
+    api : NbGraderAPI
+        The course's API (``course``'s, or the formgrader's).
+    step : {"generate", "release"}
+        Which of nbgrader's feedback steps.
+    assignment : str
+        Assignment name.
+    student : str, optional
+        One student (the formgrader's per-submission buttons); default every student.
+    include_ungraded : bool
+        Hold no one back (``course feedback --include-ungraded``).
+
+    Returns
+    -------
+    Handback
+        nbgrader's result; a generated page of a student held back, from this run or an
+        earlier one, is removed (it would show a score that is not final).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``step``, or a held-back id :func:`excluding` cannot list.
+    """
+    steps = {"generate": api.generate_feedback, "release": api.release_feedback}
+    if step not in steps:
+        raise ValueError(f"unknown feedback step {step!r}: one of {sorted(steps)}")
+    with api.gradebook as gb:
+        waiting = {s: cells for s, cells in class_waiting(api, gb, assignment).items()
+                   if student in (None, s)}
+    held = frozenset(held_back(waiting, include_ungraded))
+    with excluding(api.coursedir, held):
+        result = steps[step](assignment, student)
+    if step == "generate":
+        drop_feedback(api, assignment, held)
+    return Handback(result, waiting, held)
 
 
 def exercise_headings(nb: NotebookNode) -> dict[str, str]:

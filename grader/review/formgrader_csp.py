@@ -24,6 +24,10 @@ would break them. Instead:
 * list pages render with autoescaping, so a student id in a URL (``/manage_students/<id>``)
   is text, not markup.
 
+No string is evaluated as code ('unsafe-eval' is not allowed). MathJax 2 would evaluate a
+``text/x-mathjax-config`` block, so the grading page's MathJax configuration is a script file
+this extension serves (``formgrader_static/``, see STATIC).
+
 Enabled by grader/jupyter_server_config.d/grader_formgrader_csp.json (``make lab`` puts
 grader/ on ``JUPYTER_CONFIG_PATH``).
 """
@@ -39,9 +43,10 @@ from html.parser import HTMLParser
 from typing import Any
 
 import jinja2
+from jupyter_server.utils import url_path_join
 from nbconvert.exporters import HTMLExporter
 from nbgrader.server_extensions.formgrader import handlers as nbgrader_handlers
-from tornado.web import OutputTransform
+from tornado.web import OutputTransform, StaticFileHandler
 
 # Same length as a nonce, so that swapping one for the other keeps Content-Length right.
 PLACEHOLDER = secrets.token_hex(16)
@@ -49,9 +54,16 @@ SCRIPT_TAG = re.compile(r"<script\b", re.IGNORECASE)
 # Attributes whose value a browser may navigate to (a ``javascript:`` URL runs as a script).
 URL_ATTRIBUTES = frozenset({"href", "src", "action", "formaction", "data", "xlink:href"})
 JINJA = re.compile(r"\{\{|\{%")
-# 'unsafe-eval' is for MathJax 2, which evals its text/x-mathjax-config block (the sanitizer
-# escapes any <script> a student writes); styles may be inline (MathJax, Bootstrap tooltips).
-POLICY = ("default-src 'self'; script-src 'self' 'nonce-{nonce}' 'unsafe-eval' 'unsafe-hashes' "
+# The course's scripts for the formgrader's pages (MathJax's configuration), served from 'self'
+# at <base_url>/formgrader_course/static/.
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+STATIC = os.path.join(PACKAGE, "formgrader_static")
+STATIC_ROUTE = "formgrader_course/static/(.*)"
+# No 'unsafe-eval': MathJax 2 evals text/x-mathjax-config blocks, so its configuration comes
+# from a file (STATIC) instead, and nothing else of the formgrader's evals (nbgrader's own
+# scripts, Backbone and jQuery as it uses them: tests/test_formgrader_pages.py walks every page
+# and fails on any violation). Styles may be inline (MathJax, Bootstrap tooltips).
+POLICY = ("default-src 'self'; script-src 'self' 'nonce-{nonce}' 'unsafe-hashes' "
           "{hashes}; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
           "font-src 'self' data:; object-src 'none'; frame-src 'none'; base-uri 'self'; "
           "form-action 'self'; frame-ancestors 'self'")
@@ -59,7 +71,7 @@ POLICY = ("default-src 'self'; script-src 'self' 'nonce-{nonce}' 'unsafe-eval' '
 
 def trusted_folders() -> tuple[str, ...]:
     """The template folders whose scripts get the nonce: nbgrader's and this course's."""
-    course = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "jupyter")
+    course = os.path.join(PACKAGE, "jupyter")
     return (os.path.abspath(nbgrader_handlers.template_path), course)
 
 
@@ -175,6 +187,9 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
         serverapp.log.error("grader.review.formgrader_csp: %s", error)
     # First, so that it sees the page before any compressing transform does.
     web_app.transforms.insert(0, FormgraderPolicy)
+    web_app.add_handlers(".*$", [(url_path_join(web_app.settings.get("base_url", "/"),
+                                                STATIC_ROUTE), StaticFileHandler,
+                                  {"path": STATIC})])
 
 
 async def _start_jupyter_server_extension(serverapp: Any) -> None:
