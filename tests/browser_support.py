@@ -87,7 +87,8 @@ def walkthrough_source(walkthrough: Path) -> Path:
 
 
 def mirror_course(dest: Path) -> None:
-    """Mirror the course under ``dest``: notebooks/, solutions/, nbgrader's config, grader/jupyter.
+    """Mirror the course under ``dest``: notebooks/, solutions/, nbgrader's config, grader/jupyter
+    and the server extensions of grader/jupyter_server_config.d.
 
     The config computes the course root from its own location, so the copy makes nbgrader's
     lab extension point at ``dest`` (gradebook included) instead of the repository.
@@ -106,6 +107,12 @@ def mirror_course(dest: Path) -> None:
         shutil.copy2(config, dest / "grader" / config.name)
     if (REPO / "grader" / "jupyter").is_dir():  # the formgrader's template (JUPYTER_PATH)
         shutil.copytree(REPO / "grader" / "jupyter", dest / "grader" / "jupyter")
+    # The server extensions `make lab` enables (the formgrader's policy, which also serves the
+    # grading page's MathJax settings, and its feedback buttons): the lab under test is the lab
+    # the course runs.
+    servers = REPO / "grader" / "jupyter_server_config.d"
+    if servers.is_dir():
+        shutil.copytree(servers, dest / "grader" / servers.name)
 
 
 def clear_outputs(path: Path) -> None:
