@@ -193,6 +193,18 @@ def test_hidden_naive_bayes_cases_have_no_near_ties():
         assert check._clear_margin(*case.args)
 
 
+def test_the_statements_tie_example_is_a_tie():
+    # Ex 2 puts ties outside the specification; its example, one e-mail labelled both ways
+    # with x that e-mail, gives the two labels identical scores (the same counts), for any s.
+    from mllib import bayes
+
+    email = [1.0, 0.0, 1.0, 1.0, 0.0]
+    for s in (0.5, 1.0, 3.0):
+        model = bayes.naive_bayes([email, email], [1, -1], smoothing=s)
+        low, high = bayes.naive_bayes_log_posterior(model, [email])[0]
+        assert low == pytest.approx(high, abs=1e-12)  # the same counts, so the same sums
+
+
 def test_unimplemented_answers_are_reported_by_name():
     def unimplemented(*args):
         raise NotImplementedError
