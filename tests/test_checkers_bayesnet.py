@@ -1,6 +1,5 @@
 """Lecture 13's hidden checks: right answers written several ways pass, typical slips fail."""
 
-import ast
 import dataclasses
 import itertools
 import json
@@ -9,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from visible_support import exercise_cell, failed_visible_checks
 
 from mllib.grading import ExerciseFailed, run_check
 from mllib.grading import bayesnet as check
@@ -56,6 +56,12 @@ def nb_with_products(X, y, x, s):  # probabilities multiplied, with lists: also 
     return max(scores, key=scores.get)
 
 
+def nb_recodes_y_in_place(X, y, x, s):  # labels to 0/1 in the caller's array
+    y = np.asarray(y)
+    y[y == -1] = 0
+    return nb_ok(X, 2.0 * y - 1, x, s)
+
+
 def nb_without_prior(X, y, x, s):
     X, y, x = np.asarray(X), np.asarray(y), np.asarray(x)
     scores = []
@@ -97,6 +103,16 @@ def joint_with_logs(parents, cpts, assignment):
     return math.exp(total)
 
 
+def joint_consumes_the_assignment(parents, cpts, assignment):  # pops the caller's dict empty
+    values, p = {}, 1.0
+    while assignment:
+        v, value = assignment.popitem()
+        values[v] = value
+    for v, table in cpts.items():
+        p *= np.asarray(table)[tuple(values[u] for u in parents[v]) + (values[v],)]
+    return p
+
+
 def joint_ignores_parents(parents, cpts, assignment):  # uses the first row of every CPT
     p = 1.0
     for v, table in cpts.items():
@@ -123,6 +139,17 @@ def query_by_rejection_of_worlds(parents, cpts, target, evidence):  # all 2ⁿ w
         if all(world[v] == e for v, e in evidence.items()):
             totals[world[target]] += joint_with_logs(parents, cpts, world)
     return [t / sum(totals) for t in totals]
+
+
+def query_into_the_evidence(parents, cpts, target, evidence):  # sets the target in evidence
+    hidden = [v for v in cpts if v != target and v not in evidence]
+    totals = np.zeros(2)
+    for value in (0, 1):
+        evidence[target] = value
+        for values in itertools.product((0, 1), repeat=len(hidden)):
+            totals[value] += joint_ok(parents, cpts,
+                                      {**evidence, **dict(zip(hidden, values, strict=True))})
+    return totals / totals.sum()
 
 
 def query_unnormalised(parents, cpts, target, evidence):
@@ -189,6 +216,18 @@ def test_hidden_naive_bayes_cases_have_no_near_ties():
         assert check._clear_margin(*case.args)
 
 
+def test_the_statements_tie_example_is_a_tie():
+    # Ex 2 puts ties outside the specification; its example, one e-mail labelled both ways
+    # with x that e-mail, gives the two labels identical scores (the same counts), for any s.
+    from mllib import bayes
+
+    email = [1.0, 0.0, 1.0, 1.0, 0.0]
+    for s in (0.5, 1.0, 3.0):
+        model = bayes.naive_bayes([email, email], [1, -1], smoothing=s)
+        low, high = bayes.naive_bayes_log_posterior(model, [email])[0]
+        assert low == pytest.approx(high, abs=1e-12)  # the same counts, so the same sums
+
+
 def test_unimplemented_answers_are_reported_by_name():
     def unimplemented(*args):
         raise NotImplementedError
@@ -197,34 +236,29 @@ def test_unimplemented_answers_are_reported_by_name():
         run_check(check.query_by_enumeration(), unimplemented)
 
 
-def exercise_cell(grade_id: str) -> str:
-    notebook = json.loads(EXERCISES.read_text())
-    (cell,) = [c for c in notebook["cells"]
-               if c["metadata"].get("nbgrader", {}).get("grade_id") == grade_id]
-    return "".join(cell["source"])
-
-
-def failed_visible_checks(name: str, answer, grade_id: str) -> list[str]:
-    """Run the setup cell, then each statement of a visible test cell on its own with
-    ``answer`` bound to ``name``; the messages of the checks that fail."""
-    namespace: dict = {}
-    exec(exercise_cell("setup"), namespace)
-    namespace[name] = answer
-    failed = []
-    for statement in ast.parse(exercise_cell(grade_id)).body:
-        try:
-            exec(compile(ast.Module([statement], []), grade_id, "exec"), namespace)
-        except ExerciseFailed as failure:
-            failed.append(str(failure))
-    return failed
-
-
 def test_skipping_absent_words_fails_exactly_the_visible_of_nigeria_check():
     # The statement and the notebook's header: the slip passes every visible check of
     # Exercise 2 but the one for "of nigeria" (and fails the hidden test, checked above).
-    assert failed_visible_checks("nb_predict", nb_ok, "test_nb_predict_visible") == []
-    (failure,) = failed_visible_checks("nb_predict", nb_ignores_absent_words,
+    assert failed_visible_checks("13_bayesnet", {"nb_predict": nb_ok},
+                                 "test_nb_predict_visible") == []
+    (failure,) = failed_visible_checks("13_bayesnet", {"nb_predict": nb_ignores_absent_words},
                                        "test_nb_predict_visible")
     assert "label of 'of nigeria'" in failure
     header = "".join(json.loads(EXERCISES.read_text())["cells"][0]["source"])
-    assert '"of nigeria"' in exercise_cell("q_nb_predict") and '"of nigeria"' in header
+    assert '"of nigeria"' in exercise_cell("13_bayesnet", "q_nb_predict")
+    assert '"of nigeria"' in header
+
+
+# The statements say "do not modify the arguments". A hidden check cannot see an answer that
+# does (each case gets fresh inputs), so the visible tests look at the arguments after a call.
+@pytest.mark.parametrize("grade_id, name, right, slip, changed", [
+    ("test_nb_predict_visible", "nb_predict", nb_ok, nb_recodes_y_in_place, "y"),
+    ("test_joint_probability_visible", "joint_probability", joint_ok,
+     joint_consumes_the_assignment, "the assignment"),
+    ("test_query_visible", "query", query_ok, query_into_the_evidence, "the evidence"),
+])
+def test_visible_tests_catch_an_answer_that_changes_its_arguments(grade_id, name, right, slip,
+                                                                  changed):
+    assert failed_visible_checks("13_bayesnet", {name: right}, grade_id) == []
+    failed = failed_visible_checks("13_bayesnet", {name: slip}, grade_id)
+    assert [f.split(" after ")[0] for f in failed if "must not be modified" in f] == [changed]

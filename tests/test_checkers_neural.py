@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from visible_support import failed_visible_checks
 
 from mllib.grading import ExerciseFailed, run_check
 from mllib.grading import neural as check
@@ -29,6 +30,13 @@ def sigmoid_slope_of_z(z):  # the slip: z(1 - z) instead of σ(1 - σ)
     return 1 / (1 + np.exp(-z)), z * (1 - z)
 
 
+def sigmoid_negates_in_place(z):  # e^-z by negating the caller's array first
+    z = np.asarray(z, dtype=float)
+    z *= -1
+    s = 1 / (1 + np.exp(z))
+    return s, s * (1 - s)
+
+
 def forward_ok(W1, b1, W2, b2, x):
     h = 1 / (1 + np.exp(-(x @ W1 + b1)))
     return h, float(1 / (1 + np.exp(-(h @ W2 + b2))))
@@ -39,6 +47,12 @@ def forward_loops(W1, b1, W2, b2, x):
     h = [1 / (1 + math.exp(-(sum(x[i] * W1[i][j] for i in range(d)) + b1[j])))
          for j in range(k)]
     return h, 1 / (1 + math.exp(-(sum(h[j] * W2[j] for j in range(k)) + b2)))
+
+
+def forward_adds_into_b1(W1, b1, W2, b2, x):  # uses the caller's b1 as its accumulator
+    b1 += x @ W1
+    h = 1 / (1 + np.exp(-b1))
+    return h, float(1 / (1 + np.exp(-(h @ W2 + b2))))
 
 
 def forward_transposed(W1, b1, W2, b2, x):  # W1 used as (k, d): wrong unless d = k
@@ -59,6 +73,14 @@ def backward_ok(W1, b1, W2, b2, x, t):
     return np.outer(x, delta_h), delta_h, delta_out * h, delta_out
 
 
+def backward_scales_w2_in_place(W1, b1, W2, b2, x, t):  # W2 *= δ_out: the caller's W2 too
+    h, o = forward_ok(W1, b1, W2, b2, x)
+    delta_out = (o - t) * o * (1 - o)
+    W2 *= delta_out
+    delta_h = h * (1 - h) * W2
+    return np.outer(x, delta_h), delta_h, delta_out * h, delta_out
+
+
 def backward_mitchell_sign(W1, b1, W2, b2, x, t):  # Mitchell's δ (t - o)...: the update, not ∂E
     gW1, gb1, gW2, gb2 = backward_ok(W1, b1, W2, b2, x, t)
     return -gW1, -gb1, -gW2, -gb2
@@ -76,7 +98,7 @@ def sgd_ok(W1, b1, W2, b2, x, t, eta):
     return W1 - eta * gW1, b1 - eta * gb1, W2 - eta * gW2, b2 - eta * gb2
 
 
-def sgd_in_place(W1, b1, W2, b2, x, t, eta):  # updating the arrays in place is fine
+def sgd_in_place(W1, b1, W2, b2, x, t, eta):  # right values; the visible test sees W1 change
     gW1, gb1, gW2, gb2 = backward_ok(W1, b1, W2, b2, x, t)
     W1 -= eta * gW1
     b1 -= eta * gb1
@@ -127,3 +149,19 @@ def test_typical_slips_fail_with_a_hint(checker, answer):
 def test_a_one_value_answer_to_forward_is_told_to_return_two():
     with pytest.raises(ExerciseFailed, match="2 values"):
         run_check(check.forward_pass(), lambda W1, b1, W2, b2, x: 0.5)
+
+
+# The statements say "do not modify the arguments". A hidden check cannot see an answer that
+# does (each case gets fresh inputs: the values above pass it), so the visible tests look.
+@pytest.mark.parametrize("grade_id, name, right, slip, changed", [
+    ("test_sigmoid_and_slope_visible", "sigmoid_and_slope", sigmoid_ok, sigmoid_negates_in_place,
+     ["z"]),
+    ("test_forward_visible", "forward", forward_ok, forward_adds_into_b1, ["b1"]),
+    ("test_backward_visible", "backward", backward_ok, backward_scales_w2_in_place, ["W2"]),
+    ("test_sgd_step_visible", "sgd_step", sgd_ok, sgd_in_place, ["W1", "b1", "W2"]),
+])
+def test_visible_tests_catch_an_answer_that_changes_its_arguments(grade_id, name, right, slip,
+                                                                  changed):
+    assert failed_visible_checks("14_neural", {name: right}, grade_id) == []
+    failed = failed_visible_checks("14_neural", {name: slip}, grade_id)
+    assert [f.split(" after ")[0] for f in failed if "must not be modified" in f] == changed

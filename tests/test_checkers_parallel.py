@@ -5,6 +5,7 @@ import re
 
 import numpy as np
 import pytest
+from visible_support import failed_visible_checks
 
 from mllib.grading import ExerciseFailed, run_check
 from mllib.grading import parallel as check
@@ -22,6 +23,12 @@ def map_loop(w, X, y, eta):
             mistakes += 1
             total = [t + eta * label * xi for t, xi in zip(total, x, strict=True)]
     return total, mistakes
+
+
+def map_flips_x_in_place(w, X, y, eta):  # each example times its label, in the caller's X
+    X *= y[:, None]
+    wrong = X @ w <= 0
+    return eta * X[wrong].sum(axis=0), int(wrong.sum())
 
 
 def map_strict(w, X, y, eta):  # slip: w·x = 0 counted as right
@@ -46,6 +53,13 @@ def reduce_loop(outputs):
     return total, mistakes
 
 
+def reduce_into_the_first(outputs):  # adds into the first Map task's increment
+    total = outputs[0][0]
+    for increment, _ in outputs[1:]:
+        total += increment
+    return total, sum(m for _, m in outputs)
+
+
 def reduce_average(outputs):  # slip: averages, as MMDS §12.3.6's first approach does
     return np.mean([inc for inc, _ in outputs], axis=0), sum(m for _, m in outputs)
 
@@ -62,6 +76,12 @@ def round_stacked(w, chunks, eta):  # another way: one product over all rows at 
     wrong = y * (X @ w) <= 0
     edges = np.cumsum([len(y) for _, y in chunks])[:-1]
     return w + eta * (y[wrong] @ X[wrong]), np.array([p.sum() for p in np.split(wrong, edges)])
+
+
+def round_into_w(w, chunks, eta):  # right increments, added to the caller's w
+    increment, _ = reduce_vectorised([map_vectorised(w, X, y, eta) for X, y in chunks])
+    w += increment
+    return w, [map_vectorised(w - increment, X, y, eta)[1] for X, y in chunks]
 
 
 def round_sequential(w, chunks, eta):  # slip: each chunk sees the previous chunk's update
@@ -98,6 +118,19 @@ def mixing_sum_then_divide(w, chunks, eta):  # another way: lists and a division
         total = [a + b for a, b in zip(total, w_p.tolist(), strict=True)]
         mistakes.append(m)
     return [a / len(chunks) for a in total], tuple(mistakes)
+
+
+def mixing_from_w_itself(w, chunks, eta):  # w_p = w, no copy: every chunk updates the caller's w
+    weights, mistakes = [], []
+    for X, y in chunks:
+        w_p, wrong = w, 0
+        for x, label in zip(X, y, strict=True):
+            if label * (w_p @ x) <= 0:
+                w_p += eta * label * x
+                wrong += 1
+        weights.append(w_p.copy())
+        mistakes.append(wrong)
+    return np.mean(weights, axis=0), mistakes
 
 
 def mixing_chained(w, chunks, eta):  # slip: each chunk starts from the previous chunk's w_p
@@ -219,3 +252,22 @@ def test_the_margin_case_scores_exactly_one():
     assert y[0] * (X[0] @ w + b) == 1  # halves and whole numbers: exact
     w, b, X, y, _ = check.hinge_share().cases[3].args
     assert y[0] * (X[0] @ w + b) == 0.75
+
+
+# Every statement says "do not modify the arguments". A hidden check cannot see an answer that
+# does (each case gets fresh inputs), so the visible tests look at the arguments after a call.
+@pytest.mark.parametrize("grade_id, name, right, slip, changed", [
+    ("test_map_mistakes_visible", "map_mistakes", map_vectorised, map_flips_x_in_place, "X"),
+    ("test_reduce_sums_visible", "reduce_sums", reduce_vectorised, reduce_into_the_first,
+     "the first increment"),
+    ("test_mapreduce_round_visible", "mapreduce_round", round_vectorised, round_into_w,
+     "the caller's w"),
+    ("test_mixing_round_visible", "mixing_round", mixing_loop, mixing_from_w_itself,
+     "the caller's w"),
+])
+def test_visible_tests_catch_an_answer_that_changes_its_arguments(grade_id, name, right, slip,
+                                                                  changed):
+    assert failed_visible_checks("15_parallel", {name: right}, grade_id) == []
+    failed = failed_visible_checks("15_parallel", {name: slip}, grade_id)
+    assert [f.split(" (it must")[0].removesuffix(" after the call") for f in failed
+            if "must not be modified" in f] == [changed]

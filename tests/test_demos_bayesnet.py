@@ -169,7 +169,7 @@ def test_bayes_optimal_table_marks_minus_in_mitchells_example():
 
 
 def test_multinomial_is_ahead_at_every_size_and_below_the_bayes_optimal_ceiling():
-    # The walk-through's claims: ahead at every training size, f_B above both, and the
+    # The walk-through's claims: ahead at every training size in this run, f_B above both, and the
     # multinomial learner within 1 point of f_B after 1000 documents (it prints the gap).
     rows = demo.naive_bayes_accuracy([10, 30, 100, 300, 1000])
     assert all(m > b for _, b, m, _ in rows)
@@ -342,8 +342,20 @@ def test_fitted_alarm_table_is_close_where_common_and_uniform_where_unseen():
     fitted = alarm.fit(data)
     assert int(np.sum((data["E"] == 1) & (data["B"] == 1))) == 0  # "not once"
     assert fitted.cpts["A"][1, 1, 1] == 0.5
-    # ~99,700 samples with E = B = 0: the standard error of 0.001 is about 1e-4.
-    assert fitted.cpts["A"][0, 0, 1] == pytest.approx(alarm.cpts["A"][0, 0, 1], abs=5e-4)
+    # §6: each entry's standard error is sqrt(p(1 - p)/N). 99,704 samples with E = B = 0 put
+    # that entry within one of them (0.0001) of 0.001; the 105 samples of E = 0, B = 1 give
+    # about 0.023, and the fitted 0.886 lies 2.3 of them below 0.940.
+    def seen(e, b):
+        return int(np.sum((data["E"] == e) & (data["B"] == b)))
+
+    def error(e, b):
+        p = alarm.cpts["A"][e, b, 1]
+        return (fitted.cpts["A"][e, b, 1] - p) / np.sqrt(p * (1 - p) / seen(e, b))
+
+    assert (seen(0, 0), seen(0, 1)) == (99_704, 105)
+    assert abs(error(0, 0)) < 1 and f"{np.sqrt(0.001 * 0.999 / 99_704):.4f}" == "0.0001"
+    assert f"{np.sqrt(0.94 * 0.06 / 105):.3f}" == "0.023"
+    assert f"{fitted.cpts['A'][0, 1, 1]:.3f}" == "0.886" and f"{error(0, 1):.1f}" == "-2.3"
 
 
 COST_SIZES = (4, 6, 8, 10, 12)  # the walk-through's table
@@ -616,6 +628,13 @@ def test_elimination_is_faster_where_it_counts_more_and_the_code_says_why():
     assert "itertools.product" not in source[1]
 
 
+def test_over_20_seeds_the_multinomial_learner_leads_from_30_documents_on_not_always_at_10():
+    # §3: ahead at every size in this run (the test above); over seeds 0-19, each a new corpus,
+    # ahead at 10 training documents in 17 and at every larger size in all 20.
+    assert demo.multinomial_ahead([10, 30, 100, 300, 1000], range(20)).tolist() == [
+        17, 20, 20, 20, 20]
+
+
 def test_naive_bayes_table_is_on_2000_held_out_documents_and_its_dip_is_noise():
     # §3: accuracies on 2,000 held-out documents; the multinomial column's dip from 300 to 1000
     # training documents is below one standard error of a proportion near 0.985.
@@ -648,3 +667,7 @@ def test_exercise_5_reference_answer():
     assert f"{alarm.query('B')[1]:.3g}" == "0.001"
     assert f"{alarm.query('B', {'A': 1})[1]:.3g}" == "0.374"
     assert f"{alarm.query('B', {'A': 1, 'E': 1})[1]:.3g}" == "0.00327"
+    # (c) the odds of a burglary given A = 1 and E = 1 are its prior odds times 0.95 / 0.29
+    explained = alarm.query("B", {"A": 1, "E": 1})
+    assert explained[1] / explained[0] == pytest.approx(0.001 / 0.999 * 0.95 / 0.29, rel=1e-12)
+    assert explained[1] / 0.001 == pytest.approx(3.3, abs=0.05)

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from figure_support import drawn, png_pixels
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
@@ -165,7 +166,22 @@ def test_xor_panels_have_a_colour_bar_a_marker_legend_and_ring_the_stuck_point()
     assert ring_count(solved_ax) == 0 and ring_count(stuck_ax) == 1
     labels = [t.get_text() for t in stuck_ax.get_legend().get_texts()]
     assert labels == ["t = 1", "t = 0", "misclassified"]
-    assert sum(ax.get_title() == "o" for ax in fig.axes) == 2  # a colour bar per region panel
+    assert sum(ax.get_xlabel() == "o" for ax in fig.axes) == 2  # a colour bar per region panel
+
+
+def test_colour_bar_label_stays_clear_of_the_panel_title():
+    # The bar's "o" once sat above the bar, against the title ("3 of 4 XOR points right o").
+    # Oracle: no drawn text of the bar is centred on the title's line (its top tick label, "1.0",
+    # reaches a pixel into that line's height, so the test asks where texts are centred).
+    fig = demo.show_unit(1.0, 1.0, -0.5)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()  # the tick labels get their text when drawn
+    renderer = canvas.get_renderer()
+    panel, bar = fig.axes[0], fig.axes[-1]
+    bottom = panel.title.get_window_extent(renderer).y0
+    texts = [t for t in (bar.xaxis.label, bar.title, *bar.get_yticklabels()) if t.get_text()]
+    centres = [np.mean(t.get_window_extent(renderer).intervaly) for t in texts]
+    assert centres and max(centres) < bottom
 
 
 def test_unit_frame_labels_the_step_as_a_0_1_step():
@@ -329,6 +345,14 @@ def test_unit_alt_text_counts_the_xor_points_on_the_right_side_of_its_line():
         alts.add(alt)
     assert "σ(1·x₁ − 2·x₂ − 0.5)" in alt_text(demo.show_unit(1.0, -2.0, -0.5))
     assert len(alts) == 3
+
+
+def test_unit_alt_text_draws_no_line_when_both_weights_are_0():
+    # With w = 0 the output is the constant σ(b): o = ½ everywhere at b = 0, nowhere at b = 1.
+    assert "is a straight line" in alt_text(demo.show_unit(0.0, 1.0, 0.0))
+    for b, constant in ((0.0, "0.5"), (1.0, "0.731")):
+        alt = alt_text(demo.show_unit(0.0, 0.0, b))
+        assert "straight line" not in alt and f"= {constant} everywhere" in alt
 
 
 def test_xor_runs_alt_text_states_each_seeds_result_and_final_loss():

@@ -247,3 +247,19 @@ def test_bad_input_is_rejected():
         mlp(X, t, start=init_network((3, 2, 1)))
     with pytest.raises(ValueError, match="single output"):
         network([np.ones((2, 2))], [np.zeros(2)])
+
+
+@pytest.mark.parametrize(("name", "o", "delta"), [
+    ("squared", 0.01, -0.009801), ("log", 0.01, -0.99),
+    ("squared", 0.49, -0.127449), ("log", 0.49, -0.51)])
+def test_exercise_5b_reference_answer(name, o, delta):
+    # Ex 5(b): δ_out = ∂E/∂z for t = 1 is (o - t)·o(1 - o) for the squared error and o - t for
+    # the cross-entropy (about 101 and 4 times larger at o = 0.01 and 0.49). Oracle: a central
+    # difference of the loss in the output unit's bias, which is z when its weight is 0; its
+    # error, of order eps² times a third derivative, is far below the rel=1e-6 asked.
+    z, eps = np.log(o / (1 - o)), 1e-5
+
+    def error(b: float) -> float:
+        return loss(network([[[0.0]]], [[b]], loss=name), [[1.0]], [1.0])
+
+    assert (error(z + eps) - error(z - eps)) / (2 * eps) == pytest.approx(delta, rel=1e-6)

@@ -23,6 +23,7 @@ from mllib import parallel as par
 from mllib import perceptron as P
 from mllib import svm
 from mllib.data import chunk_stream, mmds_spam, noisy, separable
+from mllib.demos import parallel as demo
 
 FAST = examples(30)
 
@@ -150,6 +151,25 @@ def test_mixing_obeys_mcdonald_hall_manns_mistake_bound(seed, parts, gamma):
     assert total / parts <= P.mistake_bound(P.radius(X), gamma)
 
 
+def test_mixing_on_chunks_of_one_example_is_the_mapreduce_perceptron():
+    # Exercise 6's reference answer. (a) With P = n chunks of one example, a mixing round at rate
+    # η is a MapReduce round at η/n, so from w = 0 it makes the mistakes of the MapReduce
+    # perceptron at any rate, round for round; on Fig. 12.6 round 1 gives w = [0, 1/6, 0, -1/6,
+    # 1/6] and round 2 none. (b) Its rounds are at most P·(R/γ)² + 1. Oracle: the batch loop.
+    for X, y, gamma in (spam() + (None,), separable(40, 3, margin=0.1, seed=3)[:2] + (0.1,)):
+        n = len(y)
+        mixed = par.parameter_mixing(par.split(X, y, n), eta=0.5, max_rounds=1000)
+        w, totals = batch_perceptron(X, y, 1.0, 1000)
+        assert mixed.converged and [r.total for r in mixed.history] == totals
+        assert all(set(r.mistakes) <= {0, 1} for r in mixed.history)
+        np.testing.assert_allclose(mixed.w, 0.5 / n * w, rtol=1e-9, atol=1e-12)  # rounding only
+        if gamma:
+            assert mixed.rounds <= n * P.mistake_bound(P.radius(X), gamma) + 1
+    first, second = par.parameter_mixing(par.split(*spam(), 6), eta=0.5).history
+    np.testing.assert_allclose(first.w, np.array([0, 1, 0, -1, 1]) / 6, rtol=1e-12)
+    assert first.mistakes == (1,) * 6 and second.total == 0
+
+
 # --- The parallel SVM -------------------------------------------------------------------------
 
 
@@ -223,6 +243,18 @@ def test_streaming_sgd_is_pegasos(regularize_bias):
     run = par.stream_sgd(iter(par.split(X, y, 9)), lam=0.01, regularize_bias=regularize_bias)
     v = pegasos(X, y, 0.01, regularize_bias)
     np.testing.assert_allclose(np.append(run.w, run.b), v, rtol=1e-9, atol=1e-12)
+
+
+def test_the_unshrunk_bias_takes_raw_steps_the_first_one_of_size_one_over_lambda():
+    # Walk-through §3: b's first step sets it to ±1/λ = ±1000, it is still about 10 after 50
+    # steps and below 1 in size by step 1000 (the printed path). Oracle: Pegasos written out.
+    # Both sum the same ±1/(λt) steps, rounded differently: atol covers 1e-16 · 1000s of terms.
+    X, y = demo.mixing_sample()
+    steps = (1, 2, 10, 50, 100, 1000, 4000)
+    path = demo.pegasos_bias_path(steps)
+    np.testing.assert_allclose(path, [pegasos(X[:k], y[:k], 1e-3)[-1] for k in steps],
+                               rtol=1e-9, atol=1e-8)
+    assert abs(path[0]) == 1000 and 10 < abs(path[3]) < 11 and np.all(np.abs(path[-2:]) < 1)
 
 
 def test_by_default_the_bias_is_not_shrunk_so_sgd_runs_on_svm_objective():

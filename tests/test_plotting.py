@@ -121,7 +121,7 @@ def test_counted_agrees_in_number():
     assert counted(3, "vertex", "vertices") == "3 vertices"
 
 
-def test_lectures_01_to_07_name_colours_by_the_palettes_names():
+def test_lectures_01_to_07_and_13_to_15_name_colours_by_the_palettes_names():
     # Issue 36's pattern: "red" for vermillion and "purple"/"red" for reddish purple did not
     # match what readers see. Grey draws things outside the palette (reference curves).
     import json
@@ -133,7 +133,7 @@ def test_lectures_01_to_07_name_colours_by_the_palettes_names():
     words = re.compile(r"\b(red|purple|magenta|vermillion|pink|orange|blue|green|olive|yellow"
                        r"|grey|gray|black)\b", re.IGNORECASE)
     root = Path(__file__).resolve().parents[1] / "solutions"
-    for number in range(1, 8):
+    for number in (*range(1, 8), 13, 14, 15):
         (path,) = root.glob(f"{number:02d}_*/*_walkthrough.ipynb")
         cells = json.loads(path.read_text())["cells"]
         text = " ".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")

@@ -258,6 +258,14 @@ def naive_bayes_accuracy(train_sizes: list[int], *, seed: int = 0,
     return rows
 
 
+def multinomial_ahead(train_sizes: list[int], seeds) -> np.ndarray:
+    """For each training size, in how many of ``seeds`` (each a new corpus, training set and
+    test set of :func:`naive_bayes_accuracy`) the multinomial learner is strictly more accurate
+    than the Bernoulli one; shape (len(train_sizes),)."""
+    return np.sum([[m > b for _, b, m, _ in naive_bayes_accuracy(train_sizes, seed=seed)]
+                   for seed in seeds], axis=0)
+
+
 OBSERVED_FILL = "#D9D9D9"  # light, under black text; the node's label also says "J=1"
 
 
@@ -273,8 +281,8 @@ class _NetworkDrawing:
 
 def draw_network(ax: Axes, net: BayesNet, layout: dict, *, highlight: str | None = None,
                  ) -> _NetworkDrawing:
-    """The DAG: a circle per variable, ``highlight`` ringed thick in vermillion, an arrow per
-    parent link. :func:`show_evidence` fills and labels the nodes for some evidence."""
+    """The DAG: a circle per variable, ``highlight`` ringed thick in orange (vermillion), an
+    arrow per parent link. :func:`show_evidence` fills and labels the nodes for some evidence."""
     for v in net.names:
         for p in net.parents[v]:
             ax.annotate("", xy=layout[v], xytext=layout[p],

@@ -74,7 +74,9 @@ def _regions(ax: Axes, X: np.ndarray, t: np.ndarray, *, legend: bool = True) -> 
     boundary = ax.add_collection(LineCollection([], colors="black", linewidths=1.2),
                                  autolim=False)
     bar = ax.figure.colorbar(shade, ax=ax, ticks=[0, 0.5, 1], fraction=0.05, pad=0.03)
-    bar.ax.set_title("o", fontsize=9)
+    # below the bar: above it, it would read as the end of the panel's title, and beside it,
+    # it would run into the next panel's axis label
+    bar.ax.set_xlabel("o", fontsize=9)
     points = tuple(ax.scatter(*X[t == label].T, marker=marker, c=colour, edgecolors="black",
                               linewidths=0.6, s=30, label=f"t = {label}", zorder=3)
                    for label, marker, colour in ((1, "o", POSITIVE), (0, "s", NEGATIVE)))
@@ -102,6 +104,15 @@ def _show_network(regions: _Regions, net: neural.Network, X: np.ndarray, t: np.n
     wrong = neural.predict(net, X) != t
     regions.rings.set_offsets(X[wrong].reshape(-1, 2))
     return wrong
+
+
+def _unit_boundary(w1: float, w2: float, b: float) -> str:
+    """What a unit's o = ½ set is: a straight line, unless both weights are 0 and the output
+    is the constant σ(b)."""
+    if w1 == 0 and w2 == 0:
+        constant = float(neural.sigmoid(b))
+        return f"with both weights 0 its output is σ({b:g}) = {constant:.3g} everywhere, no line"
+    return "its boundary o = ½ is a straight line"
 
 
 def _signed(value: float) -> str:
@@ -133,8 +144,8 @@ def show_unit(w1: float, w2: float, b: float) -> Figure:
     right.legend(fontsize=8)
     missed = ", ".join(_point(x) for x in X[wrong])
     return describe(fig, (
-        f"One sigmoid unit o = σ({w1:g}·x₁ {_signed(w2)}·x₂ {_signed(b)}) over the plane: its "
-        f"boundary o = ½ is a straight line, and it gets {right_ok} of XOR's 4 points right "
+        f"One sigmoid unit o = σ({w1:g}·x₁ {_signed(w2)}·x₂ {_signed(b)}) over the plane: "
+        f"{_unit_boundary(w1, w2, b)}, and it gets {right_ok} of XOR's 4 points right "
         f"(misclassified, ringed: {missed or 'none'}). Right: σ(z) rising from 0 to 1, its "
         f"slope σ(1 − σ) peaking at {float(neural.sigmoid_derivative(0.0)):g} at z = 0, and "
         f"the 0/1 step at z = 0 that σ smooths."))

@@ -342,6 +342,15 @@ def svm_mixing_objectives(parts: int, *, lam: float = 1e-3, rounds: int = 10) ->
     return np.array([parallel.svm_objective(s.w, s.b, X, y, lam=lam) for s in run.history])
 
 
+def pegasos_bias_path(steps, *, lam: float = 1e-3) -> np.ndarray:
+    """b after each of ``steps`` (counts of examples, increasing) of Pegasos's first pass over
+    :func:`mixing_sample` in one chunk (``parallel.svm_mixing`` with P = 1, b not shrunk),
+    shape (len(steps),). The first step alone sets b = ±1/λ."""
+    X, y = mixing_sample()
+    return np.array([parallel.svm_mixing([(X[:k], y[:k])], lam=lam, rounds=1).b
+                     for k in steps])
+
+
 def svm_mixing_table(parts_list=(1, 2, 4, 8), shown=(1, 2, 5, 10)) -> str:
     """The objective after selected rounds of SVM averaging, one row per number of chunks."""
     rows = [[parts, *(f"{svm_mixing_objectives(parts)[r - 1]:.4f}" for r in shown)]
