@@ -434,6 +434,8 @@ def test_the_long_run_settles_on_the_regularised_optimum_as_section_4_says():
     z = svm.margins(np.array([-0.1, 0.3]), -0.1, X, y)
     assert z[0] == pytest.approx(1)  # (1, 4) on its margin line
     assert np.all(z[1:] < 1) and z[3] < 0  # the rest inside the band, (1, 1) on the wrong side
+    assert z[4] == pytest.approx(0, abs=1e-12)  # and (2, 1) exactly on the separator
+    np.testing.assert_array_equal(X[[3, 4]], [[1, 1], [2, 1]])
 
 
 def qp_optimum(X, y, C, regularize_bias):
@@ -512,6 +514,18 @@ def test_exercise_6_large_c_gives_the_line_at_height_1_5_and_b_free_small_c_misc
             np.testing.assert_allclose(opt.w, [0, 2], atol=1e-9)
             assert opt.b == pytest.approx(-3, abs=1e-9)
     plain = svm.solve(X, y, C=0.1)  # b free at C = 0.1: the line y = 2.5
+    # Exercise 6's answers (parts 2 and 3): the line at height 1.5 is the optimum from C = 6 on
+    # with b²/2 and from C = 2 on with b free; just below, the optimum moves. SLSQP's 1e-12
+    # tolerance leaves the optimum within ~1e-5, far below the 1e-2 moves asserted below.
+    def optima(C, regularised):  # (w, b) from mllib's solver and from the SLSQP oracle
+        fit = svm.solve(X, y, C=C, regularize_bias=regularised)
+        return np.append(fit.w, fit.b), np.append(*qp_optimum(X, y, C, regularised))
+
+    for regularised, threshold in ((True, 6.0), (False, 2.0)):
+        for optimum in optima(threshold, regularised):
+            np.testing.assert_allclose(optimum, [0, 2, -3], atol=1e-5)
+        for optimum in optima(threshold - 0.1, regularised):
+            assert np.max(np.abs(optimum - [0, 2, -3])) > 1e-2
     z = svm.margins(plain.w, plain.b, X, y)
     assert z[1] == pytest.approx(-1 / 3, abs=1e-9)  # (2, 2) on the wrong side, as §4 says
     np.testing.assert_array_equal(X[1], [2, 2])
