@@ -227,7 +227,7 @@ def test_the_lower_bound_waits_for_n_97_and_vc_two_at_n_one():
 
 
 def test_a_two_term_dnf_is_a_two_cnf():
-    # §7's rewriting, checked on every input.
+    # Going further's rewriting, checked on every input.
     import itertools
 
     x1, x2, x3, x4 = np.array(list(itertools.product([0, 1], repeat=4)), dtype=bool).T

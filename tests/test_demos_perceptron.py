@@ -178,7 +178,7 @@ def test_proof_figure_log_axis_is_readable():
     plt.close(fig)
 
 
-# --- §6: MMDS's exercises --------------------------------------------------------------------
+# --- Going further: MMDS's exercises----------------------------------------------------------
 
 
 def test_exercise_12_2_1_three_methods_separate_and_winnow_with_learned_theta_does_not():
@@ -319,7 +319,7 @@ def test_eta_drift_rounding_changes_the_mistakes_only_in_floating_point():
 
 
 def test_exercise_12_2_1_d_weights_blow_up_and_vanish():
-    """§6's description of Winnow with a learned threshold: the largest weight reaches
+    """Going further's description of Winnow with a learned threshold: the largest weight reaches
     2²⁶ ≈ 6.7e7 while others fall below 1e-7 and print as 0 at 3 decimals."""
     stuck = demo.exercise_12_2_1()["(d) Winnow, learned θ"]
     # Weights of and, viagra, the, of, nigeria, θ: the walk-through names these powers of 2.

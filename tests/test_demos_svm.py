@@ -459,7 +459,7 @@ def qp_optimum(X, y, C, regularize_bias):
 
 @pytest.mark.parametrize(
     "exercise, C, regularize_bias, w, b",
-    [  # §8's printed optima (3 decimals); 1e-3 tolerates the printed rounding
+    [  # the optional part's printed optima (3 decimals); 1e-3 tolerates the printed rounding
         (demo.exercise_12_3_2, 10.0, True, [0, 0.5, 0.5], -3.5),
         (demo.exercise_12_3_2, 10.0, False, [0, 0.5, 0.5], -3.5),
         (demo.exercise_12_3_2, 1.0, True, [-0.141, 0.282, 0.329], -1.352),
@@ -485,8 +485,8 @@ def test_mmds_exercises_optima_depend_on_c_and_on_regularising_b(
 
 
 def test_mmds_hint_for_12_3_2_holds_at_c_10_and_fails_at_c_1():
-    """§8: at C = 10 the optimum keeps every z ≥ 1 (the hinge term is 0, the hard margin's
-    answer); at C = 1 with b regularised it does not."""
+    """MMDS 12.3.2 (optional part): at C = 10 the optimum keeps every z ≥ 1 (the hinge term is
+    0, the hard margin's answer); at C = 1 with b regularised it does not."""
     X, y = demo.exercise_12_3_2()
     hard = svm.solve(X, y)
     for regularised in (True, False):
@@ -498,8 +498,8 @@ def test_mmds_hint_for_12_3_2_holds_at_c_10_and_fails_at_c_1():
 
 
 def test_a_ten_times_larger_batch_step_stalls_far_above_f_star():
-    """§7's printed evidence: relative gap 0.234 after 60 epochs, never below 0.181, against a
-    few thousandths for the batch step itself."""
+    """The race's printed evidence (optional part): relative gap 0.234 after 60 epochs, never
+    below 0.181, against a few thousandths for the batch step itself."""
     reckless = demo.compare_methods(eta=10 * demo.race_step())
     assert reckless.batch_constant[-1] == pytest.approx(0.234, abs=5e-4)
     assert reckless.batch_constant.min() == pytest.approx(0.181, abs=5e-4)
