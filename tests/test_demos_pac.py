@@ -227,7 +227,7 @@ def test_the_lower_bound_waits_for_n_97_and_vc_two_at_n_one():
 
 
 def test_a_two_term_dnf_is_a_two_cnf():
-    # §7's rewriting, checked on every input.
+    # Going further's rewriting, checked on every input.
     import itertools
 
     x1, x2, x3, x4 = np.array(list(itertools.product([0, 1], repeat=4)), dtype=bool).T
@@ -279,7 +279,8 @@ def test_sample_size_widget_over_every_slider_value():
         agnostic = pac.agnostic_sample_size(h, values["eps"], values["delta"])
         assert fig.axes[1].get_title() == (f"ε = {values['eps']:.3g}: m = {occam:,} realizable, "
                                            f"{agnostic:,} agnostic")
-        assert fig.axes[0].get_title() == f"|H| = 10^{values['log10_h']:g}, δ = {values['delta']:g}"
+        assert fig.axes[0].get_title() == (f"|H| = 10^{values['log10_h']:g}, "
+                                           f"δ = {values['delta']:.3g}")
         for which in ("x", "y"):  # one draw shows both
             assert len(_labelled_ticks(fig.axes[0], which, draw=which == "x")) >= 2, (values,
                                                                                    which)
@@ -474,16 +475,37 @@ def test_simulation_alt_text_says_where_the_union_bound_reaches_delta(eps, union
     assert f"asks for {occam_m}." in text
 
 
-def test_exercise_6_quotes_the_trials_at_50_and_51_examples():
-    # Ex 6: "at most 5% of the 400 trials already at 50 examples (20 trials there, exactly 5%,
-    # and 19 at 51 ...)": the walk-through's uniform simulation at ε = 0.1.
-    import json
-    from pathlib import Path
+def test_thresholds_on_a_large_grid_lose_the_counting_bound_to_the_vc_bound():
+    # §4 (review r1 of lecture 03): the counting bound wins for conjunctions, not for every
+    # finite class. Thresholds on N grid points: VC = 1, |H| = N + 1; at ε = 0.1, δ = 0.05 the
+    # counting bound is the larger from a size between 10^32 and 10^33 on.
+    vc = pac.vc_sample_size(1, 0.1, 0.05)
+    assert pac.occam_sample_size(10**32 + 1, 0.1, 0.05) < vc < pac.occam_sample_size(10**33 + 1,
+                                                                                      0.1, 0.05)
+    for n in (10, 100):  # conjunctions: the counting bound is far below
+        assert pac.occam_sample_size(pac.conjunction_count(n) + 1, 0.1, 0.05) < \
+            pac.vc_sample_size(n, 0.1, 0.05) / 5
 
+
+def test_exercise_6_reference_answer_on_the_simulation():
+    # Part 1: every learned error is (1/8)(1 - 2^-K) for K surviving irrelevant literals (or
+    # 1/8 without a positive example), and it exceeds ε = 0.1 iff K >= 3.
     sim = demo.learning_curve(0.1, 0.05, UNIFORM)
-    failures = {m: int(np.sum(sim.exact_errors[sim.sample_sizes == m] > 0.1)) for m in (50, 51)}
-    assert failures == {50: 20, 51: 19} and sim.trials == 400
-    path = Path(__file__).resolve().parents[1] / "solutions/03_pac/pac_exercises.ipynb"
-    text = " ".join(" ".join("".join(c["source"]).split())
-                    for c in json.loads(path.read_text())["cells"])
-    assert "(20 trials there, exactly 5%, and 19 at 51;" in text
+    possible = {K: (1 - 2.0**-K) / 8 for K in range(8)}
+    assert set(np.round(np.unique(sim.exact_errors), 12)) <= \
+        {round(v, 12) for v in [*possible.values(), 1 / 8]}
+    assert [K for K, error in possible.items() if error > 0.1] == [3, 4, 5, 6, 7]
+    # Part 2: the union bound C(7,3)·(2^(1-k))³ first reaches δ = 0.05 at k = 5, and it bounds
+    # the exact binomial tail (scipy as the oracle).
+    from scipy.stats import binom
+
+    union = {k: math.comb(7, 3) * 2.0 ** (3 * (1 - k)) for k in range(1, 9)}
+    assert min(k for k, bound in union.items() if bound <= 0.05) == 5
+    for k, bound in union.items():
+        assert binom.sf(2, 7, 2.0 ** (1 - k)) <= bound
+
+
+def test_bound_comparison_alt_text_rounds_delta_as_it_rounds_eps():
+    # Review r1 of lecture 03: at the sliders' top the alt text read "ε = 0.316, δ = 0.316228".
+    top = 10**-0.5
+    assert "ε = 0.316, δ = 0.316." in alt_text(demo.show_bound_comparison(10, top, top))

@@ -178,7 +178,7 @@ def test_proof_figure_log_axis_is_readable():
     plt.close(fig)
 
 
-# --- §6: MMDS's exercises --------------------------------------------------------------------
+# --- Going further: MMDS's exercises----------------------------------------------------------
 
 
 def test_exercise_12_2_1_three_methods_separate_and_winnow_with_learned_theta_does_not():
@@ -196,6 +196,20 @@ def test_exercise_12_2_1_three_methods_separate_and_winnow_with_learned_theta_do
     # Its last weights (θ last, on a -1 feature) misclassify an example.
     scores = P.add_threshold_feature(X) @ stuck.w
     assert np.any(np.where(scores > 0, 1, -1) != y)
+
+
+def test_exercise_12_2_1_d_fails_although_positive_weights_separate_the_data():
+    # Going further: Winnow with a learned θ diverges, but viagra = 10, and = nigeria = 1,
+    # the = of = 0.01 with θ = 1.5 separate the modified rows (review r1 of lecture 01).
+    X, y, words = data.mmds_spam()
+    X = X.copy()
+    X[1, words.index("nigeria")] = 1
+    witness = np.array([1, 10, 0.01, 0.01, 1])
+    scores = X @ witness
+    np.testing.assert_allclose(scores, [12.01, 1.02, 10.01, 1.01, 2.01, 1.02], atol=1e-12)
+    assert np.all(np.where(scores > 1.5, 1, -1) == y)
+    assert y[[0, 2, 4]].tolist() == [1, 1, 1]  # the spam rows a, c, e
+    assert not demo.exercise_12_2_1()["(d) Winnow, learned θ"].converged
 
 
 def test_exercise_12_2_2_separators_are_both_weights_negative_with_theta_in_between():
@@ -223,6 +237,19 @@ def test_one_seed_and_even_the_mean_go_up_and_down_along_gamma():
     assert np.any(np.diff(seed_2) > 0)  # as γ grows, this seed's mistakes sometimes rise
     assert np.any(np.diff(trend.mean_mistakes) > 0)  # "though not at every step"
     assert trend.mean_mistakes[0] > 5 * trend.mean_mistakes[-1]  # but the trend is down
+
+
+def test_each_rise_of_the_mean_mistakes_is_within_one_standard_error():
+    # §3: "each rise of the mean is smaller than its standard error" (issue 36 review: the
+    # mean over 20 seeds is an estimate, printed with its ± s.e.).
+    trend = demo.margin_trend()
+    se = trend.mistakes_se
+    np.testing.assert_allclose(se, [np.std(row, ddof=1) / np.sqrt(len(row))
+                                    for row in trend.mistakes], rtol=1e-12)
+    rises = np.flatnonzero(np.diff(trend.mean_mistakes) > 0)
+    assert len(rises) >= 1
+    for i in rises:
+        assert trend.mean_mistakes[i + 1] - trend.mean_mistakes[i] < min(se[i], se[i + 1])
 
 
 def test_the_proof_run_ends_far_left_of_the_bound_and_the_variants_table_reads_as_stated():
@@ -292,7 +319,7 @@ def test_eta_drift_rounding_changes_the_mistakes_only_in_floating_point():
 
 
 def test_exercise_12_2_1_d_weights_blow_up_and_vanish():
-    """§6's description of Winnow with a learned threshold: the largest weight reaches
+    """Going further's description of Winnow with a learned threshold: the largest weight reaches
     2²⁶ ≈ 6.7e7 while others fall below 1e-7 and print as 0 at 3 decimals."""
     stuck = demo.exercise_12_2_1()["(d) Winnow, learned θ"]
     # Weights of and, viagra, the, of, nigeria, θ: the walk-through names these powers of 2.

@@ -434,6 +434,8 @@ def test_the_long_run_settles_on_the_regularised_optimum_as_section_4_says():
     z = svm.margins(np.array([-0.1, 0.3]), -0.1, X, y)
     assert z[0] == pytest.approx(1)  # (1, 4) on its margin line
     assert np.all(z[1:] < 1) and z[3] < 0  # the rest inside the band, (1, 1) on the wrong side
+    assert z[4] == pytest.approx(0, abs=1e-12)  # and (2, 1) exactly on the separator
+    np.testing.assert_array_equal(X[[3, 4]], [[1, 1], [2, 1]])
 
 
 def qp_optimum(X, y, C, regularize_bias):
@@ -457,7 +459,7 @@ def qp_optimum(X, y, C, regularize_bias):
 
 @pytest.mark.parametrize(
     "exercise, C, regularize_bias, w, b",
-    [  # §8's printed optima (3 decimals); 1e-3 tolerates the printed rounding
+    [  # the optional part's printed optima (3 decimals); 1e-3 tolerates the printed rounding
         (demo.exercise_12_3_2, 10.0, True, [0, 0.5, 0.5], -3.5),
         (demo.exercise_12_3_2, 10.0, False, [0, 0.5, 0.5], -3.5),
         (demo.exercise_12_3_2, 1.0, True, [-0.141, 0.282, 0.329], -1.352),
@@ -483,8 +485,8 @@ def test_mmds_exercises_optima_depend_on_c_and_on_regularising_b(
 
 
 def test_mmds_hint_for_12_3_2_holds_at_c_10_and_fails_at_c_1():
-    """§8: at C = 10 the optimum keeps every z ≥ 1 (the hinge term is 0, the hard margin's
-    answer); at C = 1 with b regularised it does not."""
+    """MMDS 12.3.2 (optional part): at C = 10 the optimum keeps every z ≥ 1 (the hinge term is
+    0, the hard margin's answer); at C = 1 with b regularised it does not."""
     X, y = demo.exercise_12_3_2()
     hard = svm.solve(X, y)
     for regularised in (True, False):
@@ -496,8 +498,8 @@ def test_mmds_hint_for_12_3_2_holds_at_c_10_and_fails_at_c_1():
 
 
 def test_a_ten_times_larger_batch_step_stalls_far_above_f_star():
-    """§7's printed evidence: relative gap 0.234 after 60 epochs, never below 0.181, against a
-    few thousandths for the batch step itself."""
+    """The race's printed evidence (optional part): relative gap 0.234 after 60 epochs, never
+    below 0.181, against a few thousandths for the batch step itself."""
     reckless = demo.compare_methods(eta=10 * demo.race_step())
     assert reckless.batch_constant[-1] == pytest.approx(0.234, abs=5e-4)
     assert reckless.batch_constant.min() == pytest.approx(0.181, abs=5e-4)
@@ -512,6 +514,18 @@ def test_exercise_6_large_c_gives_the_line_at_height_1_5_and_b_free_small_c_misc
             np.testing.assert_allclose(opt.w, [0, 2], atol=1e-9)
             assert opt.b == pytest.approx(-3, abs=1e-9)
     plain = svm.solve(X, y, C=0.1)  # b free at C = 0.1: the line y = 2.5
+    # Exercise 6's answers (parts 2 and 3): the line at height 1.5 is the optimum from C = 6 on
+    # with b²/2 and from C = 2 on with b free; just below, the optimum moves. SLSQP's 1e-12
+    # tolerance leaves the optimum within ~1e-5, far below the 1e-2 moves asserted below.
+    def optima(C, regularised):  # (w, b) from mllib's solver and from the SLSQP oracle
+        fit = svm.solve(X, y, C=C, regularize_bias=regularised)
+        return np.append(fit.w, fit.b), np.append(*qp_optimum(X, y, C, regularised))
+
+    for regularised, threshold in ((True, 6.0), (False, 2.0)):
+        for optimum in optima(threshold, regularised):
+            np.testing.assert_allclose(optimum, [0, 2, -3], atol=1e-5)
+        for optimum in optima(threshold - 0.1, regularised):
+            assert np.max(np.abs(optimum - [0, 2, -3])) > 1e-2
     z = svm.margins(plain.w, plain.b, X, y)
     assert z[1] == pytest.approx(-1 / 3, abs=1e-9)  # (2, 2) on the wrong side, as §4 says
     np.testing.assert_array_equal(X[1], [2, 2])

@@ -212,7 +212,7 @@ WINNOW_NEGATIVE_TIE = """\
 def winnow_update(w, x, y, theta):
     score = w @ x
     if (score > theta) if y > 0 else (score <= theta):
-        return w
+        return w.copy()
     return w * np.where(x == 1, 2.0 if y > 0 else 0.5, 1.0)
 """
 # correct, written differently from the solution: the fairness test's second answers

@@ -349,7 +349,8 @@ def test_a_summary_heading_is_followed_by_its_summary(path: Path) -> None:
 # the notebook and, rendered as a heading by MyST-NB, on the site.
 OPTIONAL_HEADING = "## Going further (optional)"
 CORE_WORDS = 3000
-ONE_SESSION = ("11_linear", "12_online", "13_bayesnet")
+ONE_SESSION = ("01_perceptron", "02_svm", "03_pac", "04_vc",
+               "11_linear", "12_online", "13_bayesnet")
 
 
 def core_and_optional(path: Path) -> tuple[list[NotebookNode], list[NotebookNode]]:

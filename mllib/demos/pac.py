@@ -165,14 +165,14 @@ def show_sample_sizes(eps: float, delta: float, log10_h: float) -> Figure:
              decades([*curves.occam, *curves.agnostic, occam, agnostic]))
     view.dots[0].set_data(np.array([eps, eps]), np.array([occam, agnostic]))
     view.eps_line.set_xdata([eps, eps])
-    view.left.title.set_text(f"|H| = 10^{log10_h:g}, δ = {delta:g}")
+    view.left.title.set_text(f"|H| = 10^{log10_h:g}, δ = {delta:.3g}")
     view.in_h[0].set_data(LOG10_H_GRID, occam_in_h)
     view.in_h[1].set_data(LOG10_H_GRID, agnostic_in_h)
     set_view(view.right, view.right.get_xlim(), (0.0, nice_ceiling(1.05 * agnostic_in_h.max())))
     view.dots[1].set_data(np.array([log10_h, log10_h]), np.array([occam, agnostic]))
     view.right.title.set_text(f"ε = {eps:.3g}: m = {occam:,} realizable, {agnostic:,} agnostic")
     return describe(view.fig, (
-        f"Examples needed with |H| = 10^{log10_h:g} and δ = {delta:g}: at ε = {eps:.3g}, "
+        f"Examples needed with |H| = 10^{log10_h:g} and δ = {delta:.3g}: at ε = {eps:.3g}, "
         f"{occam:,} in the realizable case (Occam) and {agnostic:,} in the agnostic case "
         f"(Hoeffding). Left, against ε from {curves.eps[0]:g} to {curves.eps[-1]:g}: the "
         f"realizable size falls from {curves.occam[0]:,} to {curves.occam[-1]:,} (like 1/ε), "
@@ -271,7 +271,7 @@ def show_bound_comparison(n: int, eps: float, delta: float) -> Figure:
     last = comparison.n[-1]
     return describe(view.fig, (
         f"Examples needed to learn conjunctions over n variables with ε = {eps:.3g}, "
-        f"δ = {delta:g}. At n = {n}: the VC upper bound {comparison.vc_upper[row]:,}, the |H| "
+        f"δ = {delta:.3g}. At n = {n}: the VC upper bound {comparison.vc_upper[row]:,}, the |H| "
         f"bound {comparison.occam[row]:,}, the lower bound {lower_text}. From n = 1 to {last} "
         f"the VC bound grows from {comparison.vc_upper[0]:,} to {comparison.vc_upper[-1]:,} "
         f"and the |H| bound from {comparison.occam[0]:,} to {comparison.occam[-1]:,}, "

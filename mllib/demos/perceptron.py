@@ -150,6 +150,12 @@ class MarginTrend:
         return self.mistakes.mean(axis=1)
 
     @property
+    def mistakes_se(self) -> np.ndarray:
+        """Standard error of :attr:`mean_mistakes` over the seeds (sample standard deviation
+        over √s), shape (k,)."""
+        return self.mistakes.std(axis=1, ddof=1) / np.sqrt(len(self.seeds))
+
+    @property
     def mean_bounds(self) -> np.ndarray:
         """(R/γ)² averaged over the seeds, shape (k,)."""
         return self.bounds.mean(axis=1)
