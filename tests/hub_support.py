@@ -17,8 +17,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import nbformat
 import pytest
 import requests
+from playwright.sync_api import Locator, Page
 
 from grader.hub import GRADER_ACCOUNT, MARK
 
@@ -242,3 +244,111 @@ class HubSession:
                 return url
             time.sleep(2)
         raise AssertionError(f"{self.name}'s server did not start: {response.url}")
+
+
+# A student in Chromium: the clicks of the hub's login page, nbgrader's Assignments tab
+# (nbgrader 0.9.6's lab extension: its lists #released_assignments_list,
+# #fetched_assignments_list and #submitted_assignments_list, one row per assignment with its
+# button) and the notebook's Validate button.
+ANSWER_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+
+
+def typed_answers(solution: Path) -> dict[int, str]:
+    """What a student who knows the answers types into each answer cell (by cell index): the
+    instructor's solution cell without nbgrader's solution markers."""
+    notebook = nbformat.read(solution, as_version=4)
+    return {index: "\n".join(line for line in cell.source.splitlines()
+                             if line.strip() not in ANSWER_MARKERS)
+            for index, cell in enumerate(notebook.cells)
+            if cell.metadata.get("nbgrader", {}).get("solution")}
+
+
+def log_in_through_the_page(page: Page, hub: ClassHub, name: str) -> None:
+    """Sign in on the hub's login page; return once JupyterLab has loaded."""
+    page.fill("#username_input", name)
+    page.fill("#password_input", hub.passwords[name])
+    page.click("#login_submit")
+    page.wait_for_url(f"**/user/{name}/lab**", timeout=1000 * SPAWN_TIMEOUT)
+    page.locator(".jp-LauncherCard, .jp-NotebookPanel").first.wait_for()
+
+
+def nbgrader_menu(page: Page) -> list[str]:
+    """The items of JupyterLab's Nbgrader menu (left open)."""
+    page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").click()
+    return [t for t in page.locator(".lm-Menu-itemLabel").all_inner_texts() if t]
+
+
+def open_assignments_tab(page: Page) -> None:
+    """The Assignments tab, opened from the Nbgrader menu or brought to the front."""
+    tab = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text="Assignments")
+    if tab.count():
+        tab.click()
+    else:
+        nbgrader_menu(page)
+        page.locator(".lm-Menu-itemLabel", has_text="Assignment List").click()
+    page.locator("#nbgrader-assignment-list #course_list_default",
+                 has_text="ml-course").wait_for()
+
+
+def assignment_row(page: Page, listing: str, assignment: str) -> Locator:
+    """The row of ``assignment`` in one of the tab's lists ("released", "fetched",
+    "submitted"), waited for."""
+    row = page.locator(f"#{listing}_assignments_list > .list_item").filter(
+        has=page.locator(".item_name", has_text=assignment))
+    row.wait_for(timeout=1000 * SPAWN_TIMEOUT)
+    return row
+
+
+def press_in_row(page: Page, listing: str, assignment: str, button: str) -> None:
+    """Press the row's button (Fetch, Submit, Fetch Feedback)."""
+    assignment_row(page, listing, assignment).get_by_role("button", name=button).click()
+
+
+def open_fetched_notebook(page: Page, assignment: str, notebook: str) -> None:
+    """Unfold the fetched assignment in the tab and open its notebook."""
+    row = assignment_row(page, "fetched", assignment)
+    row.locator(".assignment-notebooks-link").click()
+    row.locator(".nested_list_item a", has_text=notebook.removesuffix(".ipynb")).click()
+    page.locator(".jp-NotebookPanel .jp-Cell").first.wait_for()
+
+
+def type_answers(page: Page, answers: dict[int, str]) -> None:
+    """Replace each answer cell's text by typing into it (a markdown cell is opened for
+    editing by a double click, as a student does)."""
+    cells = page.locator(".jp-NotebookPanel:visible .jp-Cell")
+    for index, text in answers.items():
+        cell = cells.nth(index)
+        cell.scroll_into_view_if_needed()
+        if "jp-MarkdownCell" in (cell.get_attribute("class") or ""):
+            cell.locator(".jp-MarkdownOutput").dblclick()
+        cell.locator(".cm-content").click()
+        page.keyboard.press("Control+a")
+        page.keyboard.insert_text(text)
+        page.keyboard.press("Escape")  # leave the editor, as before the next cell
+
+
+def press_validate(page: Page) -> tuple[str, str]:
+    """Press the notebook's Validate button; return the result dialog's verdict class
+    (nbgrader's ``validation-success``, ``validation-failed``...) and its text, closing it."""
+    page.locator(".jp-NotebookPanel:visible .validate-button").click()
+    message = page.locator("#validation-message")
+    message.wait_for(timeout=1000 * SPAWN_TIMEOUT)
+    verdict = next((c for c in (message.get_attribute("class") or "").split()
+                    if c.startswith("validation-")), "")
+    text = message.inner_text()
+    page.locator(".jp-Dialog .jp-mod-accept").click()
+    return verdict, text
+
+
+def feedback_page_text(page: Page, assignment: str, notebook: str) -> str:
+    """Fetch feedback in the tab, follow its "view feedback" link and open the page; return
+    the text the student reads there."""
+    open_assignments_tab(page)
+    page.locator("#refresh_assignments_list").click()
+    press_in_row(page, "submitted", assignment, "Fetch Feedback")
+    assignment_row(page, "submitted", assignment).get_by_text("(view feedback)").click()
+    html = notebook.replace(".ipynb", ".html")
+    page.locator(".jp-DirListing-item", has_text=html).dblclick()
+    body = page.frame_locator(".jp-HTMLViewer:visible iframe").locator("body")
+    body.get_by_text("Score:").first.wait_for()
+    return body.inner_text()
