@@ -98,8 +98,10 @@ def class_hub():
     roster = canvas_roster(root / "roster.csv", STUDENTS)
     hub = start_hub(root, roster, [GRADER], [INSTRUCTOR])
     try:
+        # the README's release: notebooks/ from solutions/, then to the exchange (Ada fetches
+        # it from the Assignments tab in the class day)
         released = hub.as_grader("course", "--course-root", str(hub.course), "release",
-                                 ASSIGNMENT, "--no-run")
+                                 ASSIGNMENT, "--no-run", "--exchange")
         assert released.returncode == 0, released.stdout + released.stderr
         yield hub
     finally:
@@ -217,7 +219,6 @@ def ada_fetches_answers_validates_and_submits(hub: ClassHub, page: Page) -> None
 def test_a_class_day_from_release_to_feedback(class_hub: ClassHub, sessions: dict[str, HubSession],
                                                ada_page: Page) -> None:
     hub = class_hub
-    formgrader_call(sessions[GRADER], f"assignment/{ASSIGNMENT}/release")
     ada_fetches_answers_validates_and_submits(hub, ada_page)
     for student in (GRACE, ALAN):
         nbgrader_call(sessions[student], "fetch")
