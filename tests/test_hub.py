@@ -21,6 +21,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import nbformat
+import psycopg
 import pytest
 from axe_support import axe_violations, describe
 from browser_support import CHROMIUM_ARGS, require_chromium, screenshot
@@ -47,6 +48,7 @@ from hub_support import (
     typed_answers,
 )
 from playwright.sync_api import Page, sync_playwright
+from postgres_support import new_database, postgres_server
 
 from grader.hub import HubUser, check_names, roster_users
 
@@ -88,7 +90,9 @@ def test_two_people_never_share_an_account() -> None:
 
 
 @pytest.fixture(scope="module")
-def class_hub():
+def class_hub() -> Iterator[ClassHub]:
+    """The class's hub, started by `make hub` with its gradebook on a PostgreSQL server of the
+    test's own (README: `COURSE_DB_URL=... make hub`), 01 released to the exchange."""
     require_root()
     build_hub_env()
     people = [login.split("@")[0] for _, _, login in STUDENTS] + [GRADER, INSTRUCTOR]
@@ -96,19 +100,24 @@ def class_hub():
     # Not under pytest's own temporary folder, which only root may enter.
     root = Path(tempfile.mkdtemp(prefix="class-hub-"))
     roster = canvas_roster(root / "roster.csv", STUDENTS)
-    hub = start_hub(root, roster, [GRADER], [INSTRUCTOR])
     try:
-        # the README's release: notebooks/ from solutions/, then to the exchange (Ada fetches
-        # it from the Assignments tab in the class day)
-        released = hub.as_grader("course", "--course-root", str(hub.course), "release",
-                                 ASSIGNMENT, "--no-run", "--exchange")
-        assert released.returncode == 0, released.stdout + released.stderr
-        yield hub
+        with postgres_server() as server:
+            hub = start_hub(root, roster, [GRADER], [INSTRUCTOR],
+                            new_database(server, "ml_course"))
+            try:
+                # the README's release: notebooks/ from solutions/, then to the exchange (Ada
+                # fetches it from the Assignments tab in the class day)
+                released = hub.as_grader("course", "--course-root", str(hub.course), "release",
+                                         ASSIGNMENT, "--no-run", "--exchange")
+                assert released.returncode == 0, released.stdout + released.stderr
+                yield hub
+            finally:
+                hub.stop_all()
     finally:
-        hub.stop_all()
         remove_accounts(people)
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(root / "hub.log", ARTIFACTS / "hub.log")  # to read after a failure
+        if (root / "hub.log").exists():
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(root / "hub.log", ARTIFACTS / "hub.log")  # to read after a failure
         shutil.rmtree(root, ignore_errors=True)
 
 
@@ -272,7 +281,8 @@ def test_a_class_day_from_release_to_feedback(class_hub: ClassHub, sessions: dic
 def test_two_graders_at_once_lose_nothing(class_hub: ClassHub,
                                          sessions: dict[str, HubSession]) -> None:
     """The instructor hand-grades Ada's written answer while the grader autogrades her
-    submission again: both finish, and the hand grade is kept (her answer did not change)."""
+    submission again: both finish, and the hand grade is kept (her answer did not change), in
+    the PostgreSQL gradebook the formgrader service shares."""
     grader, instructor = sessions[GRADER], sessions[INSTRUCTOR]
     notebook = NOTEBOOK.removesuffix(".ipynb")
     rows = instructor.get(f"{class_hub.formgrader}/api/submitted_notebooks/{ASSIGNMENT}/"
@@ -292,6 +302,12 @@ def test_two_graders_at_once_lose_nothing(class_hub: ClassHub,
         autograding.result()
     kept = instructor.get(f"{class_hub.formgrader}/api/grade/{written['id']}").json()
     assert kept["manual_score"] == pytest.approx(score) and not kept["needs_manual_grade"]
+    # ...in the one gradebook, PostgreSQL's (no SQLite file beside the course)
+    with psycopg.connect(class_hub.db_url) as gradebook:
+        stored = gradebook.execute("SELECT manual_score FROM grade WHERE id = %s",
+                                   (written["id"],)).fetchone()
+    assert stored is not None and stored[0] == pytest.approx(score)
+    assert not (class_hub.course / "grader" / "gradebook.db").exists()
 
 
 def test_a_student_reaches_nothing_that_is_not_theirs(class_hub: ClassHub,
@@ -327,9 +343,9 @@ def test_a_submission_under_another_name_is_refused_at_collect(
     after = json.dumps(sessions[GRADER].get(
         f"{class_hub.formgrader}/api/submissions/{ASSIGNMENT}").json(), sort_keys=True)
     assert after == before
-    ada_copy = class_hub.course / "grader" / "submitted" / ADA / ASSIGNMENT / NOTEBOOK
-    assert nbformat.read(ada_copy, as_version=4) == nbformat.read(
-        REPO / "solutions" / ASSIGNMENT / NOTEBOOK, as_version=4)
+    # the collected copy is still the notebook Ada submitted (her own, as she left it)
+    assert submitted_copy(class_hub, ADA) == nbformat.read(fetched_notebook(class_hub, ADA),
+                                                           as_version=4)
 
 
 def submitted_copy(hub: ClassHub, student: str) -> nbformat.NotebookNode:
