@@ -103,13 +103,6 @@ HUB_PYTHON   ?= /usr/bin/python3.11
 EXCHANGE     ?= /usr/local/share/nbgrader/exchange
 HUB_STAMP    := $(HUB_ENV)/.installed
 PROXY        := hub/node_modules/.bin/configurable-http-proxy
-# The course's own code is installed into HUB_ENV again only when it changed, so restarting
-# the hub mid-class reinstalls nothing under the running servers. The stamp is named by a hash
-# of the code (not its date): a checkout with other code, another branch, installs its own.
-# Outside git the code cannot be listed, and every `make hub` installs it.
-COURSE_FILES := $(shell git ls-files pyproject.toml grader mllib 2>/dev/null)
-COURSE_HASH  := $(if $(COURSE_FILES),$(firstword $(shell cat $(COURSE_FILES) | sha256sum)),unknown)
-COURSE_STAMP := $(HUB_ENV)/.course-$(COURSE_HASH)
 
 $(HUB_STAMP): pyproject.toml $(LOCK)
 	test -x $(HUB_ENV)/bin/python || $(HUB_PYTHON) -m venv $(HUB_ENV)
@@ -121,12 +114,8 @@ $(PROXY): hub/package.json hub/package-lock.json
 	npm ci --prefix hub --no-audit --no-fund --loglevel=error
 	touch $(PROXY)
 
-$(COURSE_STAMP): $(HUB_STAMP)
+hub-env: $(HUB_STAMP) $(PROXY)
 	$(HUB_ENV)/bin/python -m pip install --quiet --no-deps --force-reinstall --no-build-isolation .
-	rm -f $(HUB_ENV)/.course-*
-	$(if $(COURSE_FILES),touch $@)
-
-hub-env: $(COURSE_STAMP) $(PROXY)
 	rm -rf $(HUB_ENV)/etc/course-student && cp -r hub/student $(HUB_ENV)/etc/course-student
 	chmod -R a+rX $(HUB_ENV)/etc/course-student
 	mkdir -p $(HUB_ENV)/share/jupyter/lab/settings
