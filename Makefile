@@ -92,8 +92,13 @@ site: $(STAMP)
 # editable: the accounts need not read this checkout). The proxy comes from npm, at the
 # versions of hub/package-lock.json. JupyterLab there never asks to fetch the Jupyter news
 # (hub/lab-overrides.json): a class's servers reach no other host. The exchange is nbgrader's folder, writable by everyone
-# as nbgrader requires; the grader account owns the course's grading state.
+# as nbgrader requires; the grader account owns the course's grading state. The formgrader
+# serves HUB_COURSE, this checkout unless told another course folder (tests/test_hub.py starts
+# the hub with `make hub` on a copy). `make hub` runs in the foreground: SIGTERM to the hub
+# (jupyterhub.pid in hub/var, or in COURSE_HUB_STATE) stops it, and make, with status 0; the
+# servers keep running.
 HUB_ENV      ?= /opt/ml-course/venv
+HUB_COURSE   ?= $(CURDIR)
 HUB_PYTHON   ?= /usr/bin/python3.11
 EXCHANGE     ?= /usr/local/share/nbgrader/exchange
 HUB_STAMP    := $(HUB_ENV)/.installed
@@ -115,13 +120,14 @@ hub-env: $(HUB_STAMP) $(PROXY)
 	chmod -R a+rX $(HUB_ENV)/etc/course-student
 	mkdir -p $(HUB_ENV)/share/jupyter/lab/settings
 	cp hub/lab-overrides.json $(HUB_ENV)/share/jupyter/lab/settings/overrides.json
-	mkdir -p $(EXCHANGE) hub/var && chmod 0777 $(EXCHANGE)
 
 hub: $(STAMP) hub-env
+	mkdir -p $(EXCHANGE) hub/var && chmod 0777 $(EXCHANGE)
 	$(BIN)/python -c "from grader.hub.roster import ensure_grader_account as e; from pathlib import Path; e(Path('/home'))"
-	chown -R grader-ml-course grader solutions notebooks
-	chmod -R go-rwx grader solutions
-	COURSE_EXCHANGE=$(EXCHANGE) COURSE_HUB_ENV=$(HUB_ENV) $(HUB_ENV)/bin/jupyterhub -f hub/jupyterhub_config.py
+	cd $(HUB_COURSE) && chown -R grader-ml-course grader solutions notebooks
+	cd $(HUB_COURSE) && chmod -R go-rwx grader solutions
+	COURSE_HUB_COURSE=$(HUB_COURSE) COURSE_EXCHANGE=$(EXCHANGE) COURSE_HUB_ENV=$(HUB_ENV) \
+	  $(HUB_ENV)/bin/jupyterhub -f hub/jupyterhub_config.py
 
 bench: $(STAMP)
 	for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done

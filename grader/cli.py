@@ -24,7 +24,13 @@ from nbgrader.utils import parse_utc
 from grader.authoring.bundle import bundle
 from grader.authoring.lint import TODO_MARK
 from grader.authoring.release import EXIT_REFUSED as RELEASE_REFUSED
-from grader.authoring.release import ReleaseRefused, lint_assignments, release
+from grader.authoring.release import (
+    ReleaseRefused,
+    check_exchange_release,
+    lint_assignments,
+    release,
+    release_to_exchange,
+)
 from grader.authoring.remove import remove_assignment
 from grader.authoring.scaffold import new_exercise
 from grader.core.api import load_config, make_api, report_failure, secret_path
@@ -194,7 +200,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-run", action="store_true", help="lint without running the tests on "
                    "the solution and the blank release (when you just ran `course lint`)")
     p.add_argument("--force", action="store_true", help="release even when it changes the "
-                   "tests of an assignment that already has submissions (exit 2 without)")
+                   "tests of an assignment that already has submissions (exit 2 without); "
+                   "with --exchange, also replace the exchange's copy")
+    p.add_argument("--exchange", action="store_true", help="then release the named "
+                   "assignments to nbgrader's exchange, where students fetch them in the "
+                   "Assignments tab (the class hub; run it as the account that collects)")
     p = sub.add_parser("lint", help="check an assignment's cells, metadata and checks; run its "
                        "tests on the solution (must pass) and the blank release (must fail)")
     p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="default: all")
@@ -347,6 +357,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     api = make_api(root, args.db_url)
     if args.command == "new-exercise":
         return _new_exercise(api, args)
+    if args.command == "release" and args.exchange:
+        try:
+            check_exchange_release(api, args.assignments)
+        except ValueError as error:
+            raise SystemExit(f"course release: {error}") from None
     if args.command in ("lint", "release"):
         if not lint_assignments(api, args.assignments, run=not args.no_run):
             print(f"course {args.command}: fix the problems above"
@@ -355,7 +370,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         if args.command == "release":
             try:
-                return 1 if release(api, args.assignments, args.force) else 0
+                if release(api, args.assignments, args.force):
+                    return 1
+                return 1 if args.exchange and release_to_exchange(
+                    api, args.assignments, args.force) else 0
             except ReleaseRefused as error:
                 print(f"course release: {error}", file=sys.stderr)
                 return RELEASE_REFUSED

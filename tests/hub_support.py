@@ -13,12 +13,15 @@ import pwd
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import nbformat
 import pytest
 import requests
+from playwright.sync_api import Locator, Page
 
 from grader.hub.roster import GRADER_ACCOUNT, MARK
 
@@ -35,9 +38,12 @@ def require_root() -> None:
 
 
 def build_hub_env() -> Path:
-    """``make hub-env``: the servers' environment (once per machine) and the proxy."""
-    subprocess.run(["make", "--no-print-directory", "-C", str(REPO), "hub-env",
-                    f"HUB_ENV={HUB_ENV}", "EXCHANGE=/tmp"], check=True, capture_output=True)
+    """The slow parts of ``make hub-env``, once per machine: the servers' environment from the
+    lock and the proxy from npm (``make hub`` then installs the course into it). Done before
+    the hub's start is timed."""
+    subprocess.run(["make", "--no-print-directory", "-C", str(REPO), f"HUB_ENV={HUB_ENV}",
+                    str(HUB_ENV / ".installed"), "hub/node_modules/.bin/configurable-http-proxy"],
+                   check=True, capture_output=True)
     return HUB_ENV
 
 
@@ -93,7 +99,8 @@ class ClassHub:
     exchange: Path
     state: Path
     port: int
-    process: subprocess.Popen
+    process: subprocess.Popen  # `make hub`
+    db_url: str = ""  # the gradebook's PostgreSQL database (COURSE_DB_URL), or SQLite's default
     passwords: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -107,11 +114,13 @@ class ClassHub:
     def environment(self) -> dict[str, str]:
         return {**os.environ, "COURSE_HUB_STATE": str(self.state),
                 "COURSE_HUB_COURSE": str(self.course), "COURSE_EXCHANGE": str(self.exchange),
-                "COURSE_HUB_ENV": str(HUB_ENV), "COURSE_HUB_PORT": str(self.port)}
+                "COURSE_HUB_ENV": str(HUB_ENV), "COURSE_HUB_PORT": str(self.port),
+                **({"COURSE_DB_URL": self.db_url} if self.db_url else {})}
 
     def course_command(self, *args: str) -> subprocess.CompletedProcess:
-        """``course ARGS`` as root, with this hub's state (e.g. ``hub users``)."""
-        return subprocess.run([str(HUB_ENV / "bin" / "course"), *args], env=self.environment(),
+        """``course ARGS`` as root from the checkout's environment, with this hub's state (the
+        README's ``sudo .venv/bin/course hub users``)."""
+        return subprocess.run([sys.executable, "-m", "grader", *args], env=self.environment(),
                               capture_output=True, text=True)
 
     def as_grader(self, *command: str) -> subprocess.CompletedProcess:
@@ -124,29 +133,45 @@ class ClassHub:
         return subprocess.run([RUNUSER, "-u", GRADER_ACCOUNT, "--", *command],
                               cwd=self.course, env=env, capture_output=True, text=True)
 
-    def stop(self) -> None:
-        """Stop the hub (its servers and proxy outlive it, as a restart needs)."""
-        self.process.send_signal(signal.SIGTERM)
+    def stop(self) -> int | None:
+        """Stop the hub as its instructor would, by SIGTERM to the hub's process (its servers
+        and proxy outlive it, as a restart needs); return ``make hub``'s exit status (None:
+        it had to be killed)."""
         try:
-            self.process.wait(30)
+            os.kill(int((self.state / "jupyterhub.pid").read_text()), signal.SIGTERM)
+        except (OSError, ValueError):  # the hub never wrote its pid: stop make and its children
+            os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            return self.process.wait(30)
         except subprocess.TimeoutExpired:
-            self.process.kill()
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+            return None
 
-    def stop_all(self) -> None:
+    def stop_all(self) -> int | None:
         """Stop the hub, then its proxy (the servers go with their accounts)."""
-        self.stop()
+        status = self.stop()
         pid = self.state / "proxy.pid"
         if pid.exists():
             subprocess.run(["kill", pid.read_text().strip()], capture_output=True)
+        return status
+
+    def log_tail(self) -> str:
+        return (self.root / "hub.log").read_text()[-3000:]
 
     def restart(self) -> None:
-        self.stop()
+        """Stop ``make hub`` (it must end cleanly, status 0) and run it again."""
+        status = self.stop()
+        assert status == 0, f"make hub ended with status {status}:\n{self.log_tail()}"
         self.process = launch(self)
         wait_until_up(self)
 
 
-def start_hub(root: Path, roster: Path, graders: list[str], instructors: list[str]) -> ClassHub:
-    """Copy the course, make the class's accounts and start the hub; return it running."""
+def start_hub(root: Path, roster: Path, graders: list[str], instructors: list[str],
+              db_url: str = "") -> ClassHub:
+    """Copy the course, make the class's accounts and start the hub with ``make hub`` (which
+    gives the course's grading state to the grader account); return it running. ``db_url``:
+    the gradebook's PostgreSQL database, as ``COURSE_DB_URL=... make hub``."""
     root.chmod(0o755)
     course = root / "course"
     for folder in ("solutions", "notebooks"):
@@ -157,10 +182,8 @@ def start_hub(root: Path, roster: Path, graders: list[str], instructors: list[st
                                                   "autograded", "feedback", "exports",
                                                   "exchange", "gradebook.db", "course_secret"))
     shutil.copy2(REPO / "grader" / "nbgrader_config.py", course / "grader")
-    exchange = root / "exchange"
-    exchange.mkdir(mode=0o777)
-    exchange.chmod(0o777)  # nbgrader's rule: everyone writes the exchange's root
-    hub = ClassHub(root, course, exchange, root / "state", free_ports(4), None)  # type: ignore[arg-type]
+    hub = ClassHub(root, course, root / "exchange", root / "state", free_ports(4),
+                   None, db_url)  # type: ignore[arg-type]
     made = hub.course_command("hub", "users", str(roster), "--home", str(root / "home"),
                               *[f"--grader={g}" for g in graders],
                               *[f"--instructor={i}" for i in instructors])
@@ -168,18 +191,19 @@ def start_hub(root: Path, roster: Path, graders: list[str], instructors: list[st
     for line in (hub.state / "new-passwords.csv").read_text().splitlines():
         name, password = line.split(",")
         hub.passwords[name] = password
-    subprocess.run(["chown", "-R", GRADER_ACCOUNT, str(course)], check=True)
-    course.chmod(0o700)  # solutions, the gradebook and the secret: the grader account's only
     hub.process = launch(hub)
     wait_until_up(hub)
     return hub
 
 
 def launch(hub: ClassHub) -> subprocess.Popen:
+    """``make hub`` (README, "A class on JupyterHub") on this hub's course, exchange, state and
+    ports, in a session of its own."""
     with (hub.root / "hub.log").open("a") as log:
         return subprocess.Popen(
-            [str(HUB_ENV / "bin" / "jupyterhub"), "-f", str(REPO / "hub" / "jupyterhub_config.py")],
-            env=hub.environment(), cwd=hub.root, stdout=log, stderr=subprocess.STDOUT)
+            ["make", "--no-print-directory", "-C", str(REPO), "hub", f"HUB_ENV={HUB_ENV}",
+             f"HUB_COURSE={hub.course}", f"EXCHANGE={hub.exchange}"],
+            env=hub.environment(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
 
 def wait_until_up(hub: ClassHub) -> None:
@@ -197,7 +221,7 @@ def wait_until_up(hub: ClassHub) -> None:
             break
         time.sleep(1)
     hub.stop_all()
-    raise AssertionError("the hub did not start:\n" + (hub.root / "hub.log").read_text()[-3000:])
+    raise AssertionError(f"the hub did not start:\n{hub.log_tail()}")
 
 
 class HubSession:
@@ -242,3 +266,111 @@ class HubSession:
                 return url
             time.sleep(2)
         raise AssertionError(f"{self.name}'s server did not start: {response.url}")
+
+
+# A student in Chromium: the clicks of the hub's login page, nbgrader's Assignments tab
+# (nbgrader 0.9.6's lab extension: its lists #released_assignments_list,
+# #fetched_assignments_list and #submitted_assignments_list, one row per assignment with its
+# button) and the notebook's Validate button.
+ANSWER_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+
+
+def typed_answers(solution: Path) -> dict[int, str]:
+    """What a student who knows the answers types into each answer cell (by cell index): the
+    instructor's solution cell without nbgrader's solution markers."""
+    notebook = nbformat.read(solution, as_version=4)
+    return {index: "\n".join(line for line in cell.source.splitlines()
+                             if line.strip() not in ANSWER_MARKERS)
+            for index, cell in enumerate(notebook.cells)
+            if cell.metadata.get("nbgrader", {}).get("solution")}
+
+
+def log_in_through_the_page(page: Page, hub: ClassHub, name: str) -> None:
+    """Sign in on the hub's login page; return once JupyterLab has loaded."""
+    page.fill("#username_input", name)
+    page.fill("#password_input", hub.passwords[name])
+    page.click("#login_submit")
+    page.wait_for_url(f"**/user/{name}/lab**", timeout=1000 * SPAWN_TIMEOUT)
+    page.locator(".jp-LauncherCard, .jp-NotebookPanel").first.wait_for()
+
+
+def nbgrader_menu(page: Page) -> list[str]:
+    """The items of JupyterLab's Nbgrader menu (left open)."""
+    page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").click()
+    return [t for t in page.locator(".lm-Menu-itemLabel").all_inner_texts() if t]
+
+
+def open_assignments_tab(page: Page) -> None:
+    """The Assignments tab, opened from the Nbgrader menu or brought to the front."""
+    tab = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text="Assignments")
+    if tab.count():
+        tab.click()
+    else:
+        nbgrader_menu(page)
+        page.locator(".lm-Menu-itemLabel", has_text="Assignment List").click()
+    page.locator("#nbgrader-assignment-list #course_list_default",
+                 has_text="ml-course").wait_for()
+
+
+def assignment_row(page: Page, listing: str, assignment: str) -> Locator:
+    """The row of ``assignment`` in one of the tab's lists ("released", "fetched",
+    "submitted"), waited for."""
+    row = page.locator(f"#{listing}_assignments_list > .list_item").filter(
+        has=page.locator(".item_name", has_text=assignment))
+    row.wait_for(timeout=1000 * SPAWN_TIMEOUT)
+    return row
+
+
+def press_in_row(page: Page, listing: str, assignment: str, button: str) -> None:
+    """Press the row's button (Fetch, Submit, Fetch Feedback)."""
+    assignment_row(page, listing, assignment).get_by_role("button", name=button).click()
+
+
+def open_fetched_notebook(page: Page, assignment: str, notebook: str) -> None:
+    """Unfold the fetched assignment in the tab and open its notebook."""
+    row = assignment_row(page, "fetched", assignment)
+    row.locator(".assignment-notebooks-link").click()
+    row.locator(".nested_list_item a", has_text=notebook.removesuffix(".ipynb")).click()
+    page.locator(".jp-NotebookPanel .jp-Cell").first.wait_for()
+
+
+def type_answers(page: Page, answers: dict[int, str]) -> None:
+    """Replace each answer cell's text by typing into it (a markdown cell is opened for
+    editing by a double click, as a student does)."""
+    cells = page.locator(".jp-NotebookPanel:visible .jp-Cell")
+    for index, text in answers.items():
+        cell = cells.nth(index)
+        cell.scroll_into_view_if_needed()
+        if "jp-MarkdownCell" in (cell.get_attribute("class") or ""):
+            cell.locator(".jp-MarkdownOutput").dblclick()
+        cell.locator(".cm-content").click()
+        page.keyboard.press("Control+a")
+        page.keyboard.insert_text(text)
+        page.keyboard.press("Escape")  # leave the editor, as before the next cell
+
+
+def press_validate(page: Page) -> tuple[str, str]:
+    """Press the notebook's Validate button; return the result dialog's verdict class
+    (nbgrader's ``validation-success``, ``validation-failed``...) and its text, closing it."""
+    page.locator(".jp-NotebookPanel:visible .validate-button").click()
+    message = page.locator("#validation-message")
+    message.wait_for(timeout=1000 * SPAWN_TIMEOUT)
+    verdict = next((c for c in (message.get_attribute("class") or "").split()
+                    if c.startswith("validation-")), "")
+    text = message.inner_text()
+    page.locator(".jp-Dialog .jp-mod-accept").click()
+    return verdict, text
+
+
+def feedback_page_text(page: Page, assignment: str, notebook: str) -> str:
+    """Fetch feedback in the tab, follow its "view feedback" link and open the page; return
+    the text the student reads there."""
+    open_assignments_tab(page)
+    page.locator("#refresh_assignments_list").click()
+    press_in_row(page, "submitted", assignment, "Fetch Feedback")
+    assignment_row(page, "submitted", assignment).get_by_text("(view feedback)").click()
+    html = notebook.replace(".ipynb", ".html")
+    page.locator(".jp-DirListing-item", has_text=html).dblclick()
+    body = page.frame_locator(".jp-HTMLViewer:visible iframe").locator("body")
+    body.get_by_text("Score:").first.wait_for()
+    return body.inner_text()

@@ -3,7 +3,8 @@ formgrader as a hub service shared by two graders, and what a student must not r
 
 One hub for the module (tests/hub_support.py): three students from a Canvas roster, a grader
 and an instructor. The tests run in file order, as a class day does: log in, fetch, submit,
-collect and grade, hand feedback back, then the attempts to reach what is not one's own.
+collect and grade, hand feedback back, then the attempts to reach what is not one's own. Ada
+works by clicks in Chromium; the others by the HTTP calls behind the same buttons.
 """
 
 from __future__ import annotations
@@ -14,27 +15,40 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import nbformat
+import psycopg
 import pytest
 from axe_support import axe_violations, describe
-from browser_support import CHROMIUM_ARGS, require_chromium
+from browser_support import CHROMIUM_ARGS, require_chromium, screenshot
 from hub_support import (
     HUB_ENV,
     RUNUSER,
     SPAWN_TIMEOUT,
     ClassHub,
     HubSession,
+    assignment_row,
     build_hub_env,
     canvas_roster,
+    feedback_page_text,
+    log_in_through_the_page,
+    nbgrader_menu,
+    open_assignments_tab,
+    open_fetched_notebook,
+    press_in_row,
+    press_validate,
     remove_accounts,
     require_root,
     start_hub,
+    type_answers,
+    typed_answers,
 )
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import Page, sync_playwright
+from postgres_support import new_database, postgres_server
 
 from grader.hub.roster import HubUser, check_names, roster_users
 
@@ -77,7 +91,9 @@ def test_two_people_never_share_an_account() -> None:
 
 
 @pytest.fixture(scope="module")
-def class_hub():
+def class_hub() -> Iterator[ClassHub]:
+    """The class's hub, started by `make hub` with its gradebook on a PostgreSQL server of the
+    test's own (README: `COURSE_DB_URL=... make hub`), 01 released to the exchange."""
     require_root()
     build_hub_env()
     people = [login.split("@")[0] for _, _, login in STUDENTS] + [GRADER, INSTRUCTOR]
@@ -85,24 +101,31 @@ def class_hub():
     # Not under pytest's own temporary folder, which only root may enter.
     root = Path(tempfile.mkdtemp(prefix="class-hub-"))
     roster = canvas_roster(root / "roster.csv", STUDENTS)
-    hub = start_hub(root, roster, [GRADER], [INSTRUCTOR])
     try:
-        released = hub.as_grader("course", "--course-root", str(hub.course), "release",
-                                 ASSIGNMENT, "--no-run")
-        assert released.returncode == 0, released.stdout + released.stderr
-        yield hub
+        with postgres_server() as server:
+            hub = start_hub(root, roster, [GRADER], [INSTRUCTOR],
+                            new_database(server, "ml_course"))
+            try:
+                # the README's release: notebooks/ from solutions/, then to the exchange (Ada
+                # fetches it from the Assignments tab in the class day)
+                released = hub.as_grader("course", "--course-root", str(hub.course), "release",
+                                         ASSIGNMENT, "--no-run", "--exchange")
+                assert released.returncode == 0, released.stdout + released.stderr
+                yield hub
+            finally:
+                hub.stop_all()
     finally:
-        hub.stop_all()
         remove_accounts(people)
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(root / "hub.log", ARTIFACTS / "hub.log")  # to read after a failure
+        if (root / "hub.log").exists():
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(root / "hub.log", ARTIFACTS / "hub.log")  # to read after a failure
         shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
 def sessions(class_hub: ClassHub) -> dict[str, HubSession]:
-    people = {}
-    for name in (ADA, GRACE, ALAN, GRADER, INSTRUCTOR):
+    people = {}  # Ada signs in through the login page in Chromium (ada_page)
+    for name in (GRACE, ALAN, GRADER, INSTRUCTOR):
         people[name] = HubSession(class_hub, name)
         assert people[name].log_in().status_code == 200
     return people
@@ -116,7 +139,7 @@ def test_a_wrong_password_or_a_stranger_is_refused(class_hub: ClassHub) -> None:
 
 
 def test_each_server_runs_as_its_owners_account(sessions: dict[str, HubSession]) -> None:
-    for name in (ADA, GRACE):
+    for name in (GRACE, ALAN):
         sessions[name].server()
         owners = subprocess.run(["ps", "-o", "user=", "-C", "jupyterhub-sing"],
                                 capture_output=True, text=True).stdout.split()
@@ -165,21 +188,70 @@ def grade_written_answers(session: HubSession, student: str) -> None:
 
 def answer(hub: ClassHub, student: str, correct: bool) -> None:
     """Write an answer into the student's fetched copy, as the student would (their file)."""
-    fetched = hub.root / "home" / student / "ml-course" / ASSIGNMENT / NOTEBOOK
+    fetched = fetched_notebook(hub, student)
     if correct:
         shutil.copyfile(REPO / "solutions" / ASSIGNMENT / NOTEBOOK, fetched)
     shutil.chown(fetched, student)
 
 
-def test_a_class_day_from_release_to_feedback(class_hub: ClassHub,
-                                               sessions: dict[str, HubSession]) -> None:
+def fetched_notebook(hub: ClassHub, student: str) -> Path:
+    return hub.root / "home" / student / "ml-course" / ASSIGNMENT / NOTEBOOK
+
+
+@pytest.fixture(scope="module")
+def ada_page(class_hub: ClassHub) -> Iterator[Page]:
+    """Ada's Chromium, on the hub's login page (she works by clicks; the others by the
+    Assignments tab's own HTTP calls, which a click adds nothing to)."""
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=require_chromium(),
+                                             headless=True, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.set_default_timeout(1000 * SPAWN_TIMEOUT / 3)
+        page.goto(f"{class_hub.url}/hub/login")
+        try:
+            yield page
+        finally:
+            screenshot(page, "hub-ada-last")  # what she saw last, to read after a failure
+            browser.close()
+
+
+# nbgrader's own: its Assignments panel marks each list role="tablist" without any role="tab"
+# child (nbgrader's assignment_list templates); reported nowhere upstream that we could find.
+NBGRADER_KNOWN = {"aria-required-children"}
+
+
+def ada_fetches_answers_validates_and_submits(hub: ClassHub, page: Page) -> None:
+    """Ada in Chromium: the hub's login page, JupyterLab, the Assignments tab (the course's
+    only Nbgrader item), Fetch, the notebook, her answers typed in, Validate, Submit. The hub's
+    login page and the tab pass axe-core's WCAG 2.1 AA rules, the tab all but nbgrader's
+    known one."""
+    assert not axe_violations(page), describe(axe_violations(page))
+    log_in_through_the_page(page, hub, ADA)
+    assert nbgrader_menu(page) == ["Assignment List"]  # no formgrader, no Create Assignment
+    page.keyboard.press("Escape")
+    open_assignments_tab(page)
+    press_in_row(page, "released", ASSIGNMENT, "Fetch")
+    found = {v["id"] for v in axe_violations(page, "#nbgrader-assignment-list")}
+    assert found <= NBGRADER_KNOWN, found
+    open_fetched_notebook(page, ASSIGNMENT, NOTEBOOK)
+    answers = typed_answers(REPO / "solutions" / ASSIGNMENT / NOTEBOOK)
+    type_answers(page, answers)
+    verdict, message = press_validate(page)  # saves the notebook first, then validates it
+    assert verdict == "validation-success", message
+    saved = nbformat.read(fetched_notebook(hub, ADA), as_version=4)
+    assert {i: saved.cells[i].source for i in answers} == answers  # what she typed, saved
+    open_assignments_tab(page)
+    press_in_row(page, "fetched", ASSIGNMENT, "Submit")
+    assignment_row(page, "submitted", ASSIGNMENT)
+
+
+def test_a_class_day_from_release_to_feedback(class_hub: ClassHub, sessions: dict[str, HubSession],
+                                               ada_page: Page) -> None:
     hub = class_hub
-    formgrader_call(sessions[GRADER], f"assignment/{ASSIGNMENT}/release")
-    for student in (ADA, GRACE, ALAN):
+    ada_fetches_answers_validates_and_submits(hub, ada_page)
+    for student in (GRACE, ALAN):
         nbgrader_call(sessions[student], "fetch")
-    answer(hub, ADA, correct=True)
     answer(hub, GRACE, correct=False)
-    nbgrader_call(sessions[ADA], "submit")
     nbgrader_call(sessions[GRACE], "submit")
     due = datetime.now(UTC).replace(tzinfo=None) + timedelta(seconds=1)
     set_due = hub.as_grader("python", "-c", (
@@ -216,20 +288,27 @@ def test_a_class_day_from_release_to_feedback(class_hub: ClassHub,
         f"{hub.formgrader}/api/submissions/{ASSIGNMENT}").json()}
     formgrader_call(sessions[INSTRUCTOR], f"assignment/{ASSIGNMENT}/generate_feedback")
     formgrader_call(sessions[INSTRUCTOR], f"assignment/{ASSIGNMENT}/release_feedback")
-    for student in (ADA, GRACE, ALAN):
+    read = FEEDBACK_SCORE.search(feedback_page_text(ada_page, ASSIGNMENT, NOTEBOOK))
+    assert read, "Ada's feedback page shows no score"
+    assert float(read["score"]) == pytest.approx(scores[ADA])
+    for student in (GRACE, ALAN):
         nbgrader_call(sessions[student], "fetch_feedback")
+    for student in (ADA, GRACE, ALAN):
         fetched = hub.root / "home" / student / "ml-course" / ASSIGNMENT / "feedback"
         pages = list(fetched.rglob(NOTEBOOK.replace(".ipynb", ".html")))
         assert len(pages) == 1, f"{student} fetched {pages}"
         total = FEEDBACK_SCORE.search(pages[0].read_text())
         assert total, f"{student}'s feedback has no score"
         assert float(total["score"]) == pytest.approx(scores[student])
+    ada_page.goto(f"{hub.url}/hub/home")
+    assert not axe_violations(ada_page), describe(axe_violations(ada_page))
 
 
 def test_two_graders_at_once_lose_nothing(class_hub: ClassHub,
                                          sessions: dict[str, HubSession]) -> None:
     """The instructor hand-grades Ada's written answer while the grader autogrades her
-    submission again: both finish, and the hand grade is kept (her answer did not change)."""
+    submission again: both finish, and the hand grade is kept (her answer did not change), in
+    the PostgreSQL gradebook the formgrader service shares."""
     grader, instructor = sessions[GRADER], sessions[INSTRUCTOR]
     [written] = written_grades(instructor, ADA)
     score = written["max_score"] / 2
@@ -243,39 +322,12 @@ def test_two_graders_at_once_lose_nothing(class_hub: ClassHub,
         autograding.result()
     kept = instructor.get(f"{class_hub.formgrader}/api/grade/{written['id']}").json()
     assert kept["manual_score"] == pytest.approx(score) and not kept["needs_manual_grade"]
-
-
-# nbgrader's own: its Assignments panel marks each list role="tablist" without any role="tab"
-# child (nbgrader's assignment_list templates); reported nowhere upstream that we could find.
-NBGRADER_KNOWN = {"aria-required-children"}
-
-
-def test_a_student_logs_in_through_the_page_and_finds_the_assignment(
-        class_hub: ClassHub, sessions: dict[str, HubSession]) -> None:
-    """Chromium, as a student: the hub's login page, JupyterLab, the Assignments tab; the
-    hub's pages pass axe-core's WCAG 2.1 AA rules, the tab all but nbgrader's known one."""
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=require_chromium(),
-                                             headless=True, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(f"{class_hub.url}/hub/login")
-            assert not axe_violations(page), describe(axe_violations(page))
-            page.fill("#username_input", GRACE)
-            page.fill("#password_input", class_hub.passwords[GRACE])
-            page.click("#login_submit")
-            page.wait_for_url(f"**/user/{GRACE}/lab**", timeout=1000 * SPAWN_TIMEOUT)
-            page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").click()
-            assert [t for t in page.locator(".lm-Menu-itemLabel").all_inner_texts() if t] == [
-                "Assignment List"]  # no formgrader, no Create Assignment for a student
-            page.locator(".lm-Menu-itemLabel", has_text="Assignment List").click()
-            page.locator("#nbgrader-assignment-list").get_by_text(ASSIGNMENT).first.wait_for()
-            found = {v["id"] for v in axe_violations(page, "#nbgrader-assignment-list")}
-            assert found <= NBGRADER_KNOWN, found
-            page.goto(f"{class_hub.url}/hub/home")
-            assert not axe_violations(page), describe(axe_violations(page))
-        finally:
-            browser.close()
+    # ...in the one gradebook, PostgreSQL's (no SQLite file beside the course)
+    with psycopg.connect(class_hub.db_url) as gradebook:
+        stored = gradebook.execute("SELECT manual_score FROM grade WHERE id = %s",
+                                   (written["id"],)).fetchone()
+    assert stored is not None and stored[0] == pytest.approx(score)
+    assert not (class_hub.course / "grader" / "gradebook.db").exists()
 
 
 def test_a_student_reaches_nothing_that_is_not_theirs(class_hub: ClassHub,
@@ -311,9 +363,9 @@ def test_a_submission_under_another_name_is_refused_at_collect(
     after = json.dumps(sessions[GRADER].get(
         f"{class_hub.formgrader}/api/submissions/{ASSIGNMENT}").json(), sort_keys=True)
     assert after == before
-    ada_copy = class_hub.course / "grader" / "submitted" / ADA / ASSIGNMENT / NOTEBOOK
-    assert nbformat.read(ada_copy, as_version=4) == nbformat.read(
-        REPO / "solutions" / ASSIGNMENT / NOTEBOOK, as_version=4)
+    # the collected copy is still the notebook Ada submitted (her own, as she left it)
+    assert submitted_copy(class_hub, ADA) == nbformat.read(fetched_notebook(class_hub, ADA),
+                                                           as_version=4)
 
 
 def submitted_copy(hub: ClassHub, student: str) -> nbformat.NotebookNode:
@@ -360,15 +412,15 @@ def test_a_full_exchange_refuses_the_submit_and_loses_nothing(
 
 def test_a_hub_restarted_mid_class_stops_nobodys_work(class_hub: ClassHub,
                                                      sessions: dict[str, HubSession]) -> None:
-    server = sessions[ADA].server()
-    before = subprocess.run(["pgrep", "-u", ADA, "-f", "jupyterhub-singleuser"],
+    server = sessions[GRACE].server()
+    before = subprocess.run(["pgrep", "-u", GRACE, "-f", "jupyterhub-singleuser"],
                             capture_output=True, text=True).stdout.split()
     assert before
     class_hub.restart()
-    after = subprocess.run(["pgrep", "-u", ADA, "-f", "jupyterhub-singleuser"],
+    after = subprocess.run(["pgrep", "-u", GRACE, "-f", "jupyterhub-singleuser"],
                            capture_output=True, text=True).stdout.split()
     assert after == before  # the same server process, not a new one
-    assert sessions[ADA].get(f"{server}/api/status").status_code == 200  # and her login holds
+    assert sessions[GRACE].get(f"{server}/api/status").status_code == 200  # her login holds
 
 
 def test_a_student_removed_mid_term_is_locked_out_and_keeps_their_work(

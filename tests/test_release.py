@@ -162,3 +162,23 @@ def test_autograde_does_not_release_changed_tests_either(course: Path) -> None:
     with pytest.raises(SystemExit, match=r"(?s)its code changed.*course release --force"):
         main(["--course-root", str(course), "autograde", ASSIGNMENT, "--no-sandbox"])
     assert not (course / "grader" / "autograded").exists()
+
+
+def test_release_to_the_exchange_is_refused_as_root(course: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """As root, nbgrader's inbound/ would be root's, unlistable by the formgrader's account
+    (the release as that account, and students seeing it, is tests/test_hub.py's)."""
+    monkeypatch.setattr("grader.authoring.release.os.geteuid", lambda: 0)
+    before = released_bytes(course)
+    with pytest.raises(SystemExit, match="not as root .* sudo -u grader-ml-course"):
+        release(course, "--exchange")
+    assert released_bytes(course) == before
+    assert not (course / "grader" / "exchange" / "ml-course").exists()
+
+
+def test_release_to_the_exchange_names_its_assignments(course: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("grader.authoring.release.os.geteuid", lambda: 1000)
+    with pytest.raises(SystemExit, match="name the assignments to release to the exchange"):
+        main(["--course-root", str(course), "release", "--no-run", "--exchange"])
+    assert not (course / "grader" / "exchange" / "ml-course").exists()

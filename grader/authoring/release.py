@@ -24,6 +24,7 @@ import copy
 import hashlib
 import importlib.util
 import json
+import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -287,6 +288,47 @@ def release(api: NbGraderAPI, assignments: Sequence[str] = (), force: bool = Fal
         if _generate(api, assignment):
             print(f"released {assignment}")
         else:
+            failed.append(assignment)
+    return failed
+
+
+def check_exchange_release(api: NbGraderAPI, assignments: Sequence[str]) -> None:
+    """Refuse a release to the exchange that the graders could not collect from (ValueError).
+
+    nbgrader's ``release_assignment`` makes the exchange's ``inbound/`` folder of the course
+    writable but not listable by anyone but its maker, and ``collect`` must list it: the
+    account that releases must be the one that collects (on the class hub ``grader-<course>``,
+    the formgrader's account), never root. Each assignment is named: releasing every
+    assignment of the term to students at once is never what was meant.
+    """
+    if os.geteuid() == 0:
+        raise ValueError("release to the exchange as the account that collects, not as root "
+                         "(the exchange's inbound/ would be root's, and the formgrader could "
+                         f"not collect): on the class hub, sudo -u "
+                         f"grader-{api.coursedir.course_id} /opt/ml-course/venv/bin/course "
+                         "--course-root COURSE release --exchange ASSIGNMENT")
+    if not assignments:
+        raise ValueError("name the assignments to release to the exchange (students see "
+                         "each one in their Assignments tab at once)")
+
+
+def release_to_exchange(api: NbGraderAPI, assignments: Sequence[str], force: bool) -> list[str]:
+    """nbgrader's ``release_assignment`` of each released assignment: its ``notebooks/``
+    folder is copied to the exchange's ``outbound/`` for the course id, and students fetch it
+    from the Assignments tab (README, "A class on JupyterHub").
+
+    ``force`` replaces a copy already in the exchange (nbgrader refuses otherwise: students
+    may have fetched it). Returns the assignments that failed, nbgrader's log printed.
+    """
+    api.config.ExchangeReleaseAssignment.force = force
+    failed = []
+    for assignment in assignments:
+        result = api.release_assignment(assignment)
+        if result["success"]:
+            print(f"released {assignment} to the exchange ({api.config.Exchange.root}, course "
+                  f"{api.coursedir.course_id}): students fetch it in the Assignments tab")
+        else:
+            report_failure(f"release {assignment} to the exchange", result)
             failed.append(assignment)
     return failed
 
