@@ -349,7 +349,8 @@ def test_a_summary_heading_is_followed_by_its_summary(path: Path) -> None:
 # the notebook and, rendered as a heading by MyST-NB, on the site.
 OPTIONAL_HEADING = "## Going further (optional)"
 CORE_WORDS = 3000
-ONE_SESSION = ("11_linear", "12_online", "13_bayesnet")
+ONE_SESSION = ("05_em", "06_chowliu", "07_kernels", "08_multiclass", "11_linear", "12_online",
+               "13_bayesnet")
 
 
 def core_and_optional(path: Path) -> tuple[list[NotebookNode], list[NotebookNode]]:
