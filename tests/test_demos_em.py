@@ -639,3 +639,16 @@ def test_exercise_5_split_shrinks_by_the_variance_ratio():
     run = em.three_coins(heads, m, alpha=0.5, p=0.5, q=0.5 + 1e-6, iterations=3, tol=0)
     splits = [s.p - s.q for s in run.history]
     np.testing.assert_allclose(splits[:3], [-1e-6, -4e-7, -1.6e-7], rtol=1e-3)
+
+
+def test_the_stepper_colour_bands_are_fixed_by_the_half_slice_as_the_text_says():
+    # Review r1 trivia: at α = 0.582 the bar still shows the α = 1/2 slice's bands; §3 now says
+    # so. The bands (the image's norm) are the same whatever the current α.
+    heads, m = demo.three_groups()
+    fig = demo.show_em_run(heads, m, 0.5, 0.6, 0.4, 0)
+    first = fig.axes[1].images[0].norm.boundaries.copy()
+    demo.show_em_run(heads, m, 0.9, 0.2, 0.7, 5)
+    np.testing.assert_array_equal(fig.axes[1].images[0].norm.boundaries, first)
+    half = demo._slice_drop(heads, m, 0.5)
+    np.testing.assert_array_equal(first, demo._slice_levels(half))
+    assert "in bands fixed by the $\\alpha = 1/2$ slice" in _walkthrough_text()
