@@ -8,6 +8,7 @@ import pytest
 from figure_support import drawn, png_pixels
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
+from prose_support import markdown_text
 
 from mllib import bayes, chowliu
 from mllib.demos import chowliu as demo
@@ -423,13 +424,7 @@ def test_kl_divergence_is_nonnegative_zero_only_for_identical_and_not_symmetric(
 
 
 def _walkthrough_text() -> str:
-    """Every cell of the walk-through, runs of whitespace made one space."""
-    import json
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "solutions/06_chowliu/chowliu_walkthrough.ipynb"
-    return " ".join(" ".join("".join(c["source"]).split())
-                    for c in json.loads(path.read_text())["cells"])
+    return markdown_text("06_chowliu/chowliu_walkthrough.ipynb")
 
 
 def test_the_walkthrough_flags_the_copied_slide_title():

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from figure_support import drawn, png_pixels
 from matplotlib.figure import Figure
+from prose_support import markdown_text
 
 from mllib import em
 from mllib.demos import em as demo
@@ -438,14 +439,8 @@ def test_the_legend_never_covers_the_start_square(alpha, p, q, steps):
 
 
 def _walkthrough_text(name: str = "em_walkthrough") -> str:
-    """The markdown of a lecture-05 notebook (the walk-through unless ``name`` says otherwise),
-    with runs of whitespace made one space."""
-    import json
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / f"solutions/05_em/{name}.ipynb"
-    return " ".join(" ".join("".join(c["source"]).split())
-                    for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "markdown")
+    """The Markdown of a lecture-05 notebook: the walk-through unless ``name`` says otherwise."""
+    return markdown_text(f"05_em/{name}.ipynb")
 
 
 def test_the_symmetric_start_sticks_only_in_exact_arithmetic_as_the_text_says():

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from figure_support import drawn, png_pixels
 from matplotlib.figure import Figure
+from prose_support import markdown_text
 
 from mllib import data, kernels, perceptron, svm
 from mllib.demos import explore
@@ -425,12 +426,7 @@ def test_circle_and_polar_alt_texts_count_the_classes(show):
 
 
 def _kernels_text() -> str:
-    import json
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "solutions/07_kernels/kernels_walkthrough.ipynb"
-    return " ".join(" ".join("".join(c["source"]).split())
-                    for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "markdown")
+    return markdown_text("07_kernels/kernels_walkthrough.ipynb")
 
 
 def test_without_the_constant_no_quadratic_separator_exists_on_the_side_by_side_sample():
