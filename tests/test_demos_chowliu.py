@@ -8,6 +8,7 @@ import pytest
 from figure_support import drawn, png_pixels
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
+from prose_support import markdown_text
 
 from mllib import bayes, chowliu
 from mllib.demos import chowliu as demo
@@ -218,6 +219,49 @@ def test_kl_table_claims():
     assert scaled.max() / scaled.min() < 1.1  # m·KL nearly constant: KL ~ 1/m
     own = curve.per_sample_correct[:, 0]
     assert np.all(own[curve.sizes >= 100] == 9) and own[sizes.index(50)] < 9
+    # The prose's counts (review r1: "6 and then 9 of these 10"), and no claim that the
+    # widget's sample is "lucky", which the table does not measure.
+    assert (right[sizes.index(100)], right[sizes.index(200)]) == (6, 9)
+    text = _walkthrough_text()
+    assert "most samples give the true tree (6 and then 9 of these 10)" in text
+    assert "a little lucky" not in text
+
+
+def test_kl_means_carry_their_standard_errors():
+    # The table's ± is the spread of the 10 samples' KL over sqrt(10), recomputed here from the
+    # per-sample fits; small samples vary, and once every sample has the true tree the two
+    # columns agree.
+    curve = demo.kl_curve(sizes=(20, 1000), samples=3)
+    truth, first = demo.true_tree()
+    kls = [chowliu.kl_divergence(truth, chowliu.fit_tree(X[:20], chowliu.chow_liu_tree(
+        X[:20], root=truth.root))) for X in
+        [first] + [bayes.sample(truth, 1000, seed=104 + s) for s in (1, 2)]]
+    assert curve.chow_liu_se[0] == pytest.approx(np.std(kls, ddof=1) / np.sqrt(3), rel=1e-9)
+    assert curve.chow_liu_se[0] > 0
+    np.testing.assert_allclose(curve.chow_liu_se[1], curve.true_structure_se[1], rtol=1e-9)
+    with pytest.raises(ValueError, match="at least 2"):
+        demo.kl_curve(sizes=(20,), samples=1)
+
+
+def test_the_slides_are_corrected_in_five_places():
+    # Review r1: five bullets follow (Distributions 1-3, the copied title, the verdict).
+    text = _walkthrough_text()
+    assert "corrects the slides in five places (the second holds three slips):" in text
+    assert "four slips" not in text
+
+
+def test_exercise_6_ties_survive_any_fifth_sample():
+    # The instructor's answer to Exercise 6(b): on 000, 111, 000, 111 all three spanning trees
+    # tie, with log-likelihood -4 ln 2 (frequency CPTs: smoothing far below the counts); no fifth
+    # sample leaves a unique maximum tree (2 or 3 tie, by the pigeonhole argument).
+    X = np.array([[0, 0, 0], [1, 1, 1], [0, 0, 0], [1, 1, 1]])
+    assert demo.count_maximum_trees(chowliu.mutual_information(X)) == 3
+    for edges in ([(0, 1), (1, 2)], [(1, 0), (0, 2)], [(0, 2), (2, 1)]):
+        loglik = chowliu.log_likelihood(chowliu.fit_tree(X, edges, smoothing=1e-12), X)
+        assert loglik == pytest.approx(-4 * np.log(2), abs=1e-9)
+    for fifth in itertools.product((0, 1), repeat=3):
+        ties = demo.count_maximum_trees(chowliu.mutual_information(np.vstack([X, fifth])))
+        assert ties == (3 if len(set(fifth)) == 1 else 2)
 
 
 def test_laplace_smoothing_moves_the_numbers_only_slightly_between_roots():
@@ -379,13 +423,12 @@ def test_kl_divergence_is_nonnegative_zero_only_for_identical_and_not_symmetric(
         assert there > 0 and back > 0 and abs(there - back) > 1e-6
 
 
-def test_the_walkthrough_flags_the_copied_slide_title():
-    import json
-    from pathlib import Path
+def _walkthrough_text() -> str:
+    return markdown_text("06_chowliu/chowliu_walkthrough.ipynb")
 
-    path = Path(__file__).resolve().parents[1] / "solutions/06_chowliu/chowliu_walkthrough.ipynb"
-    text = " ".join(" ".join("".join(c["source"]).split())
-                    for c in json.loads(path.read_text())["cells"])
+
+def test_the_walkthrough_flags_the_copied_slide_title():
+    text = _walkthrough_text()
     assert "**A copied title.**" in text and "*Distribution 2*" in text
     assert "not* symmetric" in text and "exactly when $P$ and $T$ are the same" in text
     assert "Ties at small m." in text

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from figure_support import drawn, png_pixels
 from matplotlib.figure import Figure
+from prose_support import markdown_text
 
 from mllib import em
 from mllib.demos import em as demo
@@ -437,13 +438,9 @@ def test_the_legend_never_covers_the_start_square(alpha, p, q, steps):
             or legend.y1 < y - half or legend.y0 > y + half)
 
 
-def _walkthrough_text() -> str:
-    import json
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "solutions/05_em/em_walkthrough.ipynb"
-    return " ".join(" ".join("".join(c["source"]).split())
-                    for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "markdown")
+def _walkthrough_text(name: str = "em_walkthrough") -> str:
+    """The Markdown of a lecture-05 notebook: the walk-through unless ``name`` says otherwise."""
+    return markdown_text(f"05_em/{name}.ipynb")
 
 
 def test_the_symmetric_start_sticks_only_in_exact_arithmetic_as_the_text_says():
@@ -574,3 +571,79 @@ def test_stepper_box_carries_its_frame_and_alt_text_for_a_page_without_widgets(m
     data, metadata = box._repr_mimebundle_()
     assert data["image/png"][:8] == b"\x89PNG\r\n\x1a\n"
     assert metadata["image/png"]["alt"].startswith("EM on 120 sequences of 20 tosses from α = 0.50")
+
+
+def test_these_four_points_not_four_points_as_such():
+    # §1: "These four data points cannot tell two coins apart (four others could: counts 0, 4,
+    # 0, 4 ...)": one fair coin scores 4 log(1/16) = -11.09, coins near 1 and 0 about 4 log(1/2).
+    text = _walkthrough_text()
+    assert "These four data points cannot tell two coins apart" in text
+    assert "Four data points cannot" not in text
+    h = np.array([0, 4, 0, 4])
+    one_coin = em.log_likelihood(h, 4, 0.5, 0.5, 0.5)
+    assert one_coin == pytest.approx(4 * math.log(1 / 16))
+    assert em.log_likelihood(h, 4, 0.5, 0.999, 0.001) > one_coin + 8
+
+
+def test_the_m_step_derivation_gives_zero_derivatives_at_the_m_step():
+    # §2's derivatives of E[LL] with the weights held fixed vanish at em.m_step's answer, and
+    # each sum is concave in its parameter (negative second derivative), so that zero is the
+    # maximum. The tolerance is rounding of sums of about 120 terms of size up to 40.
+    heads, m = demo.three_groups()
+    weights = em.e_step(heads, m, 0.5, 0.3, 0.6)
+    a, p, q = em.m_step(heads, m, weights)
+    assert np.sum(weights / a - (1 - weights) / (1 - a)) == pytest.approx(0, abs=1e-9)
+    assert np.sum(weights * (heads / p - (m - heads) / (1 - p))) == pytest.approx(0, abs=1e-9)
+    assert np.sum((1 - weights) * (heads / q - (m - heads) / (1 - q))) == pytest.approx(0, abs=1e-9)
+    assert "Each sum is concave in its parameter, so the zero is the maximum" in _walkthrough_text()
+
+
+def test_the_basin_share_is_printed_with_its_standard_error():
+    # §5: 40 of 60 starts end at the worse maximum: 0.67 ± 0.06 (binomial s.e. sqrt(p(1-p)/60)).
+    heads, m = demo.three_groups()
+    visits = demo.restart_landscape(heads, m, count=60, seed=1).visits
+    share = visits[1] / visits.sum()
+    assert (f"{share:.2f}", f"{math.sqrt(share * (1 - share) / 60):.2f}") == ("0.67", "0.06")
+    assert "In this run the worse maximum attracts more of the starts" in _walkthrough_text()
+
+
+def _exercise_5_data():
+    return np.array([5] * 48 + [0, 10]), 10
+
+
+def test_exercise_5_case_is_under_dispersed_yet_beaten_by_two_coins():
+    # The instructor's answer to Exercise 5: variances 1.0 and 2.5; one coin -346.57 against
+    # (0.98, 0.5, 1e-9) at -344.50; random starts reach a model above one coin.
+    heads, m = _exercise_5_data()
+    assert demo.dispersion(heads, m) == pytest.approx((1.0, 2.5))
+    one_coin = em.log_likelihood(heads, m, 0.5, 0.5, 0.5)
+    assert round(one_coin, 2) == -346.57
+    assert round(em.log_likelihood(heads, m, 0.98, 0.5, 1e-9), 2) == -344.50
+    ends = [em.three_coins(heads, m, alpha=a, p=p, q=q, iterations=2000, tol=1e-12).loglik
+            for a, p, q in np.random.default_rng(0).uniform(0.01, 0.99, size=(10, 3))]
+    assert max(ends) > one_coin + 2
+    exercises = _walkthrough_text("em_exercises")
+    assert "48 with 5 heads, one with 0 heads and one with 10 heads" in exercises
+
+
+def test_exercise_5_split_shrinks_by_the_variance_ratio():
+    # Part 3: the split p - q shrinks by 1.0 / 2.5 = 0.4 per update (first order), so EM from
+    # (0.5, 0.5, 0.5 + 1e-6) goes back to the diagonal: -1e-6, -4e-7, -1.6e-7, ...
+    heads, m = _exercise_5_data()
+    np.testing.assert_allclose(demo.split_growth(heads, m, 0.5), 0.4, rtol=1e-3)
+    run = em.three_coins(heads, m, alpha=0.5, p=0.5, q=0.5 + 1e-6, iterations=3, tol=0)
+    splits = [s.p - s.q for s in run.history]
+    np.testing.assert_allclose(splits[:3], [-1e-6, -4e-7, -1.6e-7], rtol=1e-3)
+
+
+def test_the_stepper_colour_bands_are_fixed_by_the_half_slice_as_the_text_says():
+    # Review r1 trivia: at α = 0.582 the bar still shows the α = 1/2 slice's bands; §3 now says
+    # so. The bands (the image's norm) are the same whatever the current α.
+    heads, m = demo.three_groups()
+    fig = demo.show_em_run(heads, m, 0.5, 0.6, 0.4, 0)
+    first = fig.axes[1].images[0].norm.boundaries.copy()
+    demo.show_em_run(heads, m, 0.9, 0.2, 0.7, 5)
+    np.testing.assert_array_equal(fig.axes[1].images[0].norm.boundaries, first)
+    half = demo._slice_drop(heads, m, 0.5)
+    np.testing.assert_array_equal(first, demo._slice_levels(half))
+    assert "in bands fixed by the $\\alpha = 1/2$ slice" in _walkthrough_text()

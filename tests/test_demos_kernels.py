@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from figure_support import drawn, png_pixels
 from matplotlib.figure import Figure
+from prose_support import markdown_text
 
 from mllib import data, kernels, perceptron, svm
 from mllib.demos import explore
@@ -425,12 +426,7 @@ def test_circle_and_polar_alt_texts_count_the_classes(show):
 
 
 def _kernels_text() -> str:
-    import json
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "solutions/07_kernels/kernels_walkthrough.ipynb"
-    return " ".join(" ".join("".join(c["source"]).split())
-                    for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "markdown")
+    return markdown_text("07_kernels/kernels_walkthrough.ipynb")
 
 
 def test_without_the_constant_no_quadratic_separator_exists_on_the_side_by_side_sample():
@@ -498,3 +494,51 @@ def test_the_spectrum_alt_text_rounds_as_the_printout_and_names_moore_aronszajn(
     assert f"{smallest:.1f}" == "-21.5"
     assert "smallest -21.5," in alt_text(demo.show_spectrum())
     assert "Moore–Aronszajn" in _kernels_text()
+
+
+def test_the_printed_direction_changes_prove_no_separator_through_the_origin():
+    # §3 prints the cyclic count of label changes by direction mod π (review r1: 24 on the
+    # side-by-side sample); the argument needs more than 2. Oracle: the count by hand from sorted
+    # angles, and the LP of the test above.
+    X, y = data.rings(40, gap=0.3, seed=2)
+    angles = np.sort(np.arctan2(X[:, 1], X[:, 0]) % np.pi)
+    labels = y[np.argsort(np.arctan2(X[:, 1], X[:, 0]) % np.pi)]
+    by_hand = sum(labels[i] != labels[i - 1] for i in range(len(labels)))
+    assert np.all(np.diff(angles) > 0)  # no two points share a direction: the order is defined
+    assert demo.direction_changes(X, y) == by_hand == 24
+    assert "labels change 24 times (printed below), far more than twice" in _kernels_text()
+    with pytest.raises(ValueError, match="shape"):
+        demo.direction_changes(X[:, :1], y)
+
+
+def test_exercise_5_plain_quadratic_kernel_cannot_separate_mmds_points():
+    # The instructor's answer to Exercise 5.3: labels change 4 times by direction (> 2), the LP
+    # for w·φ(x) with φ = quadratic_features(c=0) is infeasible, and with c = 1 it is feasible.
+    from scipy.optimize import linprog
+
+    X = np.array([[1.0, 2.0], [2.0, 3.0], [2.0, 1.0], [3.0, 2.0]])
+    y = np.array([-1.0, 1.0, 1.0, -1.0])
+    assert demo.direction_changes(X, y) == 4
+    for c, status in ((0.0, 2), (1.0, 0)):  # 2: infeasible, 0: solved
+        phi = kernels.quadratic_features(X, c=c)
+        lp = linprog(np.zeros(phi.shape[1]), A_ub=-y[:, None] * phi, b_ub=-np.ones(4),
+                     bounds=[(None, None)] * phi.shape[1], method="highs")
+        assert lp.status == status
+
+
+def test_irrelevant_features_table_gives_the_test_errors_standard_error():
+    # Review r1: the test errors are estimates on 2,000 points; the table shows sqrt(e(1-e)/n)
+    # beside each, and the prose calls the 0 and 2 noise rows' difference noise.
+    study = demo.irrelevant_features()
+    assert study.test_size == 2000
+    np.testing.assert_allclose(study.test_error_se,
+                               np.sqrt(study.test_error * (1 - study.test_error) / 2000))
+    table = demo.irrelevant_features_table(study)
+    assert "test error ± s.e. (2,000 points)" in table
+    assert f"{study.test_error[-1]:.2%} ± {study.test_error_se[-1]:.2%}" in table
+    assert abs(study.test_error[0] - study.test_error[1]) < 2 * study.test_error_se[0] + 1e-12
+    text = _kernels_text()
+    assert "0.05% against 0.00% at 0 and 2 noise coordinates is noise" in text
+    assert (f"{study.test_error[0]:.2%}", f"{study.test_error[1]:.2%}") == ("0.05%", "0.00%")
+    assert "the dual is the only exact way" in text
+    assert "margin lines closing around" not in text

@@ -6,6 +6,7 @@ import pytest
 from figure_support import drawn, png_pixels
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
+from prose_support import markdown_text
 from scipy.optimize import minimize
 
 from mllib import data, multiclass
@@ -600,3 +601,19 @@ def test_every_code_entry_is_written_on_its_cell_not_only_coloured(code_name):
         assert cells == {tuple(cell) for cell in np.argwhere(code == sign)}
     assert [t.get_text() for t in right.texts if t.get_text()] == [
         f"{c}\n{a:.0%}" for c, a in enumerate(demo.ecoc_frame(code_name).column_accuracy)]
+
+
+def _walkthrough_markdown() -> str:
+    return markdown_text("08_multiclass/multiclass_walkthrough.ipynb")
+
+
+def test_review_r1_corrections_hold_in_the_text():
+    # Exercise 5.1's verdict is no longer given in §1 (only the count table and the question);
+    # the code matrix names no colour outside the palette ("red"); §6 is the optional part.
+    text = _walkthrough_markdown()
+    assert "many small problems are cheaper than a few big ones" not in text
+    assert "AvA's many small problems suit dual methods" not in text
+    assert 'the slide\'s question "which methods would prefer all vs. all?" is Exercise 5' in text
+    assert "red $-1$" not in text and "blue $+1$" not in text
+    assert "## Going further (optional) *Not part of the lecture's core" in text
+    assert "$\\lVert W - W^*\\rVert^2 \\le 2\\cdot$gap" in text

@@ -120,6 +120,8 @@ OPEN_EDGES = [  # (checker, the first hidden case's arguments -> an input left o
      lambda alpha, y, K: (np.ones(3), np.ones(3), K_ROUNDED[:, 2:] * [[1], [1], [0]]),
      "rounding"),
     ("multiclass.kesler", lambda X, y, k: (X, y, 2), "0 to k - 1"),
+    ("multiclass.kesler", lambda X, y, k: (X[:0], y[:0], k), "m >= 1"),
+    ("multiclass.kesler", lambda X, y, k: (X, 0 * y, 1), "k is a whole number >= 2"),
     ("multiclass.conservative_update", lambda W, x, y: (W / 10, x, y), "whole numbers"),
     ("multiclass.conservative_update", lambda W, x, y: (W[:1], x, 0), "k >= 2"),
     ("multiclass.ova_predict", lambda W, X: (np.array([[0.1, 0.2], [0.3, 0.0]]), np.ones((1, 2))),

@@ -349,8 +349,6 @@ def test_a_summary_heading_is_followed_by_its_summary(path: Path) -> None:
 # the notebook and, rendered as a heading by MyST-NB, on the site.
 OPTIONAL_HEADING = "## Going further (optional)"
 CORE_WORDS = 3000
-ONE_SESSION = ("01_perceptron", "02_svm", "03_pac", "04_vc",
-               "11_linear", "12_online", "13_bayesnet")
 
 
 def core_and_optional(path: Path) -> tuple[list[NotebookNode], list[NotebookNode]]:
@@ -361,8 +359,7 @@ def core_and_optional(path: Path) -> tuple[list[NotebookNode], list[NotebookNode
     return (cells[:starts[0]], cells[starts[0]:]) if starts else (cells, [])
 
 
-@pytest.mark.parametrize("path", [p for p in WALKTHROUGHS if p.parent.name in ONE_SESSION],
-                         ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("path", WALKTHROUGHS, ids=lambda p: p.parent.name)
 def test_a_walkthroughs_core_fits_one_session(path: Path) -> None:
     core, optional = core_and_optional(path)
     words = sum(len(c.source.split()) for c in core if c.cell_type == "markdown")

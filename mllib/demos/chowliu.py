@@ -518,6 +518,9 @@ class KLCurve:
         Mean number of edges of the Chow-Liu tree that are right.
     per_sample_correct : ndarray of shape (k, s)
         Edges right for each of the s samples: one sample alone need not improve with m.
+    chow_liu_se, true_structure_se : ndarray of shape (k,)
+        Standard errors of the two means over the s samples (sample standard deviation over
+        sqrt(s)): the means are estimates.
     """
 
     sizes: np.ndarray
@@ -525,6 +528,8 @@ class KLCurve:
     true_structure: np.ndarray
     correct: np.ndarray
     per_sample_correct: np.ndarray
+    chow_liu_se: np.ndarray
+    true_structure_se: np.ndarray
 
 
 def kl_curve(sizes=(10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000), *,
@@ -533,7 +538,10 @@ def kl_curve(sizes=(10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000), *,
 
     The first sample is the walk-through's (:func:`true_tree`); the others are drawn from the
     same tree with the next seeds, so one lucky or unlucky sample does not set the trend.
+    ``samples`` must be at least 2, so that the means carry a standard error.
     """
+    if samples < 2:
+        raise ValueError(f"samples must be at least 2 for a standard error, got {samples}")
     truth, first = true_tree()
     truth_edges = {frozenset(e) for e in truth.edges}
     kl, kl_true, correct = (np.zeros((len(sizes), samples)) for _ in range(3))
@@ -545,7 +553,12 @@ def kl_curve(sizes=(10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000), *,
             kl_true[k, s] = chowliu.kl_divergence(truth, chowliu.fit_tree(X[:m], truth.edges))
             correct[k, s] = sum(frozenset(e) in truth_edges for e in learned)
     return KLCurve(np.array(sizes), kl.mean(axis=1), kl_true.mean(axis=1), correct.mean(axis=1),
-                   correct)
+                   correct, _standard_error(kl), _standard_error(kl_true))
+
+
+def _standard_error(values: np.ndarray) -> np.ndarray:
+    """Standard error of each row's mean, shape (k,), for values of shape (k, s) with s >= 2."""
+    return values.std(axis=1, ddof=1) / np.sqrt(values.shape[1])
 
 
 def show_kl(curve: KLCurve) -> Figure:

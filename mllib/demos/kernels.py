@@ -144,6 +144,33 @@ def side_by_side_runs(n: int = 40, seed: int = 2, c: float = 1.0):
     return primal, dual
 
 
+def direction_changes(X: np.ndarray, y: np.ndarray) -> int:
+    """How often the labels change, going once round the half-turn, when the points are sorted
+    by direction θ modulo π (cyclically: the last point is followed by the first).
+
+    With c = 0 a quadratic separator's score is ρ²(a + b cos 2θ + e sin 2θ), of period π in θ,
+    whose sign changes at most twice per half-turn: more than 2 changes prove that no such
+    separator exists.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, 2)
+        Points of the plane, none at the origin.
+    y : ndarray of shape (n,)
+        Their labels.
+
+    Returns
+    -------
+    int
+        The number of neighbours (in direction, cyclically) with different labels.
+    """
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    if X.ndim != 2 or X.shape[1] != 2 or y.shape != (len(X),):
+        raise ValueError("X must have shape (n, 2) and y shape (n,)")
+    labels = y[np.argsort(np.arctan2(X[:, 1], X[:, 0]) % np.pi)]
+    return int(np.sum(labels != np.roll(labels, 1)))
+
+
 def side_by_side(rows: int | None = None) -> str:
     """The first ``rows`` mistakes (default: all) of each run of :func:`side_by_side_runs`,
     with their scores (the primal's w·φ(x), the dual's Σ αⱼyⱼK(xⱼ, x))."""
@@ -287,6 +314,8 @@ class IrrelevantFeatures:
     converged : ndarray of bool
     test_error : ndarray
         The learned w's error rate on fresh examples with the same noise.
+    test_size : int
+        How many fresh examples each test error is estimated on.
     """
 
     noise_dims: tuple[int, ...]
@@ -295,6 +324,13 @@ class IrrelevantFeatures:
     mistakes: np.ndarray
     converged: np.ndarray
     test_error: np.ndarray
+    test_size: int
+
+    @property
+    def test_error_se(self) -> np.ndarray:
+        """Standard error of each test error, sqrt(e(1 - e)/test_size): an estimate on
+        ``test_size`` fresh points (0 when no point, or every point, is misclassified)."""
+        return np.sqrt(self.test_error * (1 - self.test_error) / self.test_size)
 
 
 def _margin_sample(rng: np.random.Generator, m: int, margin: float) -> tuple[np.ndarray,
@@ -328,17 +364,19 @@ def irrelevant_features(noise_dims=(0, 2, 8, 32, 128), m: int = 100, test: int =
                      float(np.mean(np.where(Xtk @ run.w > 0, 1.0, -1.0) != yt))))
     ratio, mistakes, converged, error = (np.array(column) for column in zip(*rows, strict=True))
     return IrrelevantFeatures(tuple(noise_dims), ratio, ratio ** -2.0, mistakes.astype(int),
-                              converged.astype(bool), error)
+                              converged.astype(bool), error, test)
 
 
 def irrelevant_features_table(study: IrrelevantFeatures) -> str:
     """The study as a markdown table, one row per number of noise coordinates."""
-    rows = [[k, f"{r:.4f}", f"{b:,.0f}", f"{n}" + ("" if c else " (not converged)"), f"{e:.1%}"]
-            for k, r, b, n, c, e in zip(study.noise_dims, study.ratio, study.bound,
-                                        study.mistakes, study.converged, study.test_error,
-                                        strict=True)]
+    rows = [[k, f"{r:.4f}", f"{b:,.0f}", f"{n}" + ("" if c else " (not converged)"),
+             f"{e:.2%} ± {se:.2%}"]
+            for k, r, b, n, c, e, se in zip(study.noise_dims, study.ratio, study.bound,
+                                            study.mistakes, study.converged, study.test_error,
+                                            study.test_error_se, strict=True)]
+    error = f"test error ± s.e. ({study.test_size:,} points)"
     return markdown_table(["noise coordinates", "γ/max‖x'‖", "bound (‖x'‖/γ)²",
-                           "perceptron mistakes", "test error"], rows)
+                           "perceptron mistakes", error], rows)
 
 
 # --- Is it a kernel? -------------------------------------------------------------------------

@@ -68,9 +68,9 @@ def _class_labels(y, k) -> bool:
 
 def _kesler_domain(X, y, k) -> str | None:
     X = np.asarray(X)
-    return unmet(("k is a whole number >= 1", whole(k, 1)),
-                 ("X has shape (m, d) and y shape (m,)",
-                  X.ndim == 2 and np.shape(y) == (len(X),)),
+    return unmet(("k is a whole number >= 2", whole(k, 2)),
+                 ("X has shape (m, d) with m >= 1, and y shape (m,)",
+                  X.ndim == 2 and len(X) >= 1 and np.shape(y) == (len(X),)),
                  ("the labels are 0 to k - 1", lambda: _class_labels(y, k)),
                  ("X is finite", finite(X)))
 
