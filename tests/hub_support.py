@@ -23,6 +23,7 @@ import requests
 from grader.hub import GRADER_ACCOUNT, MARK
 
 REPO = Path(__file__).resolve().parents[1]
+ARTIFACTS = REPO / "tests" / "artifacts"  # git-ignored
 HUB_ENV = Path(os.environ.get("COURSE_HUB_ENV", "/opt/ml-course/venv"))
 RUNUSER = shutil.which("runuser") or "/usr/sbin/runuser"  # util-linux: run as an account
 HUB_START_TIMEOUT = 120  # the hub, its proxy and the formgrader service, on 2 busy cores
@@ -62,6 +63,16 @@ def remove_accounts(names: list[str]) -> None:
         if ours:
             subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
             subprocess.run(["userdel", "--remove", name], capture_output=True)
+
+
+def close_hub(hub: ClassHub, accounts: list[str], log_name: str) -> None:
+    """Stop a test's hub, remove its accounts and its folder; its log is kept in
+    tests/artifacts/ (git-ignored) to read after a failure."""
+    hub.stop_all()
+    remove_accounts(accounts)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(hub.root / "hub.log", ARTIFACTS / log_name)
+    shutil.rmtree(hub.root, ignore_errors=True)
 
 
 def free_ports(count: int) -> int:
