@@ -8,17 +8,20 @@ and the hub's state; the accounts are removed afterwards.
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
 import shutil
 import signal
 import subprocess
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 import requests
+import websocket  # websocket-client, jupyter_server's own dependency
 
 from grader.hub import GRADER_ACCOUNT, MARK
 
@@ -253,3 +256,71 @@ class HubSession:
                 return url
             time.sleep(2)
         raise AssertionError(f"{self.name}'s server did not start: {response.url}")
+
+
+def api_token(session: HubSession) -> str:
+    """A hub API token of the session's person (their own scopes: their server, their user),
+    as a script of theirs would use instead of the browser's cookies."""
+    reply = session.post(f"{session.hub.url}/hub/api/users/{session.name}/tokens",
+                         json={"note": "tests", "expires_in": 3600})
+    assert reply.status_code == 201, reply.text
+    return reply.json()["token"]
+
+
+@dataclass(frozen=True)
+class Execution:
+    """What one cell did in a kernel of a person's server."""
+
+    status: str  # "ok", "error", or "died": the kernel stopped before it replied
+    output: str  # its printed text and results, and an error's name and message
+
+
+class Kernel:
+    """A new kernel of a person's server, driven over the server's websocket as JupyterLab
+    drives it (the Jupyter messaging protocol, JSON over the kernel's channels)."""
+
+    def __init__(self, server: str, token: str, timeout: float = SPAWN_TIMEOUT) -> None:
+        self.server, self.headers = server, {"Authorization": f"token {token}"}
+        reply = requests.post(f"{server}/api/kernels", headers=self.headers, json={},
+                              timeout=timeout)
+        assert reply.status_code == 201, reply.text
+        self.id = reply.json()["id"]
+        self.socket = websocket.create_connection(
+            f"ws{server.removeprefix('http')}/api/kernels/{self.id}/channels",
+            header=[f"Authorization: token {token}"], timeout=timeout)
+
+    def run(self, code: str, timeout: float = SPAWN_TIMEOUT) -> Execution:
+        """Execute ``code`` and wait for its reply (or for the kernel's death)."""
+        msg_id = uuid.uuid4().hex
+        self.socket.send(json.dumps({
+            "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": "tests",
+                       "session": uuid.uuid4().hex, "version": "5.3"},
+            "parent_header": {}, "metadata": {}, "channel": "shell",
+            "content": {"code": code, "silent": False, "store_history": False,
+                        "user_expressions": {}, "allow_stdin": False}}))
+        output, deadline = [], time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                message = json.loads(self.socket.recv())
+            except (websocket.WebSocketConnectionClosedException, ConnectionError):
+                return Execution("died", "".join(output))
+            kind, content = message["msg_type"], message["content"]
+            if kind == "status" and content["execution_state"] in ("restarting", "dead"):
+                return Execution("died", "".join(output))
+            if message["parent_header"].get("msg_id") != msg_id:
+                continue
+            if kind == "stream":
+                output.append(content["text"])
+            elif kind in ("execute_result", "display_data"):
+                output.append(content["data"].get("text/plain", ""))
+            elif kind == "error":
+                output.append(f"{content['ename']}: {content['evalue']}")
+            elif kind == "execute_reply":
+                return Execution(content["status"], "".join(output))
+        raise AssertionError(f"no reply to {code[:60]!r} within {timeout} s")
+
+    def close(self) -> None:
+        """Close the channels and shut the kernel down."""
+        self.socket.close()
+        requests.delete(f"{self.server}/api/kernels/{self.id}", headers=self.headers,
+                        timeout=SPAWN_TIMEOUT)
