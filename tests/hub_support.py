@@ -24,6 +24,7 @@ import requests
 import websocket  # websocket-client, jupyter_server's own dependency
 
 from grader.hub import GRADER_ACCOUNT, MARK
+from grader.hub_shares import account_groups, cgroup_version, remove_groups
 
 REPO = Path(__file__).resolve().parents[1]
 ARTIFACTS = REPO / "tests" / "artifacts"  # git-ignored
@@ -69,10 +70,13 @@ def remove_accounts(names: list[str]) -> None:
 
 
 def close_hub(hub: ClassHub, accounts: list[str], log_name: str) -> None:
-    """Stop a test's hub, remove its accounts and its folder; its log is kept in
-    tests/artifacts/ (git-ignored) to read after a failure."""
+    """Stop a test's hub, remove its accounts, their control groups and its folder; its log
+    is kept in tests/artifacts/ (git-ignored) to read after a failure."""
     hub.stop_all()
     remove_accounts(accounts)
+    version = cgroup_version()  # the accounts' control groups, emptied by remove_accounts
+    for name in accounts if version else []:
+        remove_groups(account_groups(name, version))
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shutil.copy2(hub.root / "hub.log", ARTIFACTS / log_name)
     shutil.rmtree(hub.root, ignore_errors=True)
