@@ -82,7 +82,8 @@ notebooks: $(STAMP)
 # The course as a static website in site/_build/html (site/coursesite/build.py): every
 # walk-through executed with its widgets' frames precomputed, the exercises as released, the
 # mllib API reference and the errata. Walk-throughs are cached under site/_build/cache until
-# they, mllib or the build change. SITE_ARGS=--max-frames N draws fewer frames per widget.
+# they, mllib or the build change. SITE_ARGS=--max-frames N draws fewer frames per widget;
+# SITE_ARGS="--hub URL --hub-release GIT_URL" links each lecture page to the class hub (README).
 site: $(STAMP)
 	$(BIN)/python site/build.py $(SITE_ARGS)
 

@@ -12,6 +12,9 @@ COURSE_EXCHANGE       nbgrader's exchange folder (default nbgrader's own)
 COURSE_HUB_COURSE     the course folder the formgrader serves (default this checkout)
 COURSE_HUB_PORT       the public port (8000); the hub's API, the proxy's API and the
                       formgrader take the three ports after it
+COURSE_HUB_MEMORY     each server's memory share (2G), its kernels included
+COURSE_HUB_CPUS       each server's CPU share, in cores (1)
+COURSE_HUB_IDLE       seconds after which an idle server is stopped (3600)
 """
 
 import os
@@ -69,6 +72,11 @@ c.Spawner.environment = {
     "COURSE_EXCHANGE": EXCHANGE,
     "PATH": f"{ENV / 'bin'}:/usr/bin:/bin",
 }
+# Fair shares (README, "Fair shares"; grader/hub/shares.py): each server, with every kernel it
+# starts, in a control group of its own holding it to its memory and CPU share.
+c.JupyterHub.spawner_class = "grader.hub.shares.ShareSpawner"
+c.Spawner.mem_limit = os.environ.get("COURSE_HUB_MEMORY") or "2G"
+c.Spawner.cpu_limit = float(os.environ.get("COURSE_HUB_CPUS") or 1)
 c.Spawner.http_timeout = 120  # a first JupyterLab start on a busy 2-core machine
 c.Spawner.start_timeout = 120
 
@@ -97,6 +105,22 @@ c.JupyterHub.load_roles = [{
     "groups": [GRADERS_GROUP],
     "scopes": [f"access:services!service={FORMGRADER_SERVICE}"],
 }]
+
+# Idle servers are stopped (jupyterhub-idle-culler, in the lock), their memory given back: a
+# server nobody used for COURSE_HUB_IDLE seconds (no browser tab, no running kernel), checked
+# every quarter of that, at most every 5 minutes. The files stay; the next login starts it again.
+IDLE = int(os.environ.get("COURSE_HUB_IDLE") or 3600)
+c.JupyterHub.services.append({
+    "name": "idle-culler",
+    "command": [sys.executable, "-m", "jupyterhub_idle_culler", f"--timeout={IDLE}",
+                f"--cull-every={max(1, min(300, IDLE // 4))}"],
+})
+c.JupyterHub.load_roles.append({
+    "name": "idle-culler",
+    "description": "stops idle servers",
+    "services": ["idle-culler"],
+    "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"],
+})
 
 # Launches from the LMS (README, "Launches from the LMS (LTI 1.3)"; grader/hub/lti.py): with an
 # issuer set, people arrive from Canvas or Moodle by LTI 1.3 instead of a password, as the same

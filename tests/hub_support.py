@@ -8,6 +8,7 @@ and the hub's state; the accounts are removed afterwards.
 
 from __future__ import annotations
 
+import json
 import os
 import pwd
 import shutil
@@ -15,17 +16,21 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 import pytest
 import requests
+import websocket  # websocket-client, jupyter_server's own dependency
+from grader.hub.roster.shares import account_groups, cgroup_version, remove_groups
 from playwright.sync_api import Locator, Page
 
 from grader.hub.roster import GRADER_ACCOUNT, MARK
 
 REPO = Path(__file__).resolve().parents[1]
+ARTIFACTS = REPO / "tests" / "artifacts"  # git-ignored
 HUB_ENV = Path(os.environ.get("COURSE_HUB_ENV", "/opt/ml-course/venv"))
 RUNUSER = shutil.which("runuser") or "/usr/sbin/runuser"  # util-linux: run as an account
 HUB_START_TIMEOUT = 120  # the hub, its proxy and the formgrader service, on 2 busy cores
@@ -68,6 +73,19 @@ def remove_accounts(names: list[str]) -> None:
         if ours:
             subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
             subprocess.run(["userdel", "--remove", name], capture_output=True)
+
+
+def close_hub(hub: ClassHub, accounts: list[str], log_name: str) -> None:
+    """Stop a test's hub, remove its accounts, their control groups and its folder; its log
+    is kept in tests/artifacts/ (git-ignored) to read after a failure."""
+    hub.stop_all()
+    remove_accounts(accounts)
+    version = cgroup_version()  # the accounts' control groups, emptied by remove_accounts
+    for name in accounts if version else []:
+        remove_groups(account_groups(name, version))
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(hub.root / "hub.log", ARTIFACTS / log_name)
+    shutil.rmtree(hub.root, ignore_errors=True)
 
 
 def free_ports(count: int) -> int:
@@ -374,3 +392,71 @@ def feedback_page_text(page: Page, assignment: str, notebook: str) -> str:
     body = page.frame_locator(".jp-HTMLViewer:visible iframe").locator("body")
     body.get_by_text("Score:").first.wait_for()
     return body.inner_text()
+
+
+def api_token(session: HubSession) -> str:
+    """A hub API token of the session's person (their own scopes: their server, their user),
+    as a script of theirs would use instead of the browser's cookies."""
+    reply = session.post(f"{session.hub.url}/hub/api/users/{session.name}/tokens",
+                         json={"note": "tests", "expires_in": 3600})
+    assert reply.status_code == 201, reply.text
+    return reply.json()["token"]
+
+
+@dataclass(frozen=True)
+class Execution:
+    """What one cell did in a kernel of a person's server."""
+
+    status: str  # "ok", "error", or "died": the kernel stopped before it replied
+    output: str  # its printed text and results, and an error's name and message
+
+
+class Kernel:
+    """A new kernel of a person's server, driven over the server's websocket as JupyterLab
+    drives it (the Jupyter messaging protocol, JSON over the kernel's channels)."""
+
+    def __init__(self, server: str, token: str, timeout: float = SPAWN_TIMEOUT) -> None:
+        self.server, self.headers = server, {"Authorization": f"token {token}"}
+        reply = requests.post(f"{server}/api/kernels", headers=self.headers, json={},
+                              timeout=timeout)
+        assert reply.status_code == 201, reply.text
+        self.id = reply.json()["id"]
+        self.socket = websocket.create_connection(
+            f"ws{server.removeprefix('http')}/api/kernels/{self.id}/channels",
+            header=[f"Authorization: token {token}"], timeout=timeout)
+
+    def run(self, code: str, timeout: float = SPAWN_TIMEOUT) -> Execution:
+        """Execute ``code`` and wait for its reply (or for the kernel's death)."""
+        msg_id = uuid.uuid4().hex
+        self.socket.send(json.dumps({
+            "header": {"msg_id": msg_id, "msg_type": "execute_request", "username": "tests",
+                       "session": uuid.uuid4().hex, "version": "5.3"},
+            "parent_header": {}, "metadata": {}, "channel": "shell",
+            "content": {"code": code, "silent": False, "store_history": False,
+                        "user_expressions": {}, "allow_stdin": False}}))
+        output, deadline = [], time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                message = json.loads(self.socket.recv())
+            except (websocket.WebSocketConnectionClosedException, ConnectionError):
+                return Execution("died", "".join(output))
+            kind, content = message["msg_type"], message["content"]
+            if kind == "status" and content["execution_state"] in ("restarting", "dead"):
+                return Execution("died", "".join(output))
+            if message["parent_header"].get("msg_id") != msg_id:
+                continue
+            if kind == "stream":
+                output.append(content["text"])
+            elif kind in ("execute_result", "display_data"):
+                output.append(content["data"].get("text/plain", ""))
+            elif kind == "error":
+                output.append(f"{content['ename']}: {content['evalue']}")
+            elif kind == "execute_reply":
+                return Execution(content["status"], "".join(output))
+        raise AssertionError(f"no reply to {code[:60]!r} within {timeout} s")
+
+    def close(self) -> None:
+        """Close the channels and shut the kernel down."""
+        self.socket.close()
+        requests.delete(f"{self.server}/api/kernels/{self.id}", headers=self.headers,
+                        timeout=SPAWN_TIMEOUT)

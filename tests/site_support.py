@@ -12,6 +12,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import nbformat
+from coursesite.pages import ClassHub
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -21,13 +22,17 @@ REPO = Path(__file__).resolve().parents[1]
 TEST_FRAMES = 4
 TEST_BUILD = REPO / "site" / "_build" / "test"
 BUILD_TIMEOUT = 1800  # seconds; a fresh build executes all fifteen walk-throughs (2-5 min)
+# The tests' site links its lecture pages to a class hub (make site SITE_ARGS="--hub ..."), so
+# the link is in every page the tests audit; the hub's side of it is tests/test_hub_term.py.
+TEST_HUB = ClassHub("https://hub.example.edu", "https://git.example.edu/ml-course/student.git")
 
 
 def build_site(out: Path = TEST_BUILD, max_frames: int = TEST_FRAMES) -> Path:
     """Run ``site/build.py`` and return the site's folder (``out / "html"``)."""
     env = {k: v for k, v in os.environ.items() if k != "NBGRADER_EXECUTION"}
     run = subprocess.run([sys.executable, str(REPO / "site" / "build.py"), "--out", str(out),
-                          "--max-frames", str(max_frames)], capture_output=True, text=True,
+                          "--max-frames", str(max_frames), "--hub", TEST_HUB.url,
+                          "--hub-release", TEST_HUB.release], capture_output=True, text=True,
                          env=env, timeout=BUILD_TIMEOUT, cwd=REPO)
     if run.returncode:
         raise AssertionError(f"site/build.py failed ({run.returncode}):\n{run.stdout[-4000:]}\n"

@@ -260,10 +260,11 @@ def test_exchange_check_finds_a_pod_that_looks_elsewhere():
 # --- the formgrader service, its role, the groups -------------------------------------------------
 
 def one_machine_hub() -> dict:
-    """The service and role of hub/jupyterhub_config.py (the one-machine hub), as loaded."""
+    """The formgrader service and the graders' role of hub/jupyterhub_config.py (the
+    one-machine hub), as loaded (its idle culler is the chart's own ``cull`` here)."""
     config = PyFileConfigLoader("jupyterhub_config.py", path=str(ROOT / "hub")).load_config()
-    (service,) = config.JupyterHub.services
-    (role,) = config.JupyterHub.load_roles
+    (service,) = [s for s in config.JupyterHub.services if s["name"] == FORMGRADER_SERVICE]
+    (role,) = [r for r in config.JupyterHub.load_roles if GRADERS_GROUP in r.get("groups", [])]
     return {"service": service, "role": role}
 
 

@@ -26,6 +26,7 @@ from playwright.sync_api import sync_playwright
 from site_support import (
     REPO,
     TEST_FRAMES,
+    TEST_HUB,
     Page,
     build_site,
     hidden_blocks,
@@ -128,6 +129,21 @@ def test_exercises_are_the_release_not_executed(site: Path) -> None:
         assert STUB in text  # the stubs, as students receive them
         raw = (site / "notebooks" / lecture / f"{release.stem}.html").read_text()
         assert "cell_output" not in raw, f"{release.name} shows outputs: it was executed"
+
+
+def test_every_lecture_page_links_to_the_class_hub_once(site: Path) -> None:
+    """Built with a hub (site_support.TEST_HUB), each walk-through and exercises page has one
+    link to it, nbgitpuller's for that notebook (tests/test_hub_term.py follows such a link);
+    no other page has one."""
+    documents = [f"notebooks/{lecture}/{nb.stem}" for lecture in LECTURES
+                 for nb in sorted((REPO / "notebooks" / lecture).glob("*.ipynb"))]
+    found = {}
+    for path in pages(site):
+        hub_links = [url for tag, _, url in Page(path.read_text()).links
+                     if tag == "a" and url.startswith(TEST_HUB.url)]
+        if hub_links:
+            found[path.relative_to(site).with_suffix("").as_posix()] = hub_links
+    assert found == {document: [TEST_HUB.link(document)] for document in documents}
 
 
 def test_api_reference_comes_from_the_docstrings_without_the_hidden_checks(site: Path) -> None:

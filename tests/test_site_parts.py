@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import ipywidgets
+import nbformat
 import pytest
 from coursesite import errata, frames, grid, pages, widget_html
 from matplotlib.figure import Figure
@@ -196,3 +198,35 @@ def test_the_api_reference_leaves_out_the_hidden_checks() -> None:
     names = pages.api_modules(REPO / "mllib")
     assert "mllib.perceptron" in names and "mllib.demos.perceptron" in names
     assert not [n for n in names if n.startswith("mllib.grading")]
+
+
+HUB = pages.ClassHub("https://hub.example.edu/", "https://git.example.edu/ml-course/student.git")
+
+
+def test_a_hub_link_pulls_the_release_and_opens_its_notebook() -> None:
+    """nbgitpuller's parameters (its handlers read repo, branch, targetpath and urlpath), each
+    value escaped once: parsing the link gives back what went in."""
+    link = urlsplit(HUB.link("notebooks/01_perceptron/perceptron_exercises"))
+    assert (link.scheme, link.netloc, link.path) == ("https", "hub.example.edu",
+                                                     "/hub/user-redirect/git-pull")
+    assert parse_qs(link.query, strict_parsing=True) == {
+        "repo": [HUB.release], "branch": ["main"], "targetpath": ["lectures"],
+        "urlpath": ["lab/tree/lectures/notebooks/01_perceptron/perceptron_exercises.ipynb"]}
+
+
+@pytest.mark.parametrize(("url", "release", "problem"), [
+    ("hub.example.edu", "x.git", "http\\(s\\) URL"), ("javascript:alert(1)", "x.git", "URL"),
+    ("https://hub.example.edu", "", "release repository")])
+def test_a_hub_without_an_address_or_release_is_refused(url: str, release: str,
+                                                        problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        pages.ClassHub(url, release)
+
+
+def test_a_lecture_page_gets_the_link_after_its_title_and_stays_valid() -> None:
+    release = REPO / "notebooks" / "01_perceptron" / "perceptron_exercises.ipynb"
+    nb = pages.with_hub_link(nbformat.read(release, as_version=4), "https://hub.example.edu/x")
+    nbformat.validate(nb)
+    assert nb.cells[0].source.startswith("# Lecture 01")
+    assert f"[{pages.HUB_LINK_TEXT}](https://hub.example.edu/x)" in nb.cells[1].source
+    assert len(nb.cells) == len(nbformat.read(release, as_version=4).cells) + 1

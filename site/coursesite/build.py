@@ -134,9 +134,16 @@ def write(path: Path, text: str) -> None:
         path.write_text(text)
 
 
-def stage(out: Path, max_frames: int) -> list[dict]:
+def linked(nb: nbformat.NotebookNode, hub: pages.ClassHub | None,
+           document: str) -> nbformat.NotebookNode:
+    """The lecture page's notebook, with its class hub link when the site has a hub."""
+    return pages.with_hub_link(nb, hub.link(document)) if hub else nb
+
+
+def stage(out: Path, max_frames: int, hub: pages.ClassHub | None = None) -> list[dict]:
     """Write everything Sphinx reads into ``out / "src"`` and ``out / "static"``; return the
-    widgets' manifest (one record per widget)."""
+    widgets' manifest (one record per widget). With ``hub``, each lecture page (walk-through
+    and exercises) links to it."""
     src, static, cache = out / "src", out / "static", out / "cache"
     lectures = pages.lecture_table((REPO / "README.md").read_text(), REPO / "notebooks")
     write(src / "index.md", pages.home_page(lectures))
@@ -147,8 +154,9 @@ def stage(out: Path, max_frames: int) -> list[dict]:
     for name, text in pages.api_pages(pages.api_modules(REPO / "mllib")).items():
         write(src / "api" / name, text)
     for lec in lectures:
-        exercises = REPO / f"{lec.exercises}.ipynb"
-        write(src / f"{lec.exercises}.ipynb", exercises.read_text())
+        exercises = nbformat.read(REPO / f"{lec.exercises}.ipynb", as_version=4)
+        write(src / f"{lec.exercises}.ipynb",
+              nbformat.writes(linked(exercises, hub, lec.exercises)))
     walkthroughs = [REPO / f"{lec.walkthrough}.ipynb" for lec in lectures]
     prefixes = ["../" * (lec.walkthrough.count("/")) + "_static/frames/" for lec in lectures]
     done = asyncio.run(execute_all(walkthroughs, cache, prefixes, max_frames))
@@ -160,7 +168,8 @@ def stage(out: Path, max_frames: int) -> list[dict]:
     manifest = []
     for lec, folder in zip(lectures, done, strict=True):
         executed = describe_images(nbformat.read(folder / "executed.ipynb", as_version=4))
-        write(src / f"{lec.walkthrough}.ipynb", nbformat.writes(executed))
+        write(src / f"{lec.walkthrough}.ipynb",
+              nbformat.writes(linked(executed, hub, lec.walkthrough)))
         for frame in (folder / "frames").glob("*.png"):
             shutil.copy2(frame, frames_dir / frame.name)
         records = folder / "manifest.jsonl"
@@ -193,12 +202,24 @@ def main(argv: list[str] | None = None) -> int:
                         help="build folder (default site/_build); the site is OUT/html")
     parser.add_argument("--max-frames", type=int, default=frames.MAX_FRAMES,
                         help="most frames drawn per widget (default %(default)s)")
+    parser.add_argument("--hub", metavar="URL",
+                        help="the class hub's address: each lecture page links to it "
+                             "(README, \"Lecture material by link\")")
+    parser.add_argument("--hub-release", metavar="GIT_URL",
+                        help="the student release's git repository the hub's links pull")
+    parser.add_argument("--hub-branch", default="main", help="its branch (default %(default)s)")
     args = parser.parse_args(argv)
     if args.max_frames < 1:
         parser.error("--max-frames must be at least 1")
+    if bool(args.hub) != bool(args.hub_release):
+        parser.error("--hub and --hub-release go together")
+    try:
+        hub = pages.ClassHub(args.hub, args.hub_release, args.hub_branch) if args.hub else None
+    except ValueError as problem:
+        parser.error(str(problem))
     out = args.out.resolve()
     print(f"staging and executing the walk-throughs into {out}", flush=True)
-    manifest = stage(out, args.max_frames)
+    manifest = stage(out, args.max_frames, hub)
     print("building the pages with Sphinx", flush=True)
     sphinx(out)
     html = out / "html"

@@ -6,6 +6,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlencode, urlsplit
+
+import nbformat
 
 from coursesite.errata import Erratum
 
@@ -61,6 +64,53 @@ def lecture_table(readme: str, notebooks: Path) -> list[Lecture]:
                                 f"notebooks/{folder}/{walkthrough[0].stem}",
                                 f"notebooks/{folder}/{exercises[0].stem}"))
     return lectures
+
+
+@dataclass(frozen=True)
+class ClassHub:
+    """The class hub a site links its lecture pages to, and the student release it pulls.
+
+    ``release`` is the git repository of the student release (``course bundle``'s folder,
+    pushed: the release notebooks under ``notebooks/``); each student's server clones it into
+    ``~/lectures`` with nbgitpuller and merges it again at every later click, keeping the
+    student's own edits (README, "Lecture material by link").
+    """
+
+    url: str  # e.g. "https://hub.example.edu"
+    release: str  # a git URL (or, on the hub's own machine, a path) every server can clone
+    branch: str = "main"
+    folder: str = "lectures"  # where the release lands in each student's home
+
+    def __post_init__(self) -> None:
+        if urlsplit(self.url).scheme not in ("http", "https") or not urlsplit(self.url).netloc:
+            raise ValueError(f"the class hub's address must be an http(s) URL, not {self.url!r}")
+        if not self.release or not self.branch:
+            raise ValueError("a class hub link needs the release repository and its branch")
+
+    def link(self, document: str) -> str:
+        """nbgitpuller's link that pulls the release and opens ``document`` (a notebook's
+        document name, e.g. ``notebooks/01_perceptron/perceptron_exercises``) in JupyterLab.
+
+        ``/hub/user-redirect/`` sends whoever clicks to their own server (starting it, after a
+        login or an LTI launch); ``git-pull`` is nbgitpuller's page there.
+        """
+        query = urlencode({"repo": self.release, "branch": self.branch,
+                           "targetpath": self.folder,
+                           "urlpath": f"lab/tree/{self.folder}/{document}.ipynb"})
+        return f"{self.url.rstrip('/')}/hub/user-redirect/git-pull?{query}"
+
+
+HUB_LINK_TEXT = "Run this notebook on the class hub"
+
+
+def with_hub_link(nb: nbformat.NotebookNode, link: str) -> nbformat.NotebookNode:
+    """The notebook with a cell linking to the class hub after its title cell."""
+    cell = nbformat.v4.new_markdown_cell(f"[{HUB_LINK_TEXT}]({link}): your copy in your own "
+                                         "server; clicking again brings the latest version "
+                                         "and keeps your edits.")
+    cell.id = "class-hub-link"  # not nbformat's random one: the page is the same each build
+    nb.cells.insert(1, cell)
+    return nb
 
 
 def api_link(match: re.Match) -> str:
