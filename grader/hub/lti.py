@@ -10,7 +10,7 @@ jupyterhub-ltiauthenticator 1.6 checks the signature against the platform's JWKS
 
 * the deployment: ``deployment_id`` (LTI Core 1.3 §5.3.3) must be one this hub was registered
   with, so another course's or another institution's placement of the tool is refused;
-* replays: a nonce is accepted once (Security Framework §5.1.3, item 9), remembered until its
+* replays: a nonce is accepted once (Security Framework §5.1.3), remembered until its
   token has expired, so a captured launch (token, state and cookies) cannot be posted again;
 * the person: the launch must name an account of the hub roster (``course hub users``), the
   same Unix account a password login would use; its role (LTI Core 1.3 §5.3.7, vocabulary
