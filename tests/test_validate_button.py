@@ -55,7 +55,8 @@ READMES = (REPO / "README.md", REPO / "grader" / "student" / "README.md")
 QUOTED_DIALOG = re.compile(r"Validate button's dialog says \"([^\"]+)\"")
 # A stylesheet where JupyterLab's own /custom/ route looks (JUPYTER_CONFIG_DIR/custom): the
 # course's must be the one served in its place.
-DECOY = '.validation-success p::after { content: "decoy"; }'
+DECOY = ('.validation-success p { visibility: hidden; }\n'
+         '.validation-success p::after { visibility: visible; content: "decoy"; }\n')
 AA_CONTRAST = 4.5  # WCAG 2.1 SC 1.4.3, text under 18 pt
 # The paragraph of the dialog as shown: nbgrader's text, whether it is visible, and the
 # generated sentence after it (CSS `content`, quoted; "none" when there is none) with its colour
