@@ -87,8 +87,8 @@ def walkthrough_source(walkthrough: Path) -> Path:
 
 
 def mirror_course(dest: Path) -> None:
-    """Mirror the course under ``dest``: notebooks/, solutions/, nbgrader's config, grader/jupyter
-    and the server extensions of grader/jupyter_server_config.d.
+    """Mirror the course under ``dest``: notebooks/, solutions/, nbgrader's and JupyterLab's
+    config, grader/jupyter and the server extensions of grader/jupyter_server_config.d.
 
     The config computes the course root from its own location, so the copy makes nbgrader's
     lab extension point at ``dest`` (gradebook included) instead of the repository.
@@ -102,9 +102,10 @@ def mirror_course(dest: Path) -> None:
         (dest / "draft").mkdir(parents=True, exist_ok=True)
         shutil.copy2(draft, dest / "draft" / draft.name)
     (dest / "grader").mkdir(parents=True, exist_ok=True)
-    config = REPO / "grader" / "nbgrader_config.py"
-    if config.is_file():
-        shutil.copy2(config, dest / "grader" / config.name)
+    # nbgrader's config, and JupyterLab's (its custom.css, which rewrites the Validate dialog).
+    for name in ("nbgrader_config.py", "jupyter_lab_config.json"):
+        if (REPO / "grader" / name).is_file():
+            shutil.copy2(REPO / "grader" / name, dest / "grader" / name)
     if (REPO / "grader" / "jupyter").is_dir():  # the formgrader's template (JUPYTER_PATH)
         shutil.copytree(REPO / "grader" / "jupyter", dest / "grader" / "jupyter")
     # The server extensions `make lab` enables (the formgrader's policy, which also serves the

@@ -43,6 +43,7 @@ from nbgrader.preprocessors import Execute
 
 from grader.cli import main
 from grader.core.api import load_config
+from grader.pipeline import validate_dialog
 from grader.pipeline.preprocessors import GradingExecute
 from grader.pipeline.validate import CourseValidator
 
@@ -157,7 +158,9 @@ def grader_imports(path: Path) -> set[str]:
 STUDENT_GRADER = {"grader/__init__.py", "grader/nbgrader_config.py", "grader/core/__init__.py",
                   "grader/core/api.py", "grader/kernel/__init__.py",
                   "grader/kernel/kernel_guard.py", "grader/pipeline/__init__.py",
-                  "grader/pipeline/validate.py"}
+                  "grader/pipeline/validate.py", "grader/pipeline/validate_dialog.py",
+                  "grader/jupyter_server_config.d/grader_validate_dialog.json",
+                  "grader/jupyter_lab_config.json"}
 
 
 def test_of_grader_only_what_validation_imports(bundled: Path) -> None:
@@ -284,7 +287,9 @@ def test_course_validate_runs_the_visible_tests_and_says_so(installed: Installed
 
 def test_make_lab_serves_the_validate_button(installed: Installed) -> None:
     """``make lab`` starts JupyterLab in the bundle, and the Validate button's request (what
-    nbgrader's lab extension posts) runs the notebook with the bundle's own configuration."""
+    nbgrader's lab extension posts) runs the notebook with the bundle's own configuration; the
+    course's stylesheet, which rewrites the dialog's sentence on a pass, is served from the
+    bundle's own code."""
     port, token = free_port(), "bundle-test-token"
     env = {**installed.env, "JUPYTER_PORT": str(port), "JUPYTER_TOKEN": token,
            "BROWSER": "true"}  # no browser window: `true URL` opens nothing
@@ -300,10 +305,14 @@ def test_make_lab_serves_the_validate_button(installed: Installed) -> None:
             headers={"Authorization": f"token {token}"}, method="POST")
         with urllib.request.urlopen(request, timeout=240) as response:
             reply = json.loads(response.read())
+        # The Validate dialog's sentence (grader/pipeline/validate_dialog.py) is served there.
+        with urllib.request.urlopen(f"{base}/custom/custom.css", timeout=30) as response:
+            stylesheet = response.read().decode()
     finally:
         os.killpg(lab.pid, signal.SIGTERM)
         log = lab.communicate(timeout=60)[1]
     assert reply == {"success": True, "value": {}}, (reply, log[-3000:])
+    assert f'content: "{validate_dialog.SUCCESS}"' in stylesheet, (stylesheet, log[-3000:])
     assert "Traceback" not in log, log[-3000:]
 
 

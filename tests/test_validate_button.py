@@ -6,29 +6,34 @@ ones. nbgrader's lab extension writes the Validate dialog itself, and on a pass 
 fixed sentence, "Success! Your notebook passes all the tests." (nbgrader 0.9.6,
 ``src/common/validate.ts``, the last branch of ``validate()``; installed minified in
 ``share/jupyter/labextensions/@jupyter/nbgrader/static/161.290a640318af4049.js``, line 1,
-column 2323). No supported way changes it: the sentence is not passed through JupyterLab's
-translator (``trans.__``), so no language pack reaches it; the server's reply to a pass is
-``{}`` and the extension shows nothing of it; its only settings are the formgrader's. So this
-module checks what the course can make true about what the student reads:
+column 2323). The sentence is not passed through JupyterLab's translator (``trans.__``) and the
+server's reply to a pass is ``{}``, so the course rewrites it where JupyterLab allows: the
+site's stylesheet (``LabApp.custom_css``), served by grader/pipeline/validate_dialog.py, hides
+the paragraph and shows its own sentence as generated content. This module checks what the
+student reads and hears:
 
-* the dialog of a notebook whose visible tests pass says exactly the sentence the student
-  README quotes and explains ("it too has run only the visible tests");
+* after a pass, the dialog shows the sentence the README and the student README quote, nbgrader's
+  is hidden (also from assistive technology, which gets the new one as the paragraph's text),
+  and the new one reads at WCAG AA contrast; a different ``custom.css`` planted where JupyterLab
+  itself would serve it from is not the one applied;
 * ``course validate`` (``make validate``, the README's other way) on the same saved notebook
-  ends with "passes the visible tests; hidden tests run at grading".
+  ends with the same sentence.
 
-Should nbgrader change its sentence, the first check fails and the README must follow.
+Should nbgrader change its markup, the first check fails and the stylesheet must follow.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 from browser_support import (
     REPO,
@@ -40,13 +45,30 @@ from browser_support import (
 )
 from playwright.sync_api import Page
 from test_grading_class import ASSIGNMENT, NOTEBOOK, solved
+from test_plotting import relative_luminance
 
 from grader.cli import main
 
 VALIDATE_TIMEOUT_MS = 240_000  # the save, then nbgrader runs the notebook in a fresh kernel
-STUDENT_README = REPO / "grader" / "student" / "README.md"
-# How the student README quotes the button's dialog.
-QUOTED_DIALOG = re.compile(r"Validate button's own dialog says \"([^\"]+)\"")
+READMES = (REPO / "README.md", REPO / "grader" / "student" / "README.md")
+# How the READMEs quote the button's dialog.
+QUOTED_DIALOG = re.compile(r"Validate button's dialog says \"([^\"]+)\"")
+# A stylesheet where JupyterLab's own /custom/ route looks (JUPYTER_CONFIG_DIR/custom): the
+# course's must be the one served in its place.
+DECOY = ('.validation-success p { visibility: hidden; }\n'
+         '.validation-success p::after { visibility: visible; content: "decoy"; }\n')
+AA_CONTRAST = 4.5  # WCAG 2.1 SC 1.4.3, text under 18 pt
+# The paragraph of the dialog as shown: nbgrader's text, whether it is visible, and the
+# generated sentence after it (CSS `content`, quoted; "none" when there is none) with its colour
+# and the dialog's background.
+SHOWN_JS = """() => {
+  const p = document.querySelector('#validation-message p');
+  const after = getComputedStyle(p, '::after');
+  const box = getComputedStyle(document.querySelector('.jp-Dialog-content'));
+  return {text: p.textContent, visibility: getComputedStyle(p).visibility,
+          content: after.content, afterVisibility: after.visibility,
+          colour: after.color, background: box.backgroundColor};
+}"""
 
 
 @dataclass
@@ -69,6 +91,8 @@ def student(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Student]:
     root = tmp / "course"
     mirror_course(root)
     nbformat.write(solved(), root / "notebooks" / ASSIGNMENT / f"{NOTEBOOK}.ipynb")
+    (tmp / "home" / "config" / "custom").mkdir(parents=True)  # start_lab's JUPYTER_CONFIG_DIR
+    (tmp / "home" / "config" / "custom" / "custom.css").write_text(DECOY)
     lab = start_lab(tmp)
     try:
         with chromium_context(tmp / "chromium-profile") as browser:
@@ -83,23 +107,61 @@ def student(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Student]:
 
 
 def validate_dialog(page: Page) -> tuple[str, str]:
-    """Press the notebook's Validate button; return the dialog's title and message."""
+    """Press the notebook's Validate button; return the dialog's title and the sentence its
+    message shows (the generated one when it hides nbgrader's paragraph)."""
     page.locator(".validate-button button").click()
-    message = page.locator("#validation-message")
-    message.wait_for(timeout=VALIDATE_TIMEOUT_MS)
-    dialog = page.locator(".jp-Dialog")
-    title = dialog.locator(".jp-Dialog-header").inner_text().strip()
-    return title, " ".join(message.inner_text().split())
+    page.locator("#validation-message").wait_for(timeout=VALIDATE_TIMEOUT_MS)
+    title = page.locator(".jp-Dialog .jp-Dialog-header").inner_text().strip()
+    shown = page.evaluate(SHOWN_JS)
+    if shown["visibility"] == "hidden" and shown["afterVisibility"] == "visible":
+        return title, json.loads(shown["content"]) if shown["content"] != "none" else ""
+    return title, " ".join(shown["text"].split())
 
 
-def test_the_dialog_says_what_the_student_readme_explains(student: Student) -> None:
+def accessible_texts(page: Page, selector: str) -> list[str]:
+    """The names of the nodes of Chromium's own accessibility tree (what assistive technology
+    reads) under the element ``selector`` names, those the tree does not ignore."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        root = cdp.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+        node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+        nodes = cdp.send("Accessibility.queryAXTree", {"nodeId": node})["nodes"]
+    finally:
+        cdp.detach()
+    return [n["name"]["value"] for n in nodes
+            if not n.get("ignored") and n.get("name", {}).get("value")]
+
+
+def rgba(css: str) -> tuple[np.ndarray, float]:
+    """A computed CSS colour (``rgb(r, g, b)`` or ``rgba(r, g, b, a)``) as sRGB in [0, 1] and
+    its alpha."""
+    values = [float(v) for v in re.findall(r"[\d.]+", css)]
+    return np.array(values[:3]) / 255, values[3] if len(values) == 4 else 1.0
+
+
+def contrast(text: str, background: str) -> float:
+    """WCAG 2.1's contrast ratio of ``text`` drawn (alpha-blended) on the opaque
+    ``background``."""
+    back, back_alpha = rgba(background)
+    assert back_alpha >= 1, f"the dialog's background {background} is not opaque"
+    front, alpha = rgba(text)
+    blended = alpha * front + (1 - alpha) * back
+    lighter, darker = sorted(relative_luminance(tuple(c)) for c in (blended, back))[::-1]
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+def test_the_dialog_says_what_the_readmes_quote(student: Student) -> None:
     title, said = validate_dialog(student.page)
-    quoted = QUOTED_DIALOG.search(" ".join(STUDENT_README.read_text().split()))
-    assert quoted, f"{STUDENT_README} no longer quotes the Validate dialog"
     assert title == "Validation Results"
-    assert said.rstrip(".") == quoted[1], (said, quoted[1])
-    explained = STUDENT_README.read_text()[quoted.end():].split(")", 1)[0]
-    assert "only the visible tests" in explained, explained
+    for readme in READMES:
+        quoted = QUOTED_DIALOG.search(" ".join(readme.read_text().split()))
+        assert quoted, f"{readme} no longer quotes the Validate dialog"
+        assert said.rstrip(".") == quoted[1], (readme, said, quoted[1])
+    # What a screen reader gets: the generated sentence, not nbgrader's (hidden) one.
+    spoken = accessible_texts(student.page, "#validation-message")
+    assert said in spoken and not any("all the tests" in text for text in spoken), spoken
+    shown = student.page.evaluate(SHOWN_JS)
+    assert contrast(shown["colour"], shown["background"]) >= AA_CONTRAST, shown
     assert student.problems == []
 
 

@@ -13,7 +13,8 @@ term's public repository:
   (:data:`GRADER_MODULES`), the students' nbgrader configuration and package docstring
   (``grader/student/nbgrader_config.py``, ``grader_init.py``); none of the instructor's tools
   (collect, grading, the sandbox, the submission scan and its flags, similarity, reports,
-  exports, the LMS formats, the course secret's code) and no grading state;
+  exports, the LMS formats, the course secret's code) and no grading state; and what
+  ``make lab``'s Validate dialog needs to say that only the visible tests ran (:data:`LAB_FILES`);
 * ``pyproject.toml`` (its ``course`` command is :func:`grader.pipeline.validate.main`),
   ``requirements.lock`` and ``environment.yml``, as the course pins them;
 * a student README and Makefile (``grader/student/``): set-up in two commands, how to
@@ -42,6 +43,10 @@ GRADING_KEPT = ("__init__.py", "wire.py")  # what the visible tests import; no c
 # `make lab`'s Validate and `course validate` from a bundle with these alone).
 GRADER_MODULES = ("core/__init__.py", "core/api.py", "kernel/__init__.py",
                   "kernel/kernel_guard.py", "pipeline/__init__.py", "pipeline/validate.py")
+# The course's sentence in the Validate dialog (grader/pipeline/validate_dialog.py) and the
+# switches that enable it in the bundle's lab (its Makefile puts grader/ on JUPYTER_CONFIG_PATH).
+LAB_FILES = ("pipeline/validate_dialog.py", "jupyter_server_config.d/grader_validate_dialog.json",
+             "jupyter_lab_config.json")
 COMMAND = 'course = "grader.cli:main"'  # pyproject.toml's entry point; students get validate's
 STUDENT_COMMAND = 'course = "grader.pipeline.validate:main"'
 SKIPPED = (".ipynb_checkpoints", "__pycache__")
@@ -75,7 +80,8 @@ def student_files(course_root: Path) -> dict[str, Path]:
         relative = path.relative_to(root)
         if relative.parts[1] != "grading" or relative.name in GRADING_KEPT:
             chosen[str(relative)] = path
-    chosen.update({f"grader/{name}": root / "grader" / name for name in GRADER_MODULES})
+    chosen.update({f"grader/{name}": root / "grader" / name
+                   for name in (*GRADER_MODULES, *LAB_FILES)})
     chosen.update({name: root / name for name in COURSE_FILES})
     templates = root / "grader" / "student"
     chosen.update({target: templates / name for name, target in STUDENT_FILES.items()})
