@@ -314,13 +314,14 @@ def parameter_mixing(chunks, *, eta: float = 1.0, max_rounds: int = DEFAULT_MAX_
     w ← (1/P)·Σ_p w_p. Stop after a round in which no chunk made a mistake (every w_p is then
     the starting w, so w separates the data) or after ``max_rounds``.
 
-    The guarantee (their Theorem 3): on data that a unit vector separates with margin γ, with
-    ‖x‖ <= R, the mistakes k_{p,n} of chunk p in round n satisfy Σ_n Σ_p k_{p,n}/P <= (R/γ)²:
-    the average chunk makes no more mistakes in total than the sequential perceptron's bound,
-    so the rounds are finite. MMDS's scheme (:func:`mapreduce_perceptron`) updates once per
-    round; here each chunk updates after each of its mistakes, which often needs fewer rounds,
-    but not always: the rounds depend on which examples share a chunk (lecture 15's table has
-    P = 7 chunks needing more rounds than MMDS's scheme).
+    The guarantee (their Theorem 3): started from w = 0 (``w0=None``), on data that a unit
+    vector separates with margin γ, with ‖x‖ <= R, the mistakes k_{p,n} of chunk p in round n
+    satisfy Σ_n Σ_p k_{p,n}/P <= (R/γ)²: the average chunk makes no more mistakes in total than
+    the sequential perceptron's bound, so the rounds are finite. MMDS's scheme
+    (:func:`mapreduce_perceptron`) updates once per round; here each chunk updates after each of
+    its mistakes, which often needs fewer rounds, but not always: the rounds depend on which
+    examples share a chunk (lecture 15's table has P = 7 chunks needing more rounds than MMDS's
+    scheme).
 
     Parameters and return value are as for :func:`mapreduce_perceptron`.
     """

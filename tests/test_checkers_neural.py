@@ -49,6 +49,11 @@ def forward_loops(W1, b1, W2, b2, x):
     return h, 1 / (1 + math.exp(-(sum(h[j] * W2[j] for j in range(k)) + b2)))
 
 
+def forward_zero_d(W1, b1, W2, b2, x):  # o as a 0-d array, which the statement accepts
+    h = 1 / (1 + np.exp(-(np.asarray(x) @ W1 + b1)))
+    return h, np.asarray(1 / (1 + np.exp(-(h @ W2 + b2))))
+
+
 def forward_adds_into_b1(W1, b1, W2, b2, x):  # uses the caller's b1 as its accumulator
     b1 += x @ W1
     h = 1 / (1 + np.exp(-b1))
@@ -124,6 +129,7 @@ def sgd_output_layer_first(W1, b1, W2, b2, x, t, eta):  # updates W2, then backp
     (check.sigmoid_and_slope, sigmoid_with_tanh),
     (check.forward_pass, forward_ok),
     (check.forward_pass, forward_loops),
+    (check.forward_pass, forward_zero_d),
     (check.backward_pass, backward_ok),
     (check.sgd_step, sgd_ok),
     (check.sgd_step, sgd_in_place),

@@ -158,6 +158,11 @@ def test_xor_runs_claims_of_the_walkthrough():
     o = neural.predict_proba(stuck.network, X)
     assert 0.45 < o[2] < 0.5 and 0.45 < o[3] < 0.5
     assert stuck.losses[400] - stuck.losses[800] < 0.001
+    # "while the largest weight keeps growing, from 7.48 to 8.47": not settling at a point.
+    largest = np.array([max(np.abs(W).max() for W in step.network.weights)
+                        for step in stuck.history[400:]])
+    assert np.all(np.diff(largest) > 0)
+    assert (f"{largest[0]:.2f}", f"{largest[-1]:.2f}") == ("7.48", "8.47")
 
 
 def test_xor_panels_have_a_colour_bar_a_marker_legend_and_ring_the_stuck_point():
@@ -241,6 +246,11 @@ def test_by_hand_parity_network_leaks_a_little_more_at_the_output_than_one_sigmo
     assert out[parity == 0].max() > sigmoid(-5.0)  # the old "within σ(-5)" was false
     assert set(np.round(out[parity == 0], 3)) == {0.008}
     assert (out[parity == 0] < 0.5).all() and (out[parity == 1] > 0.5).all()
+    # "one hidden unit per true row, 2^(n-1) for n-bit parity"
+    for n in (2, 3, 4, 5):
+        Xn = np.array(list(itertools.product([0, 1], repeat=n)), dtype=float)
+        hidden = demo.boolean_network(Xn, (Xn.sum(axis=1) % 2).astype(int)).weights[0]
+        assert hidden.shape == (n, 2 ** (n - 1))
 
 
 def test_summary_delta_rule_in_the_notebooks_weight_layout():

@@ -244,6 +244,10 @@ def test_walkthrough_claims_about_rounds_and_epochs():
     # "no trend": the rounds go up and down with P, not monotonically either way
     steps = np.diff(mixing)
     assert (steps > 0).any() and (steps < 0).any()
+    # The second hump of the MapReduce perceptron, as printed: the same for every P.
+    for parts in range(1, demo.MAX_PARTS + 1):
+        totals = [sum(r.mistakes) for r in demo.compare(parts).mapreduce.history[:7]]
+        assert totals == [400, 14, 6, 12, 58, 191, 206]
 
 
 def test_the_sequential_perceptron_makes_four_updates_on_the_spam_emails():
@@ -363,6 +367,13 @@ def test_streamed_examples_and_megabytes_as_printed():
     pegasos = parallel.stream_sgd(chunk_stream(50, 2000, 40), lam=1e-4)
     assert sum(s.mistakes for s in pegasos.history[-5:]) < sum(
         s.mistakes for s in pegasos.history[:5])
+    # "On about 1,500 fresh examples one error moves the accuracy by less than 0.001, so a
+    # difference of an error or two between the two learners is sampling noise."
+    X_fresh, y_fresh = next(chunk_stream(1, 2000, 40, seed=99))
+    assert 1400 < len(y_fresh) < 1600 and 1 / len(y_fresh) < 0.001
+    errors = [int(np.sum(np.sign(X_fresh @ w + b) != y_fresh))
+              for w, b in ((streamed.w, 0.0), (pegasos.w, pegasos.b))]
+    assert abs(errors[0] - errors[1]) <= 2
 
 
 def test_map_boxes_are_light_so_black_text_reads():
