@@ -113,3 +113,19 @@ def test_exercise_4_says_a_row_of_probability_zero_gives_minus_infinity():
     for case in check.tree_log_likelihood().cases:
         cpt = np.asarray(case.args[2])
         assert np.all((cpt > 0) & (cpt < 1)), case.hint
+
+
+def test_exercise_4_warns_that_the_vectorised_bernoulli_log_is_nan_on_the_visible_test():
+    # Review r2: the visible test's Distribution 3 has CPT entries equal to 1, so the usual
+    # x log p + (1-x) log(1-p) computes 0·(-inf) = nan on the slides' row 1011, which the tree
+    # allows (its likelihood is 2/9). The statement warns about it.
+    x = np.array([1, 0, 1, 1])
+    parents = np.array([3, 3, 1, -1])
+    cpt = np.array([[1 / 3, 1], [1, 1 / 2], [2 / 3, 1 / 6], [2 / 3, 2 / 3]])
+    p = cpt[np.arange(4), np.where(parents >= 0, x[parents], 0)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        assert np.isnan(np.sum(x * np.log(p) + (1 - x) * np.log(1 - p)))
+    assert np.sum(np.log(np.where(x == 1, p, 1 - p))) == pytest.approx(np.log(2 / 9), rel=1e-12)
+    statement = " ".join(_statement("q_tree_loglik").split())
+    assert "select the factor $P$ or $1 - P$ *before* taking the log" in statement
+    assert "`nan` in floating point" in statement
