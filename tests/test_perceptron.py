@@ -620,7 +620,7 @@ def test_non_separable_data_never_converges():
     assert result.converged is False
     assert result.epochs == 9
     assert result.mistakes >= 9
-    # MMDS §12.2.2 / CS446 cycling theorem: the weights repeat.
+    # MMDS §12.2.2 / CS446 cycling theorem: on integer data the weights repeat.
     pairs = zip(result.history, result.history[2:], strict=False)
     assert any(np.array_equal(a.w, b.w) for a, b in pairs)
 

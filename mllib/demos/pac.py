@@ -500,7 +500,7 @@ def simulation_table(sim: pac.Simulation, sizes=None) -> str:
              f"{bound:.3g}"]
             for m, rate, bound in zip(picked, sim.failure_rate[index], sim.failure_bound[index],
                                       strict=True)]
-    return markdown_table(["m", "P̂[error > ε]", "95% upper limit", "δ",
+    return markdown_table(["m", "P̂[error > ε]", "per-m 95% upper limit", "δ",
                            "|H|(1 − ε)^m (capped at 1)"], rows)
 
 

@@ -346,8 +346,10 @@ def show_update(run: PerceptronResult, X: np.ndarray, y: np.ndarray, k: int) -> 
     view.ring.set_offsets(x.reshape(1, 2))
     scale = 0.5 * view.half / max(np.linalg.norm(update.w), 1e-12)
     view.arrow.set_data(dx=scale * update.w[0], dy=scale * update.w[1])
+    # The legend always lists "before"; the first update has none to draw (w₀ = 0), so say so.
+    start = "\nbefore it w = 0: no dashed line" if k == 1 else ""
     view.ax.title.set_text(f"update {k} of {run.mistakes} (epoch {update.epoch}, example "
-                      f"{update.index})")
+                           f"{update.index}){start}")
     turned = ("drew the first separator, the solid line" if k == 1 else
               "turned the separator from the dashed line to the solid one")
     return describe(view.fig, (

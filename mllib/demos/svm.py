@@ -241,7 +241,8 @@ class SoftMargin:
         ξᵢ = max(0, 1 - yᵢ(w·xᵢ + b)), CS578's slack variables.
     on_margin, inside, misclassified : int
         CS578's three kinds of support vectors: ξ = 0 (on the margin line, up to SUPPORT_TOL),
-        0 < ξ <= 1 (inside the margin, still on the right side), ξ > 1 (on the wrong side).
+        0 < ξ < 1 (inside the margin, still on the right side), ξ >= 1 (on the separator or
+        beyond it: a mistake, by MMDS's convention that a score of 0 is wrong).
     """
 
     X: np.ndarray
@@ -260,7 +261,7 @@ def soft_margin(C: float, *, n: int = 40, seed: int = 3) -> SoftMargin:
     sol = svm.solve(X, y, C=C)
     slack = svm.hinge_loss(svm.margins(sol.w, sol.b, X, y))
     on = int(np.sum(slack[sol.support] <= svm.SUPPORT_TOL))
-    wrong = int(np.sum(slack > 1))
+    wrong = int(np.sum(slack >= 1))  # ξ = 1 is z = 0, on the separator: a mistake
     return SoftMargin(X, y, sol, slack, on, len(sol.support) - on - wrong, wrong)
 
 
