@@ -141,6 +141,10 @@ OPEN_EDGES = [  # (checker, the first hidden case's arguments -> an input left o
     ("ensemble.best_stump", lambda X, y, D: (X, y, D / 2), "distribution"),
     ("ensemble.bagging_vote", lambda predictions: (predictions[:0],), "B >= 1"),
     ("ensemble.bagging_vote", lambda predictions: (predictions[:, :0],), "n >= 1"),
+    ("ensemble.oob_error", lambda predictions, samples, y: (
+        predictions, np.tile(np.arange(len(y)), (len(samples), 1)), y), "out of bag"),
+    ("ensemble.oob_error", lambda predictions, samples, y: (predictions, samples + len(y), y),
+     "indices 0 to m - 1"),
     ("linear.normal_equations", lambda X, y: (np.hstack([X, X]), y), "full column rank"),
     ("linear.lms_step", lambda w, x, y, eta: (w, x, y, 0.0), "eta > 0"),
     ("linear.adagrad_step", lambda w, g, G, eta: (w, g, -G - 1, eta), ">= 0"),
