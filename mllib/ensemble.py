@@ -306,6 +306,53 @@ def plurality_vote(predictions) -> np.ndarray:
     return _winners((predictions[:, :, None] == classes).sum(axis=0), classes)
 
 
+def oob_error(predictions, samples, y) -> float:
+    """The out-of-bag error of a bagged classifier (CS446, "Bagged Decision Trees").
+
+    Example i is *out of bag* for learner b when the replicate ``samples[b]`` does not contain
+    i. Its out-of-bag prediction is the plurality vote (ties to the smallest label) of those
+    learners only; the error is the fraction of wrong votes over the examples that got one.
+    :func:`bagging` computes the same figure as it grows the ensemble.
+
+    Parameters
+    ----------
+    predictions : array of shape (B, m)
+        Row b holds learner b's labels for the m training examples.
+    samples : int array of shape (B, m)
+        Row b is learner b's bootstrap replicate: m indices into the examples, 0 to m - 1.
+    y : array of shape (m,)
+        The examples' labels.
+
+    Returns
+    -------
+    float
+        The fraction misclassified among the examples out of bag for at least one learner.
+
+    Raises
+    ------
+    ValueError
+        If the shapes disagree, an index is not one of 0..m - 1, or every replicate contains
+        every example (no out-of-bag prediction to count).
+    """
+    predictions = as_matrix(predictions, "predictions")
+    B, m = predictions.shape
+    y = as_vector(y, "y")
+    samples = np.asarray(samples)
+    if samples.shape != (B, m) or len(y) != m:
+        raise ValueError(f"predictions {predictions.shape}, samples {samples.shape} and y "
+                         f"{y.shape} must have shapes (B, m), (B, m) and (m,).")
+    if not np.all((samples == np.round(samples)) & (samples >= 0) & (samples < m)):
+        raise ValueError(f"samples must hold row indices 0 to {m - 1}.")
+    out = np.ones((B, m), dtype=bool)
+    out[np.arange(B)[:, None], samples.astype(np.intp)] = False
+    heard = out.any(axis=0)
+    if not heard.any():
+        raise ValueError("no example is out of bag for any learner: there is no OOB error.")
+    classes = np.unique(predictions)
+    votes = ((predictions[:, :, None] == classes) & out[:, :, None]).sum(axis=0)  # (m, K)
+    return float(np.mean(_winners(votes[heard], classes) != y[heard]))
+
+
 def _error(prediction: np.ndarray, y: np.ndarray, task: str) -> float:
     if len(y) == 0:
         return float("nan")

@@ -519,6 +519,9 @@ class Concentration:
         The mean and the median over queries of each query's own (farthest − nearest)/nearest:
         how much farther its farthest point is. A mean of ratios, not the ratio of the means
         above; in one dimension a query that happens to sit very near a point dominates it.
+    contrast_se : ndarray of shape (m,)
+        The standard error of ``contrast`` over the queries, s/√queries: each row is one
+        Monte Carlo draw.
     """
 
     dims: np.ndarray
@@ -526,6 +529,7 @@ class Concentration:
     farthest: np.ndarray
     contrast: np.ndarray
     median_contrast: np.ndarray
+    contrast_se: np.ndarray
 
 
 def distance_concentration(dims, *, n: int = 500, queries: int = 20, seed=0) -> Concentration:
@@ -537,9 +541,13 @@ def distance_concentration(dims, *, n: int = 500, queries: int = 20, seed=0) -> 
     Parameters
     ----------
     dims : sequence of int
-    n, queries : int
+    n : int
+    queries : int
+        At least 2 (the standard error needs two).
     seed : int or numpy.random.Generator
     """
+    if queries < 2:
+        raise ValueError(f"queries must be at least 2 for a standard error, got {queries}")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     dims = np.array([positive_int(d, "a dimension") for d in dims])
     rows = []
@@ -547,9 +555,9 @@ def distance_concentration(dims, *, n: int = 500, queries: int = 20, seed=0) -> 
         D = pairwise_distances(rng.random((queries, d)), rng.random((n, d)))
         near, far = D.min(axis=1), D.max(axis=1)
         ratios = (far - near) / near
-        rows.append((near.mean(), far.mean(), ratios.mean(), np.median(ratios)))
-    nearest, farthest, contrast, median = map(np.array, zip(*rows, strict=True))
-    return Concentration(dims, nearest, farthest, contrast, median)
+        rows.append((near.mean(), far.mean(), ratios.mean(), np.median(ratios),
+                     ratios.std(ddof=1) / np.sqrt(queries)))
+    return Concentration(dims, *map(np.array, zip(*rows, strict=True)))
 
 
 def signed_two_point_rule(x1: float, y1: float, x2: float, y2: float, queries) -> np.ndarray:

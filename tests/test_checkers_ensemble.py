@@ -116,7 +116,47 @@ def vote_mean_sign(predictions):  # fine for ±1 with odd B, wrong for classes 0
     return np.where(np.mean(predictions, axis=0) > 0, 1, -1)
 
 
+def oob_ok(predictions, samples, y):
+    B, m = predictions.shape
+    out = np.ones((B, m), dtype=bool)
+    for b in range(B):
+        out[b, samples[b]] = False
+    wrong = heard = 0
+    for i in range(m):
+        if out[:, i].any():
+            heard += 1
+            wrong += vote_ok(predictions[out[:, i], i][:, None])[0] != y[i]
+    return wrong / heard
+
+
+def oob_sets(predictions, samples, y):
+    votes = [{} for _ in y]
+    for row, sample in zip(np.asarray(predictions).tolist(), np.asarray(samples).tolist(),
+                           strict=True):
+        for i in set(range(len(y))) - set(sample):
+            votes[i][row[i]] = votes[i].get(row[i], 0) + 1
+    verdicts = [min(v, key=lambda label: (-v[label], label)) != y_i
+                for v, y_i in zip(votes, y, strict=True) if v]
+    return sum(verdicts) / len(verdicts)
+
+
+def oob_over_all_examples(predictions, samples, y):  # slip: divides by m, not by those heard
+    return oob_ok(predictions, samples, y) * np.mean(
+        [any(i not in set(s) for s in samples) for i in range(len(y))])
+
+
+def oob_every_learner(predictions, samples, y):  # slip: lets in-bag learners vote too
+    return float(np.mean(vote_ok(predictions) != y))
+
+
+def oob_largest_tie(predictions, samples, y):  # slip: a tie goes to the largest label
+    flip = predictions.max() + predictions.min()
+    return oob_ok(flip - predictions, samples, flip - y)
+
+
 @pytest.mark.parametrize("checker, answer", [
+    (check.oob_error, oob_ok),
+    (check.oob_error, oob_sets),
     (check.alpha, alpha_ok),
     (check.alpha, alpha_math),
     (check.reweight, reweight_ok),
@@ -138,6 +178,9 @@ def test_correct_answers_pass(checker, answer):
     (check.best_stump, stump_unweighted, "non-uniform D"),
     (check.bagging_vote, vote_first_seen, "tied columns"),
     (check.bagging_vote, vote_mean_sign, "three classes"),
+    (check.oob_error, oob_over_all_examples, "in every replicate"),
+    (check.oob_error, oob_every_learner, "25 learners"),
+    (check.oob_error, oob_largest_tie, "25 learners|3 learners|tied out-of-bag votes"),
 ])
 def test_typical_slips_fail_with_the_situation_named(checker, answer, situation):
     with pytest.raises(ExerciseFailed, match=situation):
@@ -183,3 +226,18 @@ def test_both_polarities_can_err_above_one_half_only_in_floating_point():
     errors = [D[np.full(8, p) != y].sum() for p in (1.0, -1.0)]
     assert min(errors) > 0.5
     assert math.fsum(D[y < 0]) == 0.5  # exactly one half, rounded once
+
+
+def test_oob_error_is_the_figure_bagging_computes():
+    """mllib.ensemble.oob_error, from the learners' predictions and replicates, agrees with the
+    OOB error that bagging accumulates while it grows the ensemble."""
+    from mllib import data
+    from mllib import ensemble as E
+
+    X, y = data.boosting_toy()
+    for seed in range(5):
+        bag = E.bagging(X, y, n_estimators=7, seed=seed)
+        predictions = np.array([r.learner.predict(X) for r in bag.history])
+        samples = np.array([r.sample for r in bag.history])
+        assert E.oob_error(predictions, samples, y) == pytest.approx(bag.oob_error, abs=1e-12)
+        assert oob_ok(predictions, samples, y) == pytest.approx(bag.oob_error, abs=1e-12)

@@ -7,6 +7,7 @@ from figure_support import drawn, png_pixels
 from hypothesis import given
 from hypothesis import strategies as st
 from property_support import examples
+from scipy import stats
 from scipy.spatial.distance import cdist
 
 from mllib import data
@@ -66,7 +67,7 @@ def test_kernel_widget_draws_the_gaussian_fit_for_sigma():
 def test_concentration_table_shrinks_with_d():
     rows = demo.concentration_table().splitlines()[2:]
     for column in (-2, -1):  # the mean and the median over queries of (far − near)/near
-        contrast = [float(r.split(" | ")[column].rstrip(" |")) for r in rows]
+        contrast = [float(r.split(" | ")[column].rstrip(" |").split(" ± ")[0]) for r in rows]
         assert contrast == sorted(contrast, reverse=True)
 
 
@@ -80,12 +81,14 @@ def test_concentration_ratio_columns_are_per_query_ratios_not_a_ratio_of_the_mea
     for i, d in enumerate(demo.CURSE_DIMS):
         D = cdist(rng.random((20, d)), rng.random((500, d)))
         ratios = (D.max(axis=1) - D.min(axis=1)) / D.min(axis=1)
-        np.testing.assert_allclose([c.contrast[i], c.median_contrast[i]],
-                                   [ratios.mean(), np.median(ratios)], rtol=1e-9)
+        np.testing.assert_allclose([c.contrast[i], c.median_contrast[i], c.contrast_se[i]],
+                                   [ratios.mean(), np.median(ratios),
+                                    stats.sem(ratios)], rtol=1e-9)
     assert abs((c.farthest[1] - c.nearest[1]) / c.nearest[1] - c.contrast[1]) > 5
     assert c.contrast[0] > 2 * c.median_contrast[0] > 2000  # "thousands" either way
     header = demo.concentration_table().splitlines()[0]
-    assert "mean over queries of (far − near)/near" in header
+    assert "mean over queries of (far − near)/near ± s.e." in header
+    assert f"{c.contrast[-1]:.3f} ± {c.contrast_se[-1]:.3f}" in demo.concentration_table()
     assert "median over queries of (far − near)/near" in header
 
 
@@ -248,6 +251,20 @@ def test_lsh_table_trade_off():
     assert r3.scanned < 0.01 and r3.found >= 0.95
     assert table[0].found == 1 and table[-1].found < 0.2
     assert all(abs(t.found - t.predicted) < 0.1 for t in table)
+
+
+def test_lsh_table_prints_a_binomial_standard_error_larger_than_the_gaps_at_r_4_and_5():
+    """Cell 36: 'found' is a share of 100 queries, printed ± √(p(1 − p)/100); at r = 4 and
+    r = 5 its gap to the prediction is smaller than that standard error."""
+    table, printed = demo.lsh_table(), demo.lsh_markdown()
+    for t in table:
+        assert t.queries == 100
+        se = stats.binom(t.queries, t.found).std() / t.queries  # scipy's binomial s.d.
+        assert t.found_se == pytest.approx(se, rel=1e-12)
+        assert f"{t.found:.2f} ± {se:.2f}" in printed
+    for t in (t for t in table if t.rows in (4, 5)):
+        assert abs(t.found - t.predicted) == pytest.approx(0.02, abs=0.005)  # "by 0.02"
+        assert abs(t.found - t.predicted) < t.found_se
 
 
 def test_lsh_queries_have_one_clear_neighbour_near_0_6():
@@ -533,3 +550,21 @@ def test_exercise_5_reference_answer_on_mmds_exercise_12_4_3():
     np.testing.assert_allclose(N.one_d_rule(x, y, right, rule), (right + 2) / 2, rtol=1e-12)
     at, after = N.one_d_rule(x, y, [2.5, 2.5 + 1e-9], rule)
     assert at == pytest.approx(1.75, abs=1e-12) and after == pytest.approx(2.25, abs=1e-8)
+
+
+def test_exercise_5_reference_answer_on_mmds_exercise_12_4_4():
+    # Part 2 of written Exercise 5: all six points weighted by 1/(x − q)² at q = 3. The weights
+    # sum to 2.297 and the weighted labels to 5.447, the estimate is 2.37, below the
+    # two-neighbour rule's 2.5; the point 1 contributes −0.375 to Σ wᵢ(yᵢ − 2.5), the points 8,
+    # 16 and 32 together +0.079 (each rounded as printed).
+    x, y = np.array([1.0, 2.0, 4.0, 8.0, 16.0, 32.0]), np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    w = 1 / (x - 3) ** 2
+    printed = pytest.approx  # a figure printed to n decimals is within half a unit of its last
+    assert w.sum() == printed(2.297, abs=5e-4) and w @ y == printed(5.447, abs=5e-4)
+    estimate = N.kernel_regression(x, y, [3.0])[0]
+    assert estimate == printed(2.37, abs=5e-3)
+    assert N.one_d_rule(x, y, [3.0], "weighted average of 2 nearest")[0] == pytest.approx(2.5)
+    pull = w * (y - 2.5)
+    assert pull[0] == printed(-0.375, abs=5e-4) and pull[3:].sum() == printed(0.079, abs=5e-4)
+    assert w[3:].sum() == printed(0.047, abs=5e-4)
+    assert estimate == pytest.approx(2.5 + pull.sum() / w.sum(), rel=1e-12)

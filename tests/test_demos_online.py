@@ -6,6 +6,7 @@ import itertools
 import numpy as np
 import pytest
 from figure_support import drawn, png_pixels
+from scipy import stats
 
 from mllib import online
 from mllib import perceptron as P
@@ -252,6 +253,12 @@ def test_scaling_claims_hold():
     assert increments[-1] < 2 * increments[0]
     # "each doubling multiplies [the perceptron's] by a factor between 1.5 and 1.9"
     assert np.all((1.5 <= ratios) & (ratios <= 1.9))
+    # "(each ± about 0.5 to 0.7)"; "the last two are smaller than the largest, at 32 → 64";
+    # the ratios' "± at most 0.1"
+    errors = scaling.winnow_increments_se()
+    assert np.all((0.45 <= errors) & (errors < 0.75))
+    assert np.argmax(increments) == 2 and np.all(increments[3:] < increments[2])
+    assert np.all(scaling.perceptron_ratios_se() < 0.1)
     # over the whole range: n grows 32-fold, Winnow's mistakes about 3-fold, the perceptron's
     # more than 10-fold
     assert scaling.winnow[-1] / scaling.winnow[0] < 4
@@ -465,3 +472,22 @@ def test_the_printed_constraint_matrix_has_no_negative_zeros():
     A, b = online.threshold_lp(online.boolean_inputs(2), [0, 1, 1, 0])
     assert np.any(np.signbit(A) & (A == 0))  # the raw matrix has negative zeros to hide
     assert "-0." not in str(A + 0.0) and "-0." not in str(b + 0.0)
+
+
+def test_scaling_standard_errors_are_those_of_the_twenty_runs():
+    """The ± printed beside the means: scipy's standard error of each n's 20 runs; the
+    increments' errors add in quadrature (independent samples at each n), and the ratios' follow
+    the delta method, which a direct simulation of the two means' sampling errors confirms."""
+    scaling = demo.winnow_vs_perceptron()
+    n = 16
+    runs = [P.winnow(*demo.sparse_disjunction(n, 2, 400, seed), max_epochs=200).mistakes
+            for seed in range(20)]
+    i = list(scaling.ns).index(n)
+    assert scaling.winnow_se[i] == pytest.approx(stats.sem(runs), rel=1e-12)
+    rng = np.random.default_rng(0)
+    draws = rng.normal(scaling.perceptron, scaling.perceptron_se, (200_000, len(scaling.ns)))
+    simulated = (draws[:, 1:] / draws[:, :-1]).std(axis=0)
+    np.testing.assert_allclose(scaling.perceptron_ratios_se(), simulated, rtol=0.05)
+    simulated = np.diff(rng.normal(scaling.winnow, scaling.winnow_se, (200_000, len(scaling.ns))),
+                        axis=1).std(axis=0)
+    np.testing.assert_allclose(scaling.winnow_increments_se(), simulated, rtol=0.02)

@@ -257,6 +257,7 @@ def test_curse_of_dimensionality_shrinks_the_relative_contrast():
         (lambda: N.pairwise_distances([[0.0, 0]], [[1.0, 1]], "cosine"), "zero vector"),
         (lambda: N.pairwise_distances([[0.5]], [[1.0]], "jaccard"), "0/1"),
         (lambda: N.one_d_rule([1, 2], [1, 2], [1], "spline"), "unknown rule"),
+        (lambda: N.distance_concentration([2], queries=1), "queries must be at least 2"),
     ],
 )
 def test_bad_input_is_named(call, message):

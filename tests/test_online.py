@@ -372,3 +372,18 @@ def test_representation_bad_input_raises_a_clear_value_error():
         online.set_cover_sample([(0, 5)], 3)
     with pytest.raises(ValueError, match="no monotone disjunction"):
         online.minimum_consistent_disjunction([[1.0], [1.0]], [1.0, -1.0])
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("gamma", [0.05, 0.5, 2.0])
+def test_exercise_5_reference_answer_thick_perceptron_bounds(seed, gamma):
+    """Written Exercise 5: from w = 0 the thick perceptron makes at most (R² + 2γ)/ρ² updates,
+    ‖w‖² <= M(R² + 2γ), and a finished run has geometric margin above γρ/(R² + 2γ), with R the
+    largest ‖xᵢ‖ and ρ the margin of the generating unit separator u."""
+    X, y, u = separable(60, 3, margin=0.15, seed=seed)
+    R, rho = np.linalg.norm(X, axis=1).max(), (y * (X @ u)).min()
+    run = online.thick_perceptron(X, y, margin=gamma, max_epochs=5000)
+    assert run.converged
+    assert run.mistakes <= (R**2 + 2 * gamma) / rho**2
+    assert run.w @ run.w <= run.mistakes * (R**2 + 2 * gamma) * (1 + 1e-12)
+    assert (y * (X @ run.w)).min() / np.linalg.norm(run.w) > gamma * rho / (R**2 + 2 * gamma)

@@ -85,8 +85,8 @@ def show_example_12_2() -> Figure:
     a, b = np.meshgrid(np.linspace(-0.5, 1.7, 121), np.linspace(-2, 4, 121))
     sse = 30 * a**2 + 4 * b**2 + 20 * a * b - 56 * a - 20 * b + 30
     contours = right.contour(a, b, sse, levels=[3.5, 4, 6, 10, 20, 40, 80], cmap="viridis")
-    right.clabel(contours, fontsize=7)
-    right.plot(0.6, 1, "k*", markersize=12, label="minimum (3/5, 1): 3.2")
+    right.clabel(contours, contours.levels[1:], fontsize=7)  # 3.5's ring is too small to label
+    right.plot(0.6, 1, "k*", markersize=12, label="minimum (3/5, 1): 3.2, inner ring 3.5")
     right.plot(1, 0, "o", color=PALETTE[1], label="y = x: 4")
     right.plot(14 / 15, 0, "s", color=PALETTE[2], label="b = 0, a = 14/15")
     right.set(xlabel="slope a", ylabel="intercept b", title="sum of squared errors")

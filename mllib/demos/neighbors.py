@@ -521,11 +521,11 @@ def concentration_table(seed: int = 0) -> str:
     """The nearest and farthest distances of :func:`show_concentration`, and the mean and the
     median over the queries of each query's own relative gap, as a markdown table."""
     c = N.distance_concentration(CURSE_DIMS, n=500, queries=20, seed=seed)
-    rows = [[int(d), f"{a:.3f}", f"{b:.3f}", f"{r:.3f}", f"{m:.3f}"]
-            for d, a, b, r, m in zip(c.dims, c.nearest, c.farthest, c.contrast,
-                                     c.median_contrast, strict=True)]
+    rows = [[int(d), f"{a:.3f}", f"{b:.3f}", f"{r:.3f} ± {se:.3f}", f"{m:.3f}"]
+            for d, a, b, r, se, m in zip(c.dims, c.nearest, c.farthest, c.contrast,
+                                         c.contrast_se, c.median_contrast, strict=True)]
     return markdown_table(["d", "mean nearest distance", "mean farthest distance",
-                           "mean over queries of (far − near)/near",
+                           "mean over queries of (far − near)/near ± s.e.",
                            "median over queries of (far − near)/near"], rows)
 
 
@@ -544,6 +544,12 @@ class LSHRow:
     scanned: float  # mean share of the training sets a query compares exactly
     found: float  # share of queries whose exact Jaccard nearest neighbour is a candidate
     predicted: float  # mean of 1 − (1 − sʳ)ᵇ at each query's nearest-neighbour similarity
+    queries: int  # how many queries ``found`` is a share of
+
+    @property
+    def found_se(self) -> float:
+        """The binomial standard error of ``found``, √(p(1 − p)/queries)."""
+        return float(np.sqrt(self.found * (1 - self.found) / self.queries))
 
 
 @lru_cache(maxsize=1)
@@ -577,15 +583,15 @@ def lsh_table() -> tuple[LSHRow, ...]:
         r = LSH_HASHES // b
         rows.append(LSHRow(b, r, float(np.mean([len(c) for c in found]) / len(S)),
                            float(np.mean([i in c for i, c in zip(nearest, found, strict=True)])),
-                           float(N.lsh_probability(similarity, b, r).mean())))
+                           float(N.lsh_probability(similarity, b, r).mean()), len(Q)))
     return tuple(rows)
 
 
 def lsh_markdown() -> str:
-    rows = [[t.bands, t.rows, f"{t.scanned:.4f}", f"{t.found:.2f}", f"{t.predicted:.2f}"]
-            for t in lsh_table()]
+    rows = [[t.bands, t.rows, f"{t.scanned:.4f}", f"{t.found:.2f} ± {t.found_se:.2f}",
+             f"{t.predicted:.2f}"] for t in lsh_table()]
     return markdown_table(["bands b", "rows r", "share of the data scanned",
-                           "nearest neighbour found", "predicted 1 − (1 − sʳ)ᵇ"], rows)
+                           "nearest neighbour found ± s.e.", "predicted 1 − (1 − sʳ)ᵇ"], rows)
 
 
 # --- categorical features (§12.5) ------------------------------------------------------------

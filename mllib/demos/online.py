@@ -62,20 +62,35 @@ class Scaling:
     winnow, perceptron : ndarray of shape (m,)
         Mean mistakes over the trials.
     k : int
+    winnow_se, perceptron_se : ndarray of shape (m,)
+        The standard errors of those means, s/√trials.
     """
 
     ns: np.ndarray
     winnow: np.ndarray
     perceptron: np.ndarray
     k: int
+    winnow_se: np.ndarray
+    perceptron_se: np.ndarray
 
     def winnow_increments(self) -> np.ndarray:
         """Winnow's extra mistakes per step of ``ns`` (per doubling of n): shape (m - 1,)."""
         return np.diff(self.winnow)
 
+    def winnow_increments_se(self) -> np.ndarray:
+        """Standard errors of :meth:`winnow_increments`: the samples at different n are drawn
+        independently, so the variances add. Shape (m - 1,)."""
+        return np.hypot(self.winnow_se[1:], self.winnow_se[:-1])
+
     def perceptron_ratios(self) -> np.ndarray:
         """The perceptron's mistakes at each n over those at the previous n: shape (m - 1,)."""
         return self.perceptron[1:] / self.perceptron[:-1]
+
+    def perceptron_ratios_se(self) -> np.ndarray:
+        """Standard errors of :meth:`perceptron_ratios` to first order (the delta method): the
+        ratio times the root sum of the squared relative errors. Shape (m - 1,)."""
+        relative = self.perceptron_se / self.perceptron
+        return self.perceptron_ratios() * np.hypot(relative[1:], relative[:-1])
 
 
 def sparse_disjunction(n: int, k: int, m: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -93,16 +108,16 @@ def winnow_vs_perceptron(ns=(8, 16, 32, 64, 128, 256), k: int = 2, m: int = 400,
                          trials: int = 20) -> Scaling:
     """Run Winnow (θ = n) and the perceptron with a learned threshold (MMDS §12.2.4) on the
     same samples until a clean pass; average the mistakes over ``trials`` seeds."""
-    winnow, perceptron = [], []
-    for n in ns:
-        w_runs, p_runs = [], []
+    winnow, perceptron = np.zeros((len(ns), trials)), np.zeros((len(ns), trials))
+    for i, n in enumerate(ns):
         for seed in range(trials):
             X, y = sparse_disjunction(n, k, m, seed)
-            w_runs.append(P.winnow(X, y, max_epochs=200).mistakes)
-            p_runs.append(P.perceptron(P.add_threshold_feature(X), y, max_epochs=200).mistakes)
-        winnow.append(np.mean(w_runs))
-        perceptron.append(np.mean(p_runs))
-    return Scaling(np.array(ns), np.array(winnow), np.array(perceptron), k)
+            winnow[i, seed] = P.winnow(X, y, max_epochs=200).mistakes
+            perceptron[i, seed] = P.perceptron(P.add_threshold_feature(X), y,
+                                               max_epochs=200).mistakes
+    se = np.sqrt(trials)
+    return Scaling(np.array(ns), winnow.mean(axis=1), perceptron.mean(axis=1), k,
+                   winnow.std(axis=1, ddof=1) / se, perceptron.std(axis=1, ddof=1) / se)
 
 
 def show_scaling(result: Scaling) -> Figure:

@@ -188,3 +188,88 @@ def _vote_domain(predictions) -> str | None:
     return unmet(("predictions has shape (B, n) with B >= 1 and n >= 1",
                   np.ndim(predictions) == 2 and np.size(predictions) >= 1),
                  ("the labels are integers", multiples(predictions, 1)))
+
+
+def _replicates(rng: np.random.Generator, B: int, m: int) -> np.ndarray:
+    """B bootstrap replicates of m examples: (B, m) indices drawn with replacement."""
+    return rng.integers(0, m, (B, m))
+
+
+def _guesses(rng: np.random.Generator, y: np.ndarray, B: int, labels_: np.ndarray,
+             wrong: float) -> np.ndarray:
+    """B learners' labels for the examples: each is y, replaced by a random label with
+    probability ``wrong``."""
+    noise = rng.choice(labels_, (B, len(y)))
+    return np.where(rng.random((B, len(y))) < wrong, noise, y)
+
+
+def _unheard_and_heard(rng: np.random.Generator, y: np.ndarray, B: int):
+    """Few replicates, drawn until some example is in all of them and others are not, with
+    some wrong out-of-bag votes (so counting the examples in every replicate shows)."""
+    while True:
+        samples = _replicates(rng, B, len(y))
+        guesses = _guesses(rng, y, B, np.array([-1, 1]), 0.4)
+        out = np.ones(samples.shape, dtype=bool)
+        out[np.arange(B)[:, None], samples] = False
+        if 0 < out.any(axis=0).sum() < len(y) and reference.oob_error(guesses, samples, y) > 0:
+            return guesses, samples
+
+
+def _out_of_bag_matters(rng: np.random.Generator, y: np.ndarray, B: int):
+    """Replicates and guesses on which the out-of-bag vote and the vote of every learner give
+    different errors, for every student's draw."""
+    while True:
+        samples = _replicates(rng, B, len(y))
+        guesses = _guesses(rng, y, B, np.array([-1, 1]), 0.9)
+        everyone = np.mean(reference.plurality_vote(guesses) != y)
+        if reference.oob_error(guesses, samples, y) != everyone:
+            return guesses, samples
+
+
+def _tied_out_of_bag(rng: np.random.Generator, y: np.ndarray, B: int):
+    """Replicates and guesses on which ties to the smallest label and ties to the largest give
+    different OOB errors, for every student's draw."""
+    classes = np.unique(y)
+    while True:
+        samples = _replicates(rng, B, len(y))
+        guesses = _guesses(rng, y, B, classes, 0.6)
+        flipped = classes.max() + classes.min() - guesses  # reverses the order of the labels
+        if reference.oob_error(guesses, samples, y) != reference.oob_error(
+                flipped, samples, classes.max() + classes.min() - y):
+            return guesses, samples
+
+
+def oob_error() -> Check:
+    """Check ``oob_error(predictions, samples, y)``: the plurality vote of each example's
+    out-of-bag learners (ties to the smallest label), wrong votes over the examples that got
+    one."""
+    rng = _rng(4)
+    y_pm = rng.choice([-1, 1], 20)
+    y_three = rng.integers(0, 3, 15)
+    y_other = _labels(rng)[rng.integers(0, 3, 12)]
+    cases = [
+        Case("25 learners, labels -1 and +1",
+             (*_out_of_bag_matters(rng, y_pm, 25), y_pm)),
+        Case("3 learners: some examples are in every replicate",
+             (*_unheard_and_heard(rng, y_pm[:12], 3), y_pm[:12])),
+        Case("4 learners and three classes, with tied out-of-bag votes",
+             (*_tied_out_of_bag(rng, y_three, 4), y_three)),
+        Case("a single learner", (_guesses(rng, y_pm[:10], 1, np.array([-1, 1]), 0.8),
+                                  _replicates(rng, 1, 10), y_pm[:10])),
+        Case("three labels other than 0, 1, 2",
+             (*_tied_out_of_bag(rng, y_other, 5), y_other)),
+    ]
+    return Check("oob_error", cases, reference.oob_error, builds_on=("bagging_vote",),
+                 domain=_oob_domain)
+
+
+def _oob_domain(predictions, samples, y) -> str | None:
+    shape = np.shape(predictions)
+    return unmet(("predictions and samples have shape (B, m) and y (m,), with B, m >= 1",
+                  len(shape) == 2 and np.size(predictions) >= 1
+                  and np.shape(samples) == shape and np.shape(y) == shape[1:]),
+                 ("the labels are integers", multiples(predictions, 1) and multiples(y, 1)),
+                 ("samples holds indices 0 to m - 1", lambda: multiples(samples, 1) and bool(
+                     np.all((np.asarray(samples) >= 0) & (np.asarray(samples) < shape[1])))),
+                 ("some example is out of bag for some learner (a replicate leaves it out)",
+                  lambda: any(len(np.unique(row)) < shape[1] for row in np.asarray(samples))))

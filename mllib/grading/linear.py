@@ -105,9 +105,18 @@ def adagrad_step() -> Check:
     return Check("adagrad_step", cases, reference.adagrad_step, domain=_adagrad_domain)
 
 
+def _squares_stay_finite(g, G) -> bool:
+    """Exercise 3's promise: every g_j² and every updated G_j + g_j² is finite."""
+    g, G = np.asarray(g, dtype=float), np.asarray(G, dtype=float)
+    with np.errstate(over="ignore"):
+        return bool(np.all(np.abs(g) < 1e150) and np.all(np.isfinite(G + g * g)))
+
+
 def _adagrad_domain(w, g, G, eta) -> str | None:
     return unmet(("w, g and G are finite vectors of shape (d,)", _vectors(w, g, G)),
                  ("G holds sums of squares (>= 0)", lambda: bool(np.all(np.asarray(G) >= 0))),
+                 ("no g_j² overflows: |g_j| < 1e150 and the updated G is finite",
+                  lambda: _squares_stay_finite(g, G)),
                  ("eta > 0", finite(eta) and eta > 0))
 
 

@@ -44,4 +44,18 @@ def bagging_vote(predictions):
         result.append(sorted(counts.items(), key=lambda item: (-item[1], item[0]))[0][0])
     return result
 """,
+    "oob_error": """\
+def oob_error(predictions, samples, y):
+    wrong = heard = 0
+    for i, label in enumerate(y):
+        votes = {}
+        for row, sample in zip(predictions, samples):
+            if i not in set(int(j) for j in sample):  # out of bag for this classifier
+                votes[row[i]] = votes.get(row[i], 0) + 1
+        if votes:
+            most = max(votes.values())
+            heard += 1
+            wrong += min(v for v, count in votes.items() if count == most) != label
+    return wrong / heard
+""",
 }
