@@ -267,6 +267,13 @@ def test_lsh_table_prints_a_binomial_standard_error_larger_than_the_gaps_at_r_4_
         assert abs(t.found - t.predicted) < t.found_se
 
 
+def test_no_miss_in_100_queries_still_allows_a_miss_rate_of_3_percent():
+    # §7: "0 misses in 100 queries still allow a miss rate of up to 3 % (the rule of three, a
+    # 95 % bound)": the exact bound solves (1 - q)^100 = 0.05, q = 2.95 %, and 3/100 ≈ it
+    exact = 1 - 0.05 ** (1 / 100)
+    assert exact == pytest.approx(3 / 100, abs=0.001)
+
+
 def test_lsh_queries_have_one_clear_neighbour_near_0_6():
     S, Q = demo.lsh_sets()
     sim = np.sort(1 - N.pairwise_distances(Q, S, "jaccard"), axis=1)
