@@ -224,6 +224,13 @@ def test_too_large_a_k_washes_it_out_with_uniform_weights():
     assert 1.7 < uniform.largest_error / uniform.best_error < 2.5
     assert uniform.best_k < 75
     assert distance.largest_error - distance.best_error < 0.02
+    # §5: "one split of 250 points (a standard error of about 0.02 each) ... the doubling is
+    # far beyond that noise": binomial s.e. of the best error, and the doubling > 4 s.e.
+    n_validation = len(demo._moons_split()[3])
+    assert n_validation == 250
+    se = np.sqrt(uniform.best_error * (1 - uniform.best_error) / n_validation)
+    assert 0.015 < se < 0.025
+    assert uniform.largest_error - uniform.best_error > 4 * se
 
 
 def test_distance_weights_keep_training_error_zero_for_every_k():
