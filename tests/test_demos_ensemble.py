@@ -119,6 +119,17 @@ def test_test_error_falls_then_creeps_up_while_the_bound_stays_far_above():
     assert c.test_error[-1] > c.test_error[best] + 0.01
     assert 0 < best < len(c.rounds) - 1
     assert c.bound[-1] > 2 * c.training_error[-1]
+    # §4: "on 1000 test points each error has a standard error of about 0.01" (binomial)
+    n_test = len(demo._moons_split()[3])
+    assert n_test == 1000
+    for p in (c.test_error[best], c.test_error[-1]):
+        assert 0.009 < np.sqrt(p * (1 - p) / n_test) < 0.013
+
+
+def test_the_scrubbers_moons_are_80_points():
+    # §3: "the `moons` data (80 points, a smaller sample than section 4's 200)"
+    assert len(demo.boosting_movie("moons", rounds=1).y) == 80
+    assert len(demo._moons_split()[1]) == 200
 
 
 def test_boosting_curves_fit_inside_the_axes():

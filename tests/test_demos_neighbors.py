@@ -224,6 +224,13 @@ def test_too_large_a_k_washes_it_out_with_uniform_weights():
     assert 1.7 < uniform.largest_error / uniform.best_error < 2.5
     assert uniform.best_k < 75
     assert distance.largest_error - distance.best_error < 0.02
+    # §5: "one split of 250 points (a standard error of about 0.02 each) ... the doubling is
+    # far beyond that noise": binomial s.e. of the best error, and the doubling > 4 s.e.
+    n_validation = len(demo._moons_split()[3])
+    assert n_validation == 250
+    se = np.sqrt(uniform.best_error * (1 - uniform.best_error) / n_validation)
+    assert 0.015 < se < 0.025
+    assert uniform.largest_error - uniform.best_error > 4 * se
 
 
 def test_distance_weights_keep_training_error_zero_for_every_k():
@@ -265,6 +272,13 @@ def test_lsh_table_prints_a_binomial_standard_error_larger_than_the_gaps_at_r_4_
     for t in (t for t in table if t.rows in (4, 5)):
         assert abs(t.found - t.predicted) == pytest.approx(0.02, abs=0.005)  # "by 0.02"
         assert abs(t.found - t.predicted) < t.found_se
+
+
+def test_no_miss_in_100_queries_still_allows_a_miss_rate_of_3_percent():
+    # §7: "0 misses in 100 queries still allow a miss rate of up to 3 % (the rule of three, a
+    # 95 % bound)": the exact bound solves (1 - q)^100 = 0.05, q = 2.95 %, and 3/100 ≈ it
+    exact = 1 - 0.05 ** (1 / 100)
+    assert exact == pytest.approx(3 / 100, abs=0.001)
 
 
 def test_lsh_queries_have_one_clear_neighbour_near_0_6():

@@ -448,11 +448,16 @@ def test_exercise_5_reference_answer_on_the_one_weight_lms():
     rng = np.random.default_rng(12)
     mu, s, chains, steps = 2.0, 0.5, 40_000, 300
     y = mu + s * rng.normal(size=(steps, chains))
+    rms = {}
     for eta in (0.05, 0.2, 1.5):
         w = np.full(chains, -3.0)
         for t in range(steps):
             w = w + eta * (y[t] - w)  # LMS with x = 1
         assert np.var(w - mu) == pytest.approx(eta * s**2 / (2 - eta), rel=0.04)
+        rms[eta] = np.sqrt(np.mean((w - mu) ** 2))
+    # the answer's "dividing η by 4 only halves this floor": the RMS distance goes like √η
+    # (exactly √((0.2/1.8)/(0.05/1.95)) ≈ 2.08 here), not like η (which would give 4)
+    assert rms[0.2] / rms[0.05] == pytest.approx(2.08, rel=0.04)
     w = np.full(chains, 7.0)
     for t in range(steps):
         w = w + (y[t] - w) / (1 + t)  # η₀ = c = 1
