@@ -24,7 +24,7 @@ import nbformat
 import pytest
 import requests
 import websocket  # websocket-client, jupyter_server's own dependency
-from grader.hub.roster.shares import account_groups, cgroup_version, remove_groups
+from grader.hub.shares import account_groups, cgroup_version, remove_groups
 from playwright.sync_api import Locator, Page
 
 from grader.hub.roster import GRADER_ACCOUNT, MARK
