@@ -40,6 +40,7 @@ pre,code,samp{{white-space:pre-wrap;overflow-wrap:anywhere;word-break:normal}}
 img{{max-width:100%;height:auto}}
 .scroll-box{{overflow-x:auto;max-width:100%}}
 .scroll-box img{{max-width:none}}
+.scroll-inline{{display:inline-block;vertical-align:middle}}
 """
 STYLE = ACCESSIBLE_STYLE + """
 body{font-family:sans-serif;line-height:1.4;max-width:70em;margin:auto;padding:0 0.5em}
@@ -85,11 +86,13 @@ def feedback_page(markup: str) -> str:
     return markup.replace(PLACEHOLDER_ALT, STUDENT_IMAGE_ALT)
 
 
-def scroll_box(content: str, name: str) -> str:
+def scroll_box(content: str, name: str, inline: bool = False) -> str:
     """``content`` (HTML) in a box that scrolls sideways when it is wider than the screen,
-    reachable by Tab and announced as ``name`` (escaped here)."""
-    return (f'<div class="scroll-box" role="region" tabindex="0" '
-            f'aria-label="{html.escape(name)}">{content}</div>')
+    reachable by Tab and announced as ``name`` (escaped here); ``inline``: a box that stays in
+    its line of text (a ``span``), for a long formula inside a sentence."""
+    tag, kind = ("span", "scroll-box scroll-inline") if inline else ("div", "scroll-box")
+    return (f'<{tag} class="{kind}" role="region" tabindex="0" '
+            f'aria-label="{html.escape(name)}">{content}</{tag}>')
 
 
 def picture(png: str, alt: str, name: str) -> str:

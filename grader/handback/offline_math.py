@@ -54,9 +54,16 @@ def _mathml_attribute(tag: str, name: str, value: str) -> bool:
     return name in MATHML_ATTRIBUTES
 
 
+# An inline formula whose TeX is longer than this may be wider than a phone's text column
+# (290 px at 320): it gets a box of its own that scrolls, reachable by Tab, inside its sentence.
+# Shorter ones stay plain text of the line, so a page's Tab order is not a list of formulas.
+LONG_INLINE = 20
+
+
 def mathml(tex: str, display: bool) -> str:
     """``tex`` as clean MathML (a block when ``display``, in a box of its own that scrolls when
-    the formula is wider than the screen: :func:`grader.core.page.scroll_box`), or its escaped
+    the formula is wider than the screen: :func:`grader.core.page.scroll_box`; an inline formula
+    longer than :data:`LONG_INLINE` in an inline box of the same kind), or its escaped
     source in ``<code class="tex">`` when latex2mathml cannot read it."""
     try:
         markup = convert(tex, display="block" if display else "inline")
@@ -65,7 +72,9 @@ def mathml(tex: str, display: bool) -> str:
         return f'<code class="tex">{html.escape(delimiter + tex + delimiter)}</code>'
     clean = bleach.clean(markup, tags=MATHML_TAGS, attributes=_mathml_attribute, strip=True,
                          strip_comments=True)
-    return scroll_box(clean, "formula") if display else clean
+    if display or len(tex) > LONG_INLINE:
+        return scroll_box(clean, "formula", inline=not display)
+    return clean
 
 
 class MathMLRenderer(IPythonRenderer):
