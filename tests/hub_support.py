@@ -24,10 +24,10 @@ import nbformat
 import pytest
 import requests
 import websocket  # websocket-client, jupyter_server's own dependency
-from grader.hub.shares import account_groups, cgroup_version, remove_groups
 from playwright.sync_api import Locator, Page
 
 from grader.hub.roster import GRADER_ACCOUNT, MARK
+from grader.hub.shares import account_groups, cgroup_version, remove_groups
 
 REPO = Path(__file__).resolve().parents[1]
 ARTIFACTS = REPO / "tests" / "artifacts"  # git-ignored
