@@ -434,7 +434,10 @@ class Kernel:
             "parent_header": {}, "metadata": {}, "channel": "shell",
             "content": {"code": code, "silent": False, "store_history": False,
                         "user_expressions": {}, "allow_stdin": False}}))
-        output, deadline = [], time.monotonic() + timeout
+        # The reply comes on the shell channel and the output on iopub; the server forwards
+        # the two channels independently, so the reply can overtake the output. iopub's
+        # "idle" for this request follows all of its output, so the run ends on both.
+        output, reply, idle, deadline = [], None, False, time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:
                 message = json.loads(self.socket.recv())
@@ -452,7 +455,11 @@ class Kernel:
             elif kind == "error":
                 output.append(f"{content['ename']}: {content['evalue']}")
             elif kind == "execute_reply":
-                return Execution(content["status"], "".join(output))
+                reply = content["status"]
+            elif kind == "status" and content["execution_state"] == "idle":
+                idle = True
+            if reply is not None and idle:
+                return Execution(reply, "".join(output))
         raise AssertionError(f"no reply to {code[:60]!r} within {timeout} s")
 
     def close(self) -> None:

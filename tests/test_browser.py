@@ -494,7 +494,9 @@ def kernel_alt(nb: Notebook, index: int) -> dict:
     client = BlockingKernelClient(
         connection_file=str(nb.server.root.parent / "home" / "runtime" / f"kernel-{kernel}.json"))
     client.load_connection_file()
-    client.start_channels()
+    # The shell channel alone: each heartbeat thread opens an event loop of its own, and a
+    # run of the widget tests asks once per frame.
+    client.start_channels(iopub=False, stdin=False, hb=False, control=False)
     try:
         request = client.execute("", silent=True, store_history=False,
                                  user_expressions={"alt": KERNEL_ALT.format(index=index)})
