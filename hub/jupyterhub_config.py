@@ -15,6 +15,8 @@ COURSE_HUB_PORT       the public port (8000); the hub's API, the proxy's API and
 COURSE_HUB_MEMORY     each server's memory share (2G), its kernels included
 COURSE_HUB_CPUS       each server's CPU share, in cores (1)
 COURSE_HUB_IDLE       seconds after which an idle server is stopped (3600)
+COURSE_HUB_STARTS     servers that may start at once (4 per core); the rest are told to
+                      try again in 10-30 s
 """
 
 import os
@@ -79,6 +81,13 @@ c.Spawner.mem_limit = os.environ.get("COURSE_HUB_MEMORY") or "2G"
 c.Spawner.cpu_limit = float(os.environ.get("COURSE_HUB_CPUS") or 1)
 c.Spawner.http_timeout = 120  # a first JupyterLab start on a busy 2-core machine
 c.Spawner.start_timeout = 120
+# Starting a JupyterLab costs a few seconds of one core, and starts at the same moment share the
+# cores, so they all finish late together: 60 at once on 2 cores all outlived start_timeout and
+# nobody was served (README, "How many students one machine holds"). Past this many starts the
+# hub answers 429 "Too many users trying to log in right now. Try again in 20 seconds."
+c.JupyterHub.concurrent_spawn_limit = int(os.environ.get("COURSE_HUB_STARTS")
+                                          or 4 * len(os.sched_getaffinity(0)))
+c.JupyterHub.spawn_throttle_retry_range = (10, 30)  # seconds; a start takes ~3 s of a core
 
 # The course's formgrader: one server shared by the graders (nbgrader's "one class, multiple
 # graders"), running as the grader account on the course folder and its one gradebook

@@ -274,15 +274,16 @@ class HubSession:
         return self.http.put(url, timeout=SPAWN_TIMEOUT,
                              headers={"X-XSRFToken": self._xsrf(path)}, **kwargs)
 
-    def server(self) -> str:
-        """This person's server's URL, started and ready."""
+    def server(self, timeout: float = SPAWN_TIMEOUT) -> str:
+        """This person's server's URL, started and ready. Told that too many servers are
+        starting (429), they wait as long as the page asks, then load it again."""
         url = f"{self.hub.url}/user/{self.name}"
-        deadline = time.monotonic() + SPAWN_TIMEOUT
+        deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             response = self.get(f"{url}/lab")
             if response.status_code == 200 and response.url.startswith(f"{url}/lab"):
                 return url
-            time.sleep(2)
+            time.sleep(int(response.headers.get("Retry-After", 2)))
         raise AssertionError(f"{self.name}'s server did not start: {response.url}")
 
 
