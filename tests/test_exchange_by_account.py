@@ -225,18 +225,34 @@ def test_each_student_submits_is_graded_and_fetches_feedback_alone(
     assert sorted(listing(ada, "")) == ["feedback", "inbound", "outbound"]
 
 
+def link_inside(folder: Path) -> Path:
+    (folder / "notes.ipynb").symlink_to("/etc/passwd")
+    return folder
+
+
+def link_instead(folder: Path) -> Path:
+    link = folder.with_name(folder.name + "0")
+    link.symlink_to(folder)
+    return link
+
+
+def misnamed(folder: Path) -> Path:
+    return folder.rename(folder.with_name(f"{ADA}+{ASSIGNMENT}+last tuesday+x"))
+
+
 @pytest.mark.parametrize("make, expected", [
-    (lambda folder: (folder / "notes.ipynb").symlink_to("/etc/passwd"), "it holds a link"),
-    (lambda folder: folder.rename(folder.with_name("elsewhere")) or
-     folder.symlink_to(folder.with_name("elsewhere")), "it is not a folder"),
+    (link_inside, "it holds a link, 'notes.ipynb'"),
+    (link_instead, "it is not a folder"),
+    (misnamed, "its name is not nbgrader's"),
 ])
-def test_a_submission_that_is_or_holds_a_link_is_refused(tmp_path: Path, make, expected):
+def test_a_submission_that_is_or_holds_a_link_or_is_misnamed_is_refused(
+        tmp_path: Path, make: Callable[[Path], Path], expected: str) -> None:
     """nbgrader's collect copies what a link points to (shutil.copytree): a link to the
-    course's secret would be copied into the submission as the grader reads it."""
+    course's secret would be copied into the submission as the grader reads it. A time that
+    does not parse stops nbgrader's collect for everyone (nbgrader.utils.parse_utc)."""
     folder = tmp_path / "inbound-by-account" / ADA / f"{ADA}+{ASSIGNMENT}+2026-11-28 10:00:00 UTC+x"
     folder.mkdir(parents=True)
     (folder / "submission_secret.txt").write_text("0" * 128)
     assert refusal(folder, ADA) == ""  # whole, and in its writer's folder
     assert "but was written by 'mlc.bo'" in refusal(folder, BO)
-    make(folder)
-    assert expected in refusal(folder, ADA)
+    assert expected in refusal(make(folder), ADA)

@@ -18,7 +18,9 @@ does not give:
   exchange's disk was full;
 * **not a plain folder**: a link, a file, or a folder holding a link. nbgrader's collect copies
   with ``shutil.copytree``, which copies what a link points to: a student's link to the
-  course's secret or solutions would be read by the grader and copied into the submission.
+  course's secret or solutions would be read by the grader and copied into the submission;
+* **misnamed**: a name whose time does not parse, on which nbgrader's collect would stop for
+  every student.
 
 Who wrote a folder is known one of two ways (``ExchangeIdentity.identity``):
 
@@ -53,6 +55,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.exchange.default.release_feedback import ExchangeReleaseFeedback
+from nbgrader.utils import parse_utc
 from traitlets import Enum
 from traitlets.config import LoggingConfigurable
 
@@ -96,7 +99,12 @@ def refusal(entry: Path, writer: str) -> str:
     """
     if entry.is_symlink() or not entry.is_dir():
         return "it is not a folder (a link or a file)"
-    claimed = entry.name.rsplit("+", 3)[0]
+    parts = entry.name.rsplit("+", 3)
+    try:  # nbgrader's collect parses the time and would stop, for every student, on a bad one
+        parse_utc(parts[2])
+    except (IndexError, ValueError, OverflowError):
+        return "its name is not nbgrader's <student>+<assignment>+<time>+<random>"
+    claimed = parts[0]
     if claimed != writer:
         return f"it names {claimed!r} but was written by {writer!r}"
     link = link_inside(entry)
