@@ -35,7 +35,7 @@ import nbformat
 import pytest
 import yaml
 from authoring_support import ASSIGNMENT, NAME, NOTEBOOK, RIGHT, WRONG, scores, trial_course
-from hub_support import build_hub_env
+from hub_support import build_hub_env, canvas_roster
 
 from grader.cli import main
 from grader.hub.exchange import refusal
@@ -47,6 +47,7 @@ VENV_BIN = Path(os.environ.get("VIRTUAL_ENV", REPO / ".venv")) / "bin"
 POD_UID = 1000  # the image's jovyan (hub/k8s/Dockerfile, the chart's singleuser.uid)
 COURSE = "ml-course"
 ADA, BO = "mlc-ada", "mlc.bo"  # a dot: KubeSpawner's {username} slug would not keep it
+ROSTER = [("Lovelace, Ada", "2001", ADA), ("Bo, Bo", "2002", f"{BO}@uni.edu")]  # Canvas's rows
 
 needs_root_and_sandbox = pytest.mark.skipif(
     os.geteuid() != 0 or bool(unavailable_reason()),
@@ -112,8 +113,8 @@ def shared(tmp_path: Path) -> Iterator[Path]:
 
 
 def make_pod(shared: Path, volume: Path, student: str) -> Pod:
-    """A student's home and pod view; the account's folders exist, as the README says they
-    must before the student's first server starts."""
+    """A student's home and pod view, once ``course hub folders`` has made the student's
+    folders of the exchange (as the README says they must be, before a first server)."""
     home = shared / "home" / student
     home.mkdir(parents=True)
     exchange = shared / "pod-root" / "exchange"  # the image's folder, mode 1777
@@ -122,7 +123,7 @@ def make_pod(shared: Path, volume: Path, student: str) -> Pod:
     os.chown(home, POD_UID, POD_UID)
     mounts = student_mounts(student, volume)
     for folder, _, read_only in mounts:
-        folder.mkdir(parents=True, exist_ok=True)
+        assert folder.is_dir(), folder
         if not read_only:  # on the cluster, the one uid of pods and formgrader owns them all
             os.chown(folder, POD_UID, POD_UID)
     # the values' mountPaths are the pod's; here they hang under this test's exchange root
@@ -173,13 +174,16 @@ def listing(pod: Pod, part: str) -> list[str]:
 
 @needs_root_and_sandbox
 def test_each_student_submits_is_graded_and_fetches_feedback_alone(
-        copy_course: Callable[..., Path], shared: Path) -> None:
+        copy_course: Callable[..., Path], shared: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     course = trial_course(copy_course)
     assert main(["--course-root", str(course), "release", ASSIGNMENT]) == 0
     volume = shared / "volume"  # the NFS export, as the formgrader mounts it
     volume.mkdir(mode=0o1777)
     volume.chmod(0o1777)
     grader(course, volume, "nbgrader", "release_assignment", ASSIGNMENT)
+    monkeypatch.setenv("COURSE_EXCHANGE", str(volume))
+    assert main(["--course-root", str(course), "hub", "folders",
+                 str(canvas_roster(shared / "roster.csv", ROSTER))]) == 0
     ada, bo = (make_pod(shared, volume, student) for student in (ADA, BO))
 
     for pod, source in ((ada, RIGHT), (bo, WRONG)):
@@ -256,3 +260,23 @@ def test_a_submission_that_is_or_holds_a_link_or_is_misnamed_is_refused(
     assert refusal(folder, ADA) == ""  # whole, and in its writer's folder
     assert "but was written by 'mlc.bo'" in refusal(folder, BO)
     assert expected in refusal(make(folder), ADA)
+
+
+def test_hub_folders_makes_each_students_two_folders_once(
+        copy_course: Callable[..., Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    course = copy_course()
+    monkeypatch.setenv("COURSE_EXCHANGE", str(tmp_path / "exchange"))
+    command = ["--course-root", str(course), "hub", "folders",
+               str(canvas_roster(tmp_path / "roster.csv", ROSTER))]
+    assert main(command) == 0
+    assert capsys.readouterr().out.endswith(f"made now: {ADA}, {BO}\n")
+    made = sorted(p.relative_to(tmp_path / "exchange" / COURSE).as_posix()
+                  for p in (tmp_path / "exchange" / COURSE).glob("*/*"))
+    assert made == [f"{kind}/{student}" for kind in ("feedback-by-account", "inbound-by-account")
+                    for student in (ADA, BO)]
+    assert main(command) == 0
+    assert capsys.readouterr().out.endswith("made now: none\n")
+    bad = canvas_roster(tmp_path / "bad.csv", [*ROSTER, ("Dots, Dan", "2003", "../dan")])
+    with pytest.raises(SystemExit, match="'../dan' is not a safe account name"):
+        main([*command[:-1], str(bad)])

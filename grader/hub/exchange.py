@@ -48,7 +48,7 @@ import os
 import pwd
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
 
@@ -121,6 +121,36 @@ def refusal(entry: Path, writer: str) -> str:
 def account_folders(parent: Path) -> list[Path]:
     """The account folders under ``parent``: real folders, not hidden, by name."""
     return sorted(p for p in parent.glob("[!.]*") if p.is_dir() and not p.is_symlink())
+
+
+def make_account_folders(course_exchange: Path, students: Iterable[str]) -> list[str]:
+    """Each student's inbound and feedback folder of the exchange, made where missing.
+
+    A student's pod mounts both (hub/k8s/values.yaml); made by the formgrader's account, the
+    one account every pod writes as, before the student's first server starts (a folder the
+    kubelet makes itself is root's).
+
+    Parameters
+    ----------
+    course_exchange : Path
+        The course's folder of the exchange, ``<exchange root>/<course id>``.
+    students : Iterable[str]
+        The students' hub user names (checked by ``grader.hub.roster.check_names``).
+
+    Returns
+    -------
+    list[str]
+        The students whose folders were made now, in the order given.
+    """
+    made = []
+    for student in students:
+        folders = [course_exchange / kind / student
+                   for kind in (INBOUND_BY_ACCOUNT, FEEDBACK_BY_ACCOUNT)]
+        if not all(folder.is_dir() for folder in folders):
+            made.append(student)
+        for folder in folders:
+            folder.mkdir(mode=0o755, parents=True, exist_ok=True)
+    return made
 
 
 class ExchangeIdentity(LoggingConfigurable):
