@@ -8,11 +8,11 @@ for the pod's subPath mounts: the very mounts of hub/k8s/values.yaml, read from 
 ``{unescaped_username}`` expanded as KubeSpawner expands it (the hub user's name as it is), at
 their mountPath under an exchange root of mode 1777 as the image makes it (hub/k8s/Dockerfile),
 read-only where the values say so; the process runs as uid 1000, the image's ``jovyan``, in
-the environment the image has (the lock's, ``make hub-env``). In a
-pod nbgrader takes the student's id from ``JUPYTERHUB_USER`` because the account is named
-``jovyan`` (nbgrader.utils.get_username); uid 1000 has another name here, so each student
-command passes the same id with ``--student``. The grader's commands run as this test (root),
-which the account-folder rule does not depend on: it reads no owner.
+the environment the image has (the lock's, ``make hub-env``). In a pod nbgrader takes the
+student's id from ``JUPYTERHUB_USER`` because the account is named ``jovyan``
+(nbgrader.utils.get_username); uid 1000 has another name here, so each student command passes
+the same id with ``--student``. The grader's commands run as this test (root), which the
+account-folder rule does not depend on: it reads no owner.
 
 Two students: Ada answers right, Bo wrong. Ada also submits a right answer under Bo's id (it
 lands in her own folder), and Bo leaves a right answer cut short (no submission secret), newer
