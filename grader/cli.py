@@ -38,6 +38,7 @@ from grader.dispatch.autograde import autograde
 from grader.handback.export import EXIT_LEFT_OUT, export_canvas, export_grades, export_moodle
 from grader.handback.lms import MOODLE_KEYS, canvas_feedback_zip, name_students, read_roster
 from grader.handback.pending import hand_back, say_waiting
+from grader.hub.exchange import make_account_folders
 from grader.intake.collect import EXIT_REFUSED, collect, say_outcome
 from grader.kernel.sandbox import unavailable_reason
 from grader.pipeline import secret
@@ -304,9 +305,29 @@ def build_parser() -> argparse.ArgumentParser:
                    help="an instructor's account name: a grader and the hub's admin")
     p.add_argument("--home", type=Path, default=Path("/home"),
                    help="where the accounts' home folders go (default: %(default)s)")
+    p = hub_commands.add_parser("folders", help="make each roster student's own inbound and "
+                                "feedback folders of the exchange (Kubernetes: README, 'The NFS "
+                                "export's permissions'; run it in the formgrader's pod)")
+    p.add_argument("roster", type=Path, metavar="ROSTER",
+                   help="Canvas's gradebook export (the roster `course hub users` reads)")
     p = sub.add_parser("validate", help="run a notebook's tests; exit 1 if any fails")
     p.add_argument("notebook", type=Path, metavar="NOTEBOOK")
     return parser
+
+
+def _hub(root: Path, args: argparse.Namespace) -> str:
+    """``course hub users`` or ``course hub folders``: what changed, for the terminal."""
+    from grader.hub.roster import hub_state_dir, roster_users, update_class  # imports JupyterHub
+
+    if args.hub_command == "users":
+        return update_class(args.roster, args.grader, args.instructor, hub_state_dir(),
+                            args.home)
+    config = load_config(root)
+    course = Path(config.Exchange.root) / config.CourseDirectory.course_id
+    students = [p.name for p in roster_users(args.roster) if p.role == "student"]
+    made = make_account_folders(course, students)
+    return (f"{len(students)} students' folders are in {course}; made now: "
+            + (", ".join(made) or "none"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -346,11 +367,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"wrote {archive.with_suffix('')}/ and {archive}")
         return 0
     if args.command == "hub":
-        from grader.hub.roster import hub_state_dir, update_class  # imports JupyterHub: only here
-
         try:
-            print(update_class(args.roster, args.grader, args.instructor, hub_state_dir(),
-                               args.home))
+            print(_hub(root, args))
         except ValueError as error:
             raise SystemExit(f"course: {error}") from None
         return 0

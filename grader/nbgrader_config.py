@@ -54,8 +54,13 @@ c.CourseDirectory.course_id = "ml-course"
 c.Exchange.root = os.environ.get("COURSE_EXCHANGE") or os.path.join(GRADER_DIR, "exchange")
 os.makedirs(c.Exchange.root, exist_ok=True)
 # Collect takes a submission as its owner's only (grader/hub/exchange.py): nbgrader's own
-# collects one that names another student, with a warning.
+# collects one that names another student, with a warning. Who the owner is: the Unix owner of
+# the folder (one machine), or with COURSE_EXCHANGE_IDENTITY=account-folder the account folder
+# the hub mounted into that student's server, where release-feedback also puts each student's
+# feedback (Kubernetes: hub/k8s/values.yaml and formgrader.yaml).
 c.ExchangeFactory.collect = "grader.hub.exchange.OwnerCheckedCollect"
+c.ExchangeFactory.release_feedback = "grader.hub.exchange.ReleaseFeedbackByAccount"
+c.ExchangeIdentity.identity = os.environ.get("COURSE_EXCHANGE_IDENTITY", "owner")
 
 # What `course release` leaves in place of a solution region. nbgrader's stub raises a bare
 # NotImplementedError, so a blank answer's visible test failed with an empty message.

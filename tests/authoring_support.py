@@ -14,6 +14,7 @@ from pathlib import Path
 
 import nbformat
 from nbformat import NotebookNode
+from nbgrader.api import Gradebook
 
 from grader.cli import main
 
@@ -34,6 +35,10 @@ ANSWER = '''def clip_scores(x):
 '''
 VISIBLE = ('assert_close(clip_scores(np.array([-0.5, 0.25, 2.0])), [0, 0.25, 1], '
            '"clip_scores([-0.5, 0.25, 2])")\n')
+# Two students' answers to the trial exercise (clip x to [0, 1]).
+RIGHT = "def clip_scores(x):\n    return np.clip(x, 0, 1)\n"
+# Right on the visible example (two decimals), wrong on the hidden cases' normal draws.
+WRONG = "def clip_scores(x):\n    return np.round(np.clip(x, 0, 1), 2)\n"
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
@@ -95,3 +100,12 @@ def library_digest() -> str:
     for path in sorted(MLLIB.rglob("*.py")):
         sha.update(path.relative_to(MLLIB).as_posix().encode() + b"\0" + path.read_bytes())
     return sha.hexdigest()
+
+
+def scores(db: Path) -> dict[str, tuple[float, float]]:
+    """Student -> (visible test, hidden test) points in nbgrader's gradebook."""
+    with Gradebook(f"sqlite:///{db}") as gb:
+        return {s.student.id: tuple(
+            gb.find_grade(f"test_{NAME}_{kind}", Path(NOTEBOOK).stem, ASSIGNMENT,
+                          s.student.id).score for kind in ("visible", "hidden"))
+                for s in gb.find_assignment(ASSIGNMENT).submissions}

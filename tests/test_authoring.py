@@ -20,15 +20,17 @@ from authoring_support import (
     ASSIGNMENT,
     NAME,
     NOTEBOOK,
+    RIGHT,
+    WRONG,
     checks_path,
     fill_in,
     library_digest,
     notebook_path,
     scaffold,
+    scores,
     trial_course,
 )
 from nbclient import NotebookClient
-from nbgrader.api import Gradebook
 from nbgrader.nbgraderformat import MetadataValidator
 
 from grader.authoring.lint import TODO_MARK, lint
@@ -41,10 +43,8 @@ from grader.pipeline import outside
 
 needs_sandbox = pytest.mark.skipif(bool(unavailable_reason()), reason=unavailable_reason())
 
-# Three students' answers to the trial exercise (clip x to [0, 1]).
-RIGHT = "def clip_scores(x):\n    return np.clip(x, 0, 1)\n"
-# Right on the visible example (two decimals), wrong on the hidden cases' normal draws.
-WRONG = "def clip_scores(x):\n    return np.round(np.clip(x, 0, 1), 2)\n"
+# A third student's answer (with RIGHT and WRONG): the instructor's reference, if it can be
+# found by import or by path.
 CHEAT = '''def clip_scores(x):
     try:  # the instructor's reference, by import or by path
         from checks import reference_clip_scores
@@ -76,15 +76,6 @@ def submit(root: Path, answers: dict[str, str]) -> Path:
         folder.mkdir(parents=True)
         nbformat.write(nb, folder / NOTEBOOK)
     return root / "grader" / "submitted"
-
-
-def scores(db: Path) -> dict[str, tuple[float, float]]:
-    """Student -> (visible test, hidden test) points in nbgrader's gradebook."""
-    with Gradebook(f"sqlite:///{db}") as gb:
-        return {s.student.id: tuple(
-            gb.find_grade(f"test_{NAME}_{kind}", Path(NOTEBOOK).stem, ASSIGNMENT,
-                          s.student.id).score for kind in ("visible", "hidden"))
-                for s in gb.find_assignment(ASSIGNMENT).submissions}
 
 
 @needs_sandbox

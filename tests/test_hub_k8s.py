@@ -3,10 +3,11 @@
 Kubernetes does not run here, so this checks what can be checked without a cluster: the files
 parse; every value the chart is given is a key of the pinned chart's values schema
 (hub/k8s/schema-excerpt.yaml, which cites it) with the schema's type; the image installs the
-lock and nothing else; the exchange is mounted where every configuration looks for it; and the
-formgrader service, its role and the groups are the ones grader/hub/roster.py and the one-machine
-hub use. Each check returns the problems it finds, and each is shown to find one in a copy of the
-configuration changed on purpose.
+lock and nothing else; the exchange is mounted where every configuration looks for it, each
+student's pod mounting only that student's own folders of it (tests/test_exchange_by_account.py
+runs nbgrader through those mounts); and the formgrader service, its role and the groups are the
+ones grader/hub/roster.py and the one-machine hub use. Each check returns the problems it finds,
+and each is shown to find one in a copy of the configuration changed on purpose.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
+from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
-from grader.hub.exchange import refusal
+from grader.hub.exchange import FEEDBACK_BY_ACCOUNT, INBOUND_BY_ACCOUNT
 from grader.hub.roster import FORMGRADER_SERVICE, GRADERS_GROUP, STUDENTS_GROUP
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -180,15 +182,87 @@ def test_image_check_finds_an_environment_other_than_the_lock(change, expected):
     assert any(expected in p for p in problems), problems
 
 
-# --- the exchange: one path everywhere ------------------------------------------------------------
+# --- the exchange: one path everywhere, each student's own folders --------------------------------
 
-def exchange_paths(values: dict, formgrader: list[dict], dockerfile: str) -> dict[str, str]:
-    """Where each piece of the configuration puts or looks for nbgrader's exchange."""
+COURSE_ID = "ml-course"  # grader/nbgrader_config.py and hub/student's CourseDirectory.course_id
+# What each student's pod mounts of the exchange volume at <exchange>/ml-course/<part>: the
+# volume's folder and whether it is read-only. {unescaped_username} is the hub user's name as it
+# is (kubespawner/spawner.py, _expand_user_properties), the student's nbgrader id.
+STUDENT_PARTS = {
+    "outbound": (f"{COURSE_ID}/outbound", True),
+    "inbound": (f"{COURSE_ID}/{INBOUND_BY_ACCOUNT}/{{unescaped_username}}", False),
+    "feedback": (f"{COURSE_ID}/{FEEDBACK_BY_ACCOUNT}/{{unescaped_username}}", True),
+}
+# The fields of a Kubernetes VolumeMount (Kubernetes API reference, "Container" v1 core,
+# volumeMounts: name, mountPath, subPath, subPathExpr, readOnly, recursiveReadOnly,
+# mountPropagation): the chart's schema leaves extraVolumeMounts' items unchecked.
+VOLUME_MOUNT_FIELDS = {"name", "mountPath", "subPath", "subPathExpr", "readOnly",
+                       "recursiveReadOnly", "mountPropagation"}
+
+
+def student_exchange_mounts(values: dict) -> list[dict]:
+    """The students' mounts of the exchange's volume (values.yaml's extraVolumeMounts)."""
     storage = values["singleuser"]["storage"]
     (claim,) = [v for v in storage["extraVolumes"]
                 if v["persistentVolumeClaim"]["claimName"] == "nbgrader-exchange"]
-    (student_mount,) = [m["mountPath"] for m in storage["extraVolumeMounts"]
-                        if m["name"] == claim["name"]]
+    return [m for m in storage["extraVolumeMounts"] if m["name"] == claim["name"]]
+
+
+def student_exchange_root(values: dict) -> str:
+    """The exchange root of a student's pod: where its mounts hang ("" when they disagree)."""
+    roots = {m["mountPath"].rsplit(f"/{COURSE_ID}/", 1)[0]
+             for m in student_exchange_mounts(values)}
+    return roots.pop() if len(roots) == 1 else ""
+
+
+def student_mount_problems(values: dict) -> list[str]:
+    """Where a student's pod would see more of the exchange than its own, or could write into
+    what is read-only to it."""
+    root = student_exchange_root(values)
+    mounts = {m["mountPath"].removeprefix(f"{root}/{COURSE_ID}/"): m
+              for m in student_exchange_mounts(values)}
+    problems = [] if root else ["the students' exchange mounts have no one root"]
+    if set(mounts) != set(STUDENT_PARTS):
+        problems.append(f"a student's pod mounts {sorted(mounts)}, not {sorted(STUDENT_PARTS)}")
+    for part, (sub_path, read_only) in STUDENT_PARTS.items():
+        mount = mounts.get(part, {})
+        if mount.get("subPath") != sub_path:
+            problems.append(f"{part} is the volume's {mount.get('subPath')!r}, not {sub_path!r}")
+        if mount.get("readOnly", False) != read_only:
+            problems.append(f"{part} is {'writable' if read_only else 'read-only'}")
+        if set(mount) - VOLUME_MOUNT_FIELDS:
+            problems.append(f"{part}: {sorted(set(mount) - VOLUME_MOUNT_FIELDS)} are not "
+                            "fields of a VolumeMount")
+    return problems
+
+
+def test_each_student_mounts_only_their_own_folders_of_the_exchange():
+    assert student_mount_problems(load("values.yaml")) == []
+
+
+def one_mount(part: str) -> Callable[[dict], dict]:
+    """A change that gets the student's mount of ``part``."""
+    return lambda v: next(m for m in student_exchange_mounts(v)
+                          if m["mountPath"].endswith(f"/{COURSE_ID}/{part}"))
+
+
+@pytest.mark.parametrize("change, expected", [
+    (lambda v: one_mount("inbound")(v).update(
+        subPath=f"{COURSE_ID}/{INBOUND_BY_ACCOUNT}/{{username}}"), "inbound is the volume's"),
+    (lambda v: one_mount("feedback")(v).update(subPath=f"{COURSE_ID}/{FEEDBACK_BY_ACCOUNT}"),
+     "feedback is the volume's"),
+    (lambda v: one_mount("feedback")(v).pop("readOnly"), "feedback is writable"),
+    (lambda v: one_mount("outbound")(v).update(readonly=True), "not fields of a VolumeMount"),
+    (lambda v: v["singleuser"]["storage"]["extraVolumeMounts"].append(
+        {"name": "nbgrader-exchange", "mountPath": f"/srv/{COURSE_ID}/all"}), "no one root"),
+])
+def test_mount_check_finds_a_pod_that_sees_more_than_its_own(change, expected):
+    problems = problems_after(change, student_mount_problems)
+    assert any(expected in p for p in problems), problems
+
+
+def exchange_paths(values: dict, formgrader: list[dict], dockerfile: str) -> dict[str, str]:
+    """Where each piece of the configuration puts or looks for nbgrader's exchange."""
     deployment = manifest(formgrader, "Deployment", FORMGRADER_SERVICE)
     container = only_container(deployment)
     volumes = {v["name"]: v for v in deployment["spec"]["template"]["spec"]["volumes"]}
@@ -196,50 +270,59 @@ def exchange_paths(values: dict, formgrader: list[dict], dockerfile: str) -> dic
                        if volumes[m["name"]].get("persistentVolumeClaim", {}).get("claimName")
                        == "nbgrader-exchange"]
     image_env = re.search(r"COURSE_EXCHANGE=(\S+)", dockerfile)
+    image_root = re.search(r"mkdir -p (\S+) && chmod 1777 \1", dockerfile)
     return {
-        "students' mount": student_mount,
+        "students' exchange root": student_exchange_root(values),
         "students' COURSE_EXCHANGE": values["singleuser"]["extraEnv"]["COURSE_EXCHANGE"],
         "image's COURSE_EXCHANGE": image_env.group(1) if image_env else "",
+        "image's folder of mode 1777": image_root.group(1) if image_root else "",
         "formgrader's mount": grader_mount,
         "formgrader's COURSE_EXCHANGE": env_value(container, "COURSE_EXCHANGE"),
     }
 
 
 def exchange_problems(paths: dict[str, str]) -> list[str]:
-    """Each place whose exchange is not the students' mount."""
-    mount = paths["students' mount"]
-    return [f"{where} is {path!r}, not {mount!r}" for where, path in paths.items()
-            if path != mount]
+    """Each place whose exchange is not the students' exchange root."""
+    root = paths["students' exchange root"]
+    return [f"{where} is {path!r}, not {root!r}" for where, path in paths.items()
+            if path != root]
 
 
-def exchange_root(config_file: Path, exchange: str) -> str:
-    """The nbgrader Exchange.root a config file gives with COURSE_EXCHANGE set."""
-    before = os.environ.get("COURSE_EXCHANGE")
-    os.environ["COURSE_EXCHANGE"] = exchange
+def loaded_config(config_file: Path, environment: dict[str, str]) -> Config:
+    """The traitlets configuration a config file gives with ``environment`` set."""
+    before = {name: os.environ.get(name) for name in environment}
+    os.environ.update(environment)
     try:
-        config = PyFileConfigLoader(config_file.name, path=str(config_file.parent)).load_config()
+        return PyFileConfigLoader(config_file.name, path=str(config_file.parent)).load_config()
     finally:
-        if before is None:
-            del os.environ["COURSE_EXCHANGE"]
-        else:
-            os.environ["COURSE_EXCHANGE"] = before
-    return config.Exchange.root
+        for name, value in before.items():
+            if value is None:
+                del os.environ[name]
+            else:
+                os.environ[name] = value
 
 
 def test_exchange_is_mounted_where_every_configuration_looks(tmp_path):
     paths = exchange_paths(load("values.yaml"), load_all("formgrader.yaml"),
                            (K8S / "Dockerfile").read_text())
     assert exchange_problems(paths) == []
-    mount = paths["students' mount"]
+    root = paths["students' exchange root"]
     # The students' nbgrader (hub/student, in the image) and the formgrader's (grader/, which
     # the formgrader's JUPYTER_CONFIG_PATH names) both take the exchange from COURSE_EXCHANGE.
-    assert exchange_root(ROOT / "hub" / "student" / "nbgrader_config.py", mount) == mount
+    student = loaded_config(ROOT / "hub" / "student" / "nbgrader_config.py",
+                            {"COURSE_EXCHANGE": root})
+    assert student.Exchange.root == root and student.CourseDirectory.course_id == COURSE_ID
     container = only_container(manifest(load_all("formgrader.yaml"), "Deployment",
                                         FORMGRADER_SERVICE))
     assert env_value(container, "JUPYTER_CONFIG_PATH") == "/srv/course/grader"
     grader_exchange = str(tmp_path / "exchange")  # the course config makes the folder
-    assert exchange_root(ROOT / "grader" / "nbgrader_config.py", grader_exchange) \
-        == grader_exchange
+    grader = loaded_config(ROOT / "grader" / "nbgrader_config.py", {
+        "COURSE_EXCHANGE": grader_exchange,
+        "COURSE_EXCHANGE_IDENTITY": env_value(container, "COURSE_EXCHANGE_IDENTITY") or ""})
+    assert grader.Exchange.root == grader_exchange and grader.CourseDirectory.course_id \
+        == COURSE_ID
+    # The formgrader tells a submission's student by its account folder (grader/hub/exchange.py)
+    assert grader.ExchangeIdentity.identity == "account-folder"
     # The NFS volume is shared: ReadWriteMany.
     claim = manifest(load_all("exchange.yaml"), "PersistentVolumeClaim", "nbgrader-exchange")
     assert claim["spec"]["accessModes"] == ["ReadWriteMany"]
@@ -334,14 +417,3 @@ def test_dask_workers_reach_the_scheduler_service_one_submission_at_a_time():
     assert address in worker["command"]
     assert worker["command"][worker["command"].index("--nthreads") + 1] == "1"
     assert f"--cluster {address}" in (K8S / "dask.yaml").read_text()
-
-
-@pytest.mark.skipif(os.geteuid() != 0, reason="gives a folder to another uid (chown)")
-def test_one_shared_account_is_refused_at_collect_as_the_readme_says(tmp_path):
-    # README, "Not done: one account per student": every pod writes as uid 1000, so the
-    # course's collect takes no submission from the shared exchange.
-    submission = tmp_path / "alice+ps1+2026-11-28 10:00:00.000000 UTC+abcd1234"
-    submission.mkdir()
-    (submission / "submission_secret.txt").write_text("0" * 128)
-    os.chown(submission, 1000, 1000)
-    assert "but was written by" in refusal(submission)
