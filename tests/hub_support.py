@@ -275,14 +275,17 @@ class HubSession:
                              headers={"X-XSRFToken": self._xsrf(path)}, **kwargs)
 
     def server(self, timeout: float = SPAWN_TIMEOUT) -> str:
-        """This person's server's URL, started and ready. Told that too many servers are
-        starting (429), they wait as long as the page asks, then load it again."""
+        """This person's server's URL, started and ready. As a person in a browser: a server
+        not running (424: a start the hub refused, 429, or one that failed) is launched again
+        with the page's button, after as long as a refusal asked to wait."""
         url = f"{self.hub.url}/user/{self.name}"
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             response = self.get(f"{url}/lab")
             if response.status_code == 200 and response.url.startswith(f"{url}/lab"):
                 return url
+            if response.status_code == 424:
+                response = self.get(f"{self.hub.url}/hub/spawn/{self.name}")
             time.sleep(int(response.headers.get("Retry-After", 2)))
         raise AssertionError(f"{self.name}'s server did not start: {response.url}")
 
