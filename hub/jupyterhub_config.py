@@ -16,7 +16,7 @@ COURSE_HUB_MEMORY     each server's memory share (2G), its kernels included
 COURSE_HUB_CPUS       each server's CPU share, in cores (1)
 COURSE_HUB_IDLE       seconds after which an idle server is stopped (3600)
 COURSE_HUB_STARTS     servers that may start at once (4 per core); the rest are told to
-                      try again in 10-30 s
+                      try again in 30-60 s
 """
 
 import os
@@ -84,10 +84,10 @@ c.Spawner.start_timeout = 120
 # Starting a JupyterLab costs a few seconds of one core, and starts at the same moment share the
 # cores, so they all finish late together: 60 at once on 2 cores all outlived start_timeout and
 # nobody was served (README, "How many students one machine holds"). Past this many starts the
-# hub answers 429 "Too many users trying to log in right now. Try again in 20 seconds."
+# hub answers 429 "Too many users trying to log in right now. Try again in 40 seconds." (a
+# wait drawn from 30-60 s: JupyterHub's spawn_throttle_retry_range, not configurable in 6.1).
 c.JupyterHub.concurrent_spawn_limit = int(os.environ.get("COURSE_HUB_STARTS")
                                           or 4 * len(os.sched_getaffinity(0)))
-c.JupyterHub.spawn_throttle_retry_range = (10, 30)  # seconds; a start takes ~3 s of a core
 
 # The course's formgrader: one server shared by the graders (nbgrader's "one class, multiple
 # graders"), running as the grader account on the course folder and its one gradebook

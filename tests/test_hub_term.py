@@ -17,6 +17,7 @@ import tempfile
 import textwrap
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -24,6 +25,7 @@ import nbformat
 import pytest
 from coursesite.pages import ClassHub as SiteHub
 from hub_support import (
+    SPAWN_TIMEOUT,
     ClassHub,
     Execution,
     HubSession,
@@ -314,3 +316,34 @@ def test_an_idle_server_is_stopped_and_its_files_stay(
     assert not subprocess.run(["pgrep", "-u", BO, "-f", "jupyterhub-singleuser"],
                               capture_output=True).stdout
     assert (term_hub.root / "home" / BO / "lectures" / f"{LECTURE}.ipynb").exists()
+
+
+def test_past_the_start_limit_a_student_is_told_to_wait_then_served(
+        term_hub: ClassHub, students: dict[str, HubSession],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hub restarted to start one server at a time (``COURSE_HUB_STARTS=1``), Ada and Bo
+    log in at the same moment: one of them is told to try again later (429, with how long in
+    Retry-After: 30-60 s), and both then have a JupyterLab, the second after pressing the
+    hub's Launch button once the wait is over (README, "How many students one machine
+    holds": without a limit, starts that share the cores all outlive the timeout together)."""
+    for session in students.values():  # none running, whichever tests ran before
+        session.http.delete(f"{term_hub.url}/hub/api/users/{session.name}/server",
+                            headers={"Authorization": f"token {api_token(session)}"},
+                            timeout=SPAWN_TIMEOUT)
+    deadline = time.monotonic() + SPAWN_TIMEOUT
+    while any(s.get(f"{term_hub.url}/hub/api/user").json()["servers"]
+              for s in students.values()):
+        assert time.monotonic() < deadline, "a server did not stop"
+        time.sleep(2)
+    monkeypatch.setenv("COURSE_HUB_STARTS", "1")
+    term_hub.restart()
+    people = [HubSession(term_hub, name) for name in ACCOUNTS]
+    with ThreadPoolExecutor(len(people)) as together:
+        logins = list(together.map(HubSession.log_in, people))
+    refused = [r for r in logins if r.status_code == 429]
+    assert len(refused) == 1, [r.status_code for r in logins]
+    assert "Too many users trying to log in right now" in refused[0].text
+    assert 30 <= int(refused[0].headers["Retry-After"]) <= 60
+    with ThreadPoolExecutor(len(people)) as together:
+        servers = list(together.map(HubSession.server, people))
+    assert servers == [f"{term_hub.url}/user/{p.name}" for p in people]
