@@ -126,6 +126,23 @@ def test_test_error_falls_then_creeps_up_while_the_bound_stays_far_above():
         assert 0.009 < np.sqrt(p * (1 - p) / n_test) < 0.013
 
 
+def test_the_creep_is_about_two_and_a_half_paired_standard_errors():
+    # §4: "the rise is about two and a half standard errors", the standard error of the
+    # difference paired on the same test points, recomputed here from AdaBoost's staged scores.
+    c = demo.boosting_curves()
+    X, y, X_test, y_test = demo._moons_split()
+    run = E.adaboost(X, y, rounds=300)
+    wrong = np.where(run.staged_scores(X_test) > 0, 1.0, -1.0) != y_test
+    best = int(np.argmin(c.test_error))
+    differences = wrong[-1].astype(float) - wrong[best]
+    assert c.creep_se == pytest.approx(differences.std(ddof=1) / np.sqrt(len(differences)),
+                                       rel=1e-12)
+    # unpaired, the two errors' own standard errors would give a larger one
+    assert c.creep_se < np.hypot(*(np.sqrt(p * (1 - p) / len(y_test))
+                                   for p in (c.test_error[best], c.test_error[-1])))
+    assert 2.2 < (c.test_error[-1] - c.test_error[best]) / c.creep_se < 3.0
+
+
 def test_the_scrubbers_moons_are_80_points():
     # §3: "the `moons` data (80 points, a smaller sample than section 4's 200)"
     assert len(demo.boosting_movie("moons", rounds=1).y) == 80

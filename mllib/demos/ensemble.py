@@ -33,6 +33,7 @@ from mllib.plotting import (
     figure,
     log_axis,
     markdown_table,
+    mean_and_se,
     scatter_labelled,
 )
 
@@ -265,24 +266,42 @@ def _moons_split(n_train: int = 200, n_test: int = 1000):
     return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
 
 
+def paired_se(wrong_a: np.ndarray, wrong_b: np.ndarray) -> float:
+    """The standard error of the difference of two test errors measured on the same test
+    points, from the per-point differences of the mistakes (boolean arrays of shape (n,)): the
+    test errors are estimates too, and pairing removes the points both get right or wrong."""
+    differences = wrong_a.astype(float) - wrong_b
+    return float(differences.std(ddof=1) / np.sqrt(len(differences)))
+
+
 @dataclass(frozen=True)
 class BoostingCurves:
-    """Training error, the bound Πₜ Zₜ and test error of AdaBoost with stumps, per round."""
+    """Training error, the bound Πₜ Zₜ and test error of AdaBoost with stumps, per round.
+
+    Attributes
+    ----------
+    rounds, training_error, bound, test_error : ndarray of shape (T,)
+    creep_se : float
+        :func:`paired_se` of the last round's test error against the lowest one's.
+    """
 
     rounds: np.ndarray
     training_error: np.ndarray
     bound: np.ndarray
     test_error: np.ndarray
+    creep_se: float
 
 
 @lru_cache(maxsize=1)
 def boosting_curves(rounds: int = 300) -> BoostingCurves:
     X, y, X_test, y_test = _moons_split()
     run = E.adaboost(X, y, rounds=rounds)
-    test = np.mean(np.where(run.staged_scores(X_test) > 0, 1.0, -1.0) != y_test, axis=1)
+    wrong = np.where(run.staged_scores(X_test) > 0, 1.0, -1.0) != y_test  # (T, n_test)
+    test = wrong.mean(axis=1)
     return BoostingCurves(np.array([r.t for r in run.history]),
                           np.array([r.training_error for r in run.history]),
-                          np.array([r.bound for r in run.history]), test)
+                          np.array([r.bound for r in run.history]), test,
+                          paired_se(wrong[-1], wrong[int(np.argmin(test))]))
 
 
 def show_boosting_curves() -> Figure:
@@ -389,12 +408,6 @@ def show_bagging_variance() -> Figure:
                          f"differs from the majority on {v.tree_disagreement:.3f} against "
                          f"{v.bag_disagreement:.3f}.")
 
-
-
-def mean_and_se(values) -> str:
-    """'mean ± standard error' of a sample, s/√n, to three decimals."""
-    values = np.asarray(values, dtype=float)
-    return f"{values.mean():.3f} ± {values.std(ddof=1) / np.sqrt(len(values)):.3f}"
 
 
 @dataclass(frozen=True)
@@ -561,9 +574,8 @@ class ForestCurves:
     trees : ndarray of shape (B,)
     bag_oob, bag_test, forest_oob, forest_test : ndarray of shape (B,)
     paired_se : float
-        The standard error of the difference of the two final test errors, from the per-point
-        differences of the two ensembles' mistakes on the same test points: the test errors
-        are estimates too.
+        :func:`paired_se` of the two final test errors (the ensembles' mistakes on the same
+        test points).
     """
 
     trees: np.ndarray
@@ -588,11 +600,10 @@ def forest_curves(n_estimators: int = 60, seed: int = 0) -> ForestCurves:
 
     bag_wrong = bag.staged_predict(X_test) != y_test  # (B, n_test)
     forest_wrong = forest.staged_predict(X_test) != y_test
-    differences = bag_wrong[-1].astype(float) - forest_wrong[-1]
     return ForestCurves(np.arange(1, n_estimators + 1),
                         np.array([r.oob_error for r in bag.history]), bag_wrong.mean(axis=1),
                         np.array([r.oob_error for r in forest.history]), forest_wrong.mean(axis=1),
-                        float(differences.std(ddof=1) / np.sqrt(len(differences))))
+                        paired_se(bag_wrong[-1], forest_wrong[-1]))
 
 
 def show_forest_curves() -> Figure:
