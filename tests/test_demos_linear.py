@@ -184,6 +184,7 @@ def test_hinge_steps_update_exactly_inside_the_margin_by_eta_y_x():
 
 def test_l2_loss_svm_is_shorter_with_more_margin_violators_than_the_l1_loss_svm():
     svms = demo.l1_and_l2_svm(0.1)
+    assert len(demo.logistic_data()[1]) == 80  # "with these 80 points"
     assert np.linalg.norm(svms.squared_hinge) < np.linalg.norm(svms.hinge)
     assert svms.violators["squared_hinge"] > svms.violators["hinge"]
 

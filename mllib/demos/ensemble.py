@@ -377,8 +377,8 @@ def bagging_variance(refits: int = 5, n_estimators: int = 15, seed: int = 0) -> 
 
 
 def show_bagging_variance() -> Figure:
-    """Left one deep tree, right a bag of 15, each refitted on 5 bootstrap samples: the grey
-    level is the share of refits that say +1 (white: all say −1, black: all say +1), each black
+    """Left one deep tree, right a bag of 15, each refitted on 5 bootstrap samples: the shading
+    is the share of refits that say +1 (unshaded: all say −1, darkest: all say +1), each black
     contour is one refit's boundary."""
     v = bagging_variance()
     X, y, *_ = _moons_split()
