@@ -254,6 +254,26 @@ def test_the_bagged_line_is_almost_the_same_line():
     assert r.single[line] > demo.REGRESSION_NOISE**2
 
 
+def test_bagged_regression_prints_paired_standard_errors_of_the_gains():
+    # §5: "both gains are real for these 40 training points, the 1-NN's by many standard
+    # errors, the line's (0.0017) by about four and a half, but the line's is tiny"; the
+    # paired s.e. is recomputed from each learner's squared errors on the same test points.
+    r = demo.bagged_regression()
+    X, y, X_test, y_test = demo.regression_data()
+    table = demo.bagged_regression_table()
+    gains = {}
+    for name, learner in demo.REGRESSION_LEARNERS.items():
+        differences = ((learner(X, y).predict(X_test) - y_test) ** 2
+                       - (r.bags[name].predict(X_test) - y_test) ** 2)
+        se = differences.std(ddof=1) / np.sqrt(len(differences))
+        assert len(differences) == 2000 and r.paired[name] == pytest.approx(se, rel=1e-9)
+        gains[name] = (r.single[name] - r.bagged[name]) / se
+        assert f"| {r.single[name] - r.bagged[name]:.4f} ± {se:.4f} |" in table
+    assert gains["1-NN"] > 10
+    assert 4 < gains["least-squares line"] < 5
+    assert f"{r.single['least-squares line'] - r.bagged['least-squares line']:.4f}" == "0.0017"
+
+
 def test_round_alt_text_counts_rounds_in_good_english():
     assert "H after 1 round says" in alt_text(demo.show_round(1))
     assert "H after 2 rounds says" in alt_text(demo.show_round(2))

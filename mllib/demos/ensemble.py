@@ -266,11 +266,12 @@ def _moons_split(n_train: int = 200, n_test: int = 1000):
     return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
 
 
-def paired_se(wrong_a: np.ndarray, wrong_b: np.ndarray) -> float:
+def paired_se(loss_a: np.ndarray, loss_b: np.ndarray) -> float:
     """The standard error of the difference of two test errors measured on the same test
-    points, from the per-point differences of the mistakes (boolean arrays of shape (n,)): the
-    test errors are estimates too, and pairing removes the points both get right or wrong."""
-    differences = wrong_a.astype(float) - wrong_b
+    points, from the per-point differences of the losses (shape (n,): mistakes as booleans, or
+    squared errors): the test errors are estimates too, and pairing removes what the two
+    share, such as the points both get right or wrong."""
+    differences = loss_a.astype(float) - loss_b
     return float(differences.std(ddof=1) / np.sqrt(len(differences)))
 
 
@@ -485,12 +486,14 @@ def regression_data(n_train: int = 40, n_test: int = 2000, seed: int = 0):
 @dataclass(frozen=True)
 class BaggedRegression:
     """Per learner: the test mean squared error of one fit and of the bag, the bag's OOB error,
-    and the fitted ensembles (``bags``)."""
+    the fitted ensembles (``bags``) and the :func:`paired_se` of one fit's test MSE against the
+    bag's (``paired``)."""
 
     single: dict[str, float]
     bagged: dict[str, float]
     oob: dict[str, float]
     bags: dict[str, E.BaggingResult]
+    paired: dict[str, float]
 
 
 @lru_cache(maxsize=1)
@@ -501,14 +504,16 @@ def bagged_regression(n_estimators: int = 50, seed: int = 0) -> BaggedRegression
 
 
 def _bag_regressors(X, y, X_test, y_test, n_estimators: int, seed) -> BaggedRegression:
-    single, bagged, oob, bags = {}, {}, {}, {}
+    single, bagged, oob, bags, paired = {}, {}, {}, {}, {}
     for name, learner in REGRESSION_LEARNERS.items():
         bag = E.bagging(X, y, n_estimators=n_estimators, learner=learner, seed=seed,
                         task="regress")
-        single[name] = float(np.mean((learner(X, y).predict(X_test) - y_test) ** 2))
-        bagged[name] = float(np.mean((bag.predict(X_test) - y_test) ** 2))
+        one_fit = (learner(X, y).predict(X_test) - y_test) ** 2  # per test point
+        averaged = (bag.predict(X_test) - y_test) ** 2
+        single[name], bagged[name] = float(np.mean(one_fit)), float(np.mean(averaged))
         oob[name], bags[name] = bag.oob_error, bag
-    return BaggedRegression(single, bagged, oob, bags)
+        paired[name] = paired_se(one_fit, averaged)
+    return BaggedRegression(single, bagged, oob, bags, paired)
 
 
 @lru_cache(maxsize=1)
@@ -533,10 +538,11 @@ def bagged_regression_sweep_table() -> str:
 
 def bagged_regression_table() -> str:
     r = bagged_regression()
-    rows = [[name, f"{r.single[name]:.3f}", f"{r.bagged[name]:.3f}", f"{r.oob[name]:.3f}"]
+    rows = [[name, f"{r.single[name]:.3f}", f"{r.bagged[name]:.3f}",
+             f"{r.single[name] - r.bagged[name]:.4f} ± {r.paired[name]:.4f}", f"{r.oob[name]:.3f}"]
             for name in REGRESSION_LEARNERS]
     return markdown_table(["learner", "test MSE, one fit", "test MSE, bag of 50",
-                           "OOB MSE of the bag"], rows)
+                           "one fit − bag ± paired s.e.", "OOB MSE of the bag"], rows)
 
 
 def show_bagged_regression() -> Figure:
