@@ -113,9 +113,10 @@ def quadratic_features(X, *, c: float = 0.0) -> np.ndarray:
     c = 0 the result has shape (n, d(d+1)/2), the slide's n(n+1)/2 coordinates for n features.
     For c > 0, (x·z + c)² = (x·z)² + 2c·x·z + c² adds the d coordinates √(2c)·xᵢ and the
     constant c: shape (n, d(d+1)/2 + d + 1). The constant lets a separator in φ-space leave
-    the origin, which a disc x₁² + x₂² <= r² needs.
+    the origin, which a disc x₁² + x₂² <= r² needs. With n = 0 rows the result is an empty
+    array of that width, as lecture 07's Exercise 2 asks of a student's map.
     """
-    X = as_matrix(X)
+    X = as_matrix(X, allow_empty=True)
     if finite(c, "c") < 0:
         raise ValueError(f"c must be >= 0 (a negative c need not give a valid kernel); got {c}.")
     rows, cols = np.triu_indices(X.shape[1])

@@ -156,6 +156,13 @@ def square_limits(ax: Axes, half_width: float) -> None:
     ax.set_ylim(-half_width, half_width)
 
 
+def mean_and_se(values, spec: str = ".3f") -> str:
+    """'mean ± standard error' of a sample (s/√n, with s the ddof = 1 standard deviation), both
+    formatted with the format ``spec``: a sweep's summary for a table."""
+    values = np.asarray(values, dtype=float)
+    return f"{values.mean():{spec}} ± {values.std(ddof=1) / np.sqrt(len(values)):{spec}}"
+
+
 def markdown_table(header: list[str], rows: list[list[object]]) -> str:
     """A Markdown table (for ``IPython.display.Markdown``) from a header and rows of cells."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]

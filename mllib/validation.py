@@ -6,12 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 
-def as_matrix(X, name: str = "X") -> np.ndarray:
-    """Return ``X`` as a finite float array of shape (n, d) with n >= 1."""
+def as_matrix(X, name: str = "X", *, allow_empty: bool = False) -> np.ndarray:
+    """Return ``X`` as a finite float array of shape (n, d) with n >= 1 (n >= 0 when
+    ``allow_empty``: a row-by-row map of no rows is no rows)."""
     X = np.asarray(X, dtype=float)
     if X.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array of shape (n, d); got {X.ndim} dimension(s).")
-    if X.shape[0] == 0:
+    if X.shape[0] == 0 and not allow_empty:
         raise ValueError(f"{name} is empty: it needs at least one example (row).")
     if X.shape[1] == 0:
         raise ValueError(f"{name} has no features (columns): shape {X.shape}.")

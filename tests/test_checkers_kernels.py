@@ -80,6 +80,11 @@ def map_squares_only(X):
     return X ** 2
 
 
+def map_row_by_row(X):
+    # Right on every row, but a list of no rows becomes shape (0,), not (0, d(d+1)/2).
+    return np.array([map_slide_order(x[None, :])[0] for x in X])
+
+
 def dual_strict(K, y, max_epochs=100):  # a score of 0 is not counted as a mistake
     alpha = np.zeros(len(y))
     for _ in range(max_epochs):
@@ -118,6 +123,7 @@ def test_correct_answers_pass(checker, answer):
     (check.polynomial_kernel, kernel_forgets_c, "c = 1"),
     (check.quadratic_map, map_without_sqrt2, "differs from"),
     (check.quadratic_map, map_squares_only, "d\\(d\\+1\\)/2"),
+    (check.quadratic_map, map_row_by_row, "n = 0 rows"),
     (check.dual_perceptron, dual_strict, "score of 0 is a mistake"),
     (check.dual_perceptron, dual_one_pass, "rings"),
     (check.kernel_prediction, predict_sign, "all zero"),

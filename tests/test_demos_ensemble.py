@@ -126,6 +126,23 @@ def test_test_error_falls_then_creeps_up_while_the_bound_stays_far_above():
         assert 0.009 < np.sqrt(p * (1 - p) / n_test) < 0.013
 
 
+def test_the_creep_is_about_two_and_a_half_paired_standard_errors():
+    # §4: "the rise is about two and a half standard errors", the standard error of the
+    # difference paired on the same test points, recomputed here from AdaBoost's staged scores.
+    c = demo.boosting_curves()
+    X, y, X_test, y_test = demo._moons_split()
+    run = E.adaboost(X, y, rounds=300)
+    wrong = np.where(run.staged_scores(X_test) > 0, 1.0, -1.0) != y_test
+    best = int(np.argmin(c.test_error))
+    differences = wrong[-1].astype(float) - wrong[best]
+    assert c.creep_se == pytest.approx(differences.std(ddof=1) / np.sqrt(len(differences)),
+                                       rel=1e-12)
+    # unpaired, the two errors' own standard errors would give a larger one
+    assert c.creep_se < np.hypot(*(np.sqrt(p * (1 - p) / len(y_test))
+                                   for p in (c.test_error[best], c.test_error[-1])))
+    assert 2.2 < (c.test_error[-1] - c.test_error[best]) / c.creep_se < 3.0
+
+
 def test_the_scrubbers_moons_are_80_points():
     # §3: "the `moons` data (80 points, a smaller sample than section 4's 200)"
     assert len(demo.boosting_movie("moons", rounds=1).y) == 80
@@ -235,6 +252,26 @@ def test_the_bagged_line_is_almost_the_same_line():
     assert (f"{r.bagged[line]:.3f}", f"{r.single[line]:.3f}") == ("0.382", "0.383")
     assert r.bagged[line] != r.single[line]
     assert r.single[line] > demo.REGRESSION_NOISE**2
+
+
+def test_bagged_regression_prints_paired_standard_errors_of_the_gains():
+    # §5: "both gains are real for these 40 training points, the 1-NN's by many standard
+    # errors, the line's (0.0017) by about four and a half, but the line's is tiny"; the
+    # paired s.e. is recomputed from each learner's squared errors on the same test points.
+    r = demo.bagged_regression()
+    X, y, X_test, y_test = demo.regression_data()
+    table = demo.bagged_regression_table()
+    gains = {}
+    for name, learner in demo.REGRESSION_LEARNERS.items():
+        differences = ((learner(X, y).predict(X_test) - y_test) ** 2
+                       - (r.bags[name].predict(X_test) - y_test) ** 2)
+        se = differences.std(ddof=1) / np.sqrt(len(differences))
+        assert len(differences) == 2000 and r.paired[name] == pytest.approx(se, rel=1e-9)
+        gains[name] = (r.single[name] - r.bagged[name]) / se
+        assert f"| {r.single[name] - r.bagged[name]:.4f} ± {se:.4f} |" in table
+    assert gains["1-NN"] > 10
+    assert 4 < gains["least-squares line"] < 5
+    assert f"{r.single['least-squares line'] - r.bagged['least-squares line']:.4f}" == "0.0017"
 
 
 def test_round_alt_text_counts_rounds_in_good_english():

@@ -124,8 +124,15 @@ def test_the_dual_wins_only_for_few_examples_and_many_features(study):
     # The prose: crossing near m ≈ (passes + 1)(d + 1)/2; with d = 4 the dual never wins.
     assert study.dims == (4, 16, 64)
     assert [study.crossover(a) for a in range(3)] == [0, 25, 100]
-    for a, d in enumerate(study.dims):
-        estimate = 4 * (d + 1) / 2
+    passes = 3  # "for three passes"
+    assert (study.epochs == passes).all()
+    estimates = [(passes + 1) * (d + 1) / 2 for d in study.dims]
+    assert estimates == [10, 34, 130]  # "that is 10, 34 and 130"
+    assert estimates[0] < study.sizes[0] == 25  # "below the smallest size measured, 25"
+    for a, estimate in enumerate(estimates):
+        # the printed verdicts agree: the last size at which the dual is cheaper is the last
+        # size measured below the estimate
+        assert study.crossover(a) == max((m for m in study.sizes if m <= estimate), default=0)
         assert study.crossover(a) <= estimate
         assert all(q > p for m, p, q in zip(study.sizes, study.primal[a], study.dual[a],
                                             strict=True) if m > 2 * estimate)

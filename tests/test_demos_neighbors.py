@@ -268,7 +268,8 @@ def test_lsh_table_prints_a_binomial_standard_error_larger_than_the_gaps_at_r_4_
         assert t.queries == 100
         se = stats.binom(t.queries, t.found).std() / t.queries  # scipy's binomial s.d.
         assert t.found_se == pytest.approx(se, rel=1e-12)
-        assert f"{t.found:.2f} ± {se:.2f}" in printed
+        if 0 < t.found < 1:
+            assert f"{t.found:.2f} ± {se:.2f}" in printed
     for t in (t for t in table if t.rows in (4, 5)):
         assert abs(t.found - t.predicted) == pytest.approx(0.02, abs=0.005)  # "by 0.02"
         assert abs(t.found - t.predicted) < t.found_se
@@ -279,6 +280,18 @@ def test_no_miss_in_100_queries_still_allows_a_miss_rate_of_3_percent():
     # 95 % bound)": the exact bound solves (1 - q)^100 = 0.05, q = 2.95 %, and 3/100 ≈ it
     exact = 1 - 0.05 ** (1 / 100)
     assert exact == pytest.approx(3 / 100, abs=0.001)
+    assert f"{exact:.2%}" == "2.95%"  # "exactly 2.95 %"
+    # The table prints that bound, not a plug-in "± 0.00", where all 100 queries succeed
+    # (r = 1 and 2); scipy's Clopper-Pearson interval at 95 % one-sided agrees.
+    printed = demo.lsh_markdown()
+    assert "± 0.00" not in printed
+    perfect = [t for t in demo.lsh_table() if t.found == 1]
+    assert [t.rows for t in perfect] == [1, 2]
+    lower = stats.beta.ppf(0.05, 100, 1)  # Clopper-Pearson one-sided lower bound at 100/100
+    assert lower == pytest.approx(1 - exact, rel=1e-9)
+    assert printed.count(f"| 1.00 (≥ {lower:.2f}, 95 %) |") == 2
+    none_found = demo.LSHRow(10, 6, 0.0, 0.0, 0.0, 100)  # no hit: the mirror-image bound
+    assert none_found.found_text == f"0.00 (≤ {exact:.2f}, 95 %)"
 
 
 def test_lsh_queries_have_one_clear_neighbour_near_0_6():
@@ -375,7 +388,7 @@ def test_weighted_two_nn_jumps_on_uneven_data_but_not_on_the_peak():
 
 def test_two_nn_leaves_a_band_of_the_dogs_picture_unclassified():
     """Exercise 12.4.1's cell: the share of the window whose two nearest dogs differ in breed
-    (the figure's white band, "about half"), recomputed by brute force."""
+    (the figure's unshaded band, "about half"), recomputed by brute force."""
     X, y, _ = data.dogs()
     gx, gy, answer = demo.two_nn_regions()
     grid = np.column_stack([gx.ravel(), gy.ravel()])

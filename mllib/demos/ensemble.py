@@ -33,6 +33,7 @@ from mllib.plotting import (
     figure,
     log_axis,
     markdown_table,
+    mean_and_se,
     scatter_labelled,
 )
 
@@ -265,24 +266,43 @@ def _moons_split(n_train: int = 200, n_test: int = 1000):
     return X[:n_train], y[:n_train], X[n_train:], y[n_train:]
 
 
+def paired_se(loss_a: np.ndarray, loss_b: np.ndarray) -> float:
+    """The standard error of the difference of two test errors measured on the same test
+    points, from the per-point differences of the losses (shape (n,): mistakes as booleans, or
+    squared errors): the test errors are estimates too, and pairing removes what the two
+    share, such as the points both get right or wrong."""
+    differences = loss_a.astype(float) - loss_b
+    return float(differences.std(ddof=1) / np.sqrt(len(differences)))
+
+
 @dataclass(frozen=True)
 class BoostingCurves:
-    """Training error, the bound Πₜ Zₜ and test error of AdaBoost with stumps, per round."""
+    """Training error, the bound Πₜ Zₜ and test error of AdaBoost with stumps, per round.
+
+    Attributes
+    ----------
+    rounds, training_error, bound, test_error : ndarray of shape (T,)
+    creep_se : float
+        :func:`paired_se` of the last round's test error against the lowest one's.
+    """
 
     rounds: np.ndarray
     training_error: np.ndarray
     bound: np.ndarray
     test_error: np.ndarray
+    creep_se: float
 
 
 @lru_cache(maxsize=1)
 def boosting_curves(rounds: int = 300) -> BoostingCurves:
     X, y, X_test, y_test = _moons_split()
     run = E.adaboost(X, y, rounds=rounds)
-    test = np.mean(np.where(run.staged_scores(X_test) > 0, 1.0, -1.0) != y_test, axis=1)
+    wrong = np.where(run.staged_scores(X_test) > 0, 1.0, -1.0) != y_test  # (T, n_test)
+    test = wrong.mean(axis=1)
     return BoostingCurves(np.array([r.t for r in run.history]),
                           np.array([r.training_error for r in run.history]),
-                          np.array([r.bound for r in run.history]), test)
+                          np.array([r.bound for r in run.history]), test,
+                          paired_se(wrong[-1], wrong[int(np.argmin(test))]))
 
 
 def show_boosting_curves() -> Figure:
@@ -358,8 +378,8 @@ def bagging_variance(refits: int = 5, n_estimators: int = 15, seed: int = 0) -> 
 
 
 def show_bagging_variance() -> Figure:
-    """Left one deep tree, right a bag of 15, each refitted on 5 bootstrap samples: the grey
-    level is the share of refits that say +1 (white: all say −1, black: all say +1), each black
+    """Left one deep tree, right a bag of 15, each refitted on 5 bootstrap samples: the shading
+    is the share of refits that say +1 (unshaded: all say −1, darkest: all say +1), each black
     contour is one refit's boundary."""
     v = bagging_variance()
     X, y, *_ = _moons_split()
@@ -389,12 +409,6 @@ def show_bagging_variance() -> Figure:
                          f"differs from the majority on {v.tree_disagreement:.3f} against "
                          f"{v.bag_disagreement:.3f}.")
 
-
-
-def mean_and_se(values) -> str:
-    """'mean ± standard error' of a sample, s/√n, to three decimals."""
-    values = np.asarray(values, dtype=float)
-    return f"{values.mean():.3f} ± {values.std(ddof=1) / np.sqrt(len(values)):.3f}"
 
 
 @dataclass(frozen=True)
@@ -472,12 +486,14 @@ def regression_data(n_train: int = 40, n_test: int = 2000, seed: int = 0):
 @dataclass(frozen=True)
 class BaggedRegression:
     """Per learner: the test mean squared error of one fit and of the bag, the bag's OOB error,
-    and the fitted ensembles (``bags``)."""
+    the fitted ensembles (``bags``) and the :func:`paired_se` of one fit's test MSE against the
+    bag's (``paired``)."""
 
     single: dict[str, float]
     bagged: dict[str, float]
     oob: dict[str, float]
     bags: dict[str, E.BaggingResult]
+    paired: dict[str, float]
 
 
 @lru_cache(maxsize=1)
@@ -488,14 +504,16 @@ def bagged_regression(n_estimators: int = 50, seed: int = 0) -> BaggedRegression
 
 
 def _bag_regressors(X, y, X_test, y_test, n_estimators: int, seed) -> BaggedRegression:
-    single, bagged, oob, bags = {}, {}, {}, {}
+    single, bagged, oob, bags, paired = {}, {}, {}, {}, {}
     for name, learner in REGRESSION_LEARNERS.items():
         bag = E.bagging(X, y, n_estimators=n_estimators, learner=learner, seed=seed,
                         task="regress")
-        single[name] = float(np.mean((learner(X, y).predict(X_test) - y_test) ** 2))
-        bagged[name] = float(np.mean((bag.predict(X_test) - y_test) ** 2))
+        one_fit = (learner(X, y).predict(X_test) - y_test) ** 2  # per test point
+        averaged = (bag.predict(X_test) - y_test) ** 2
+        single[name], bagged[name] = float(np.mean(one_fit)), float(np.mean(averaged))
         oob[name], bags[name] = bag.oob_error, bag
-    return BaggedRegression(single, bagged, oob, bags)
+        paired[name] = paired_se(one_fit, averaged)
+    return BaggedRegression(single, bagged, oob, bags, paired)
 
 
 @lru_cache(maxsize=1)
@@ -520,10 +538,11 @@ def bagged_regression_sweep_table() -> str:
 
 def bagged_regression_table() -> str:
     r = bagged_regression()
-    rows = [[name, f"{r.single[name]:.3f}", f"{r.bagged[name]:.3f}", f"{r.oob[name]:.3f}"]
+    rows = [[name, f"{r.single[name]:.3f}", f"{r.bagged[name]:.3f}",
+             f"{r.single[name] - r.bagged[name]:.4f} ± {r.paired[name]:.4f}", f"{r.oob[name]:.3f}"]
             for name in REGRESSION_LEARNERS]
     return markdown_table(["learner", "test MSE, one fit", "test MSE, bag of 50",
-                           "OOB MSE of the bag"], rows)
+                           "one fit − bag ± paired s.e.", "OOB MSE of the bag"], rows)
 
 
 def show_bagged_regression() -> Figure:
@@ -561,9 +580,8 @@ class ForestCurves:
     trees : ndarray of shape (B,)
     bag_oob, bag_test, forest_oob, forest_test : ndarray of shape (B,)
     paired_se : float
-        The standard error of the difference of the two final test errors, from the per-point
-        differences of the two ensembles' mistakes on the same test points: the test errors
-        are estimates too.
+        :func:`paired_se` of the two final test errors (the ensembles' mistakes on the same
+        test points).
     """
 
     trees: np.ndarray
@@ -588,11 +606,10 @@ def forest_curves(n_estimators: int = 60, seed: int = 0) -> ForestCurves:
 
     bag_wrong = bag.staged_predict(X_test) != y_test  # (B, n_test)
     forest_wrong = forest.staged_predict(X_test) != y_test
-    differences = bag_wrong[-1].astype(float) - forest_wrong[-1]
     return ForestCurves(np.arange(1, n_estimators + 1),
                         np.array([r.oob_error for r in bag.history]), bag_wrong.mean(axis=1),
                         np.array([r.oob_error for r in forest.history]), forest_wrong.mean(axis=1),
-                        float(differences.std(ddof=1) / np.sqrt(len(differences))))
+                        paired_se(bag_wrong[-1], forest_wrong[-1]))
 
 
 def show_forest_curves() -> Figure:

@@ -31,6 +31,7 @@ from mllib.plotting import (
     hyperplane_points,
     log_axis,
     markdown_table,
+    mean_and_se,
     scatter_labelled,
 )
 
@@ -296,18 +297,21 @@ def expected_squared_risk(w) -> float:
 
 
 def risk_table(fresh: int = 100_000, seed: int = 12) -> str:
-    """J(w) three ways, for w = 0 and w = w_LS: exact, the mean loss on ``fresh`` new draws, and
-    the mean loss on the 40 training examples (the empirical risk the methods minimise)."""
+    """J(w) three ways, for w = 0 and w = w_LS: exact, the mean loss on ``fresh`` new draws
+    ± its standard error (the losses' standard deviation over √fresh: a Monte Carlo estimate),
+    and the mean loss on the 40 training examples (the empirical risk the methods minimise)."""
     X, y, w_ls = race_data()
     rng = np.random.default_rng(seed)
     X_new = rng.normal(size=(fresh, len(RACE_W)))
     y_new = X_new @ RACE_W + RACE_NOISE * rng.normal(size=fresh)
     rows = []
     for name, w in (("w = 0", np.zeros(len(RACE_W))), ("w = w_LS", w_ls)):
+        losses = 0.5 * (y_new - X_new @ w) ** 2  # Q of each fresh example
+        se = losses.std(ddof=1) / np.sqrt(fresh)
         rows.append([name, f"{expected_squared_risk(w):.4f}",
-                     f"{linear.objective('squared', w, X_new, y_new):.4f}",
+                     f"{linear.objective('squared', w, X_new, y_new):.4f} ± {se:.4f}",
                      f"{linear.objective('squared', w, X, y):.4f}"])
-    return markdown_table(["weights", "J(w) exact", f"mean Q on {fresh:,} fresh examples",
+    return markdown_table(["weights", "J(w) exact", f"mean Q on {fresh:,} fresh examples ± s.e.",
                            "mean Q on the 40 training examples"], rows)
 
 
@@ -517,17 +521,16 @@ class BiasVariance:
     sets: int
 
 
-@lru_cache(maxsize=1)
-def bias_variance(n_train: int = 20, sets: int = 600, n_test: int = 1000,
-                  seed: int = 446) -> BiasVariance:
-    """Fit logistic regression with each C in 10⁻³ … 10² on ``sets`` training sets of
-    ``n_train`` points from :func:`logistic_sample`, and split its error in P(y = +1 | x) on
-    ``n_test`` fresh points into bias² and variance (CS446 "Underfitting and overfitting")."""
+BIAS_VARIANCE_CS = np.logspace(-3, 2, 11)  # 10⁻³ … 10², four steps a decade
+
+
+def _decompose(Cs, n_train: int, sets: int, n_test: int, seed: int) -> BiasVariance:
+    """Bias² and variance at each C from one draw (``seed``) of ``n_test`` test points and
+    ``sets`` training sets of ``n_train``; see :class:`BiasVariance` for the estimators."""
     rng = np.random.default_rng(seed)
     X_test, _ = logistic_sample(n_test, rng)
     truth = true_probability(X_test)
     training = [logistic_sample(n_train, rng) for _ in range(sets)]
-    Cs = np.logspace(-3, 2, 11)
     bias2, variance = [], []
     for C in Cs:
         p = np.array([linear.predict_proba(linear.logistic_regression(X, y, C=C).w, X_test)
@@ -535,7 +538,62 @@ def bias_variance(n_train: int = 20, sets: int = 600, n_test: int = 1000,
         spread = p.var(axis=0, ddof=1)
         bias2.append(np.mean((p.mean(axis=0) - truth) ** 2 - spread / sets))
         variance.append(np.mean(spread))
-    return BiasVariance(Cs, np.array(bias2), np.array(variance), n_train, sets)
+    return BiasVariance(np.asarray(Cs), np.array(bias2), np.array(variance), n_train, sets)
+
+
+@lru_cache(maxsize=1)
+def bias_variance(n_train: int = 20, sets: int = 600, n_test: int = 1000,
+                  seed: int = 446) -> BiasVariance:
+    """Fit logistic regression with each C in 10⁻³ … 10² on ``sets`` training sets of
+    ``n_train`` points from :func:`logistic_sample`, and split its error in P(y = +1 | x) on
+    ``n_test`` fresh points into bias² and variance (CS446 "Underfitting and overfitting")."""
+    return _decompose(BIAS_VARIANCE_CS, n_train, sets, n_test, seed)
+
+
+@dataclass(frozen=True)
+class BiasSweep:
+    """The bias² at the three largest C of :func:`bias_variance`, redrawn with other seeds.
+
+    Attributes
+    ----------
+    Cs : ndarray of shape (3,)
+        10, 31.6 and 100.
+    seeds : tuple of int
+        The draws, the first being :func:`bias_variance`'s own.
+    bias2 : ndarray of shape (len(seeds), 3)
+        Each draw's bias² estimate at each C (600 training sets of 20 per draw).
+    """
+
+    Cs: np.ndarray
+    seeds: tuple[int, ...]
+    bias2: np.ndarray
+
+    def step(self, a: int, b: int) -> np.ndarray:
+        """Each draw's paired difference bias²(Cs[b]) − bias²(Cs[a]), shape (len(seeds),)."""
+        return self.bias2[:, b] - self.bias2[:, a]
+
+
+@lru_cache(maxsize=1)
+def bias_sweep(draws: int = 10) -> BiasSweep:
+    """bias² at C = 10, 31.6 and 100 for seeds 446, 447, ...: one draw of 600 training sets
+    gives an estimate, and whether it "levels off" or "rises" is a comparison of estimates,
+    so it is judged over ``draws`` draws (about 1.5 s each)."""
+    seeds = tuple(range(446, 446 + draws))
+    Cs = BIAS_VARIANCE_CS[-3:]
+    return BiasSweep(Cs, seeds, np.array([_decompose(Cs, 20, 600, 1000, s).bias2 for s in seeds]))
+
+
+def bias_sweep_table() -> str:
+    """The two steps of the bias² at large C over :func:`bias_sweep`'s draws: the paired
+    difference's mean ± standard error and the number of draws in which it is positive."""
+    sweep = bias_sweep()
+    rows = []
+    for a, b in ((0, 1), (1, 2)):
+        step = sweep.step(a, b)
+        rows.append([f"bias²(C = {sweep.Cs[b]:.3g}) − bias²(C = {sweep.Cs[a]:.3g})",
+                     mean_and_se(step * 1e5, ".1f"), f"{int(np.sum(step > 0))} of {len(step)}"])
+    return markdown_table(["step", f"mean ± s.e. over {len(sweep.seeds)} draws (×10⁻⁵)",
+                           "draws in which it rises"], rows)
 
 
 def show_bias_variance() -> Figure:

@@ -183,8 +183,9 @@ def show_voronoi() -> Figure:
     fig, (ax,) = figure(1, width=6.0, height=4.8)
     ax.pcolormesh(gx, gy, y[cell], cmap=ListedColormap(BREED_COLOURS), alpha=0.25,
                   shading="auto", vmin=-0.5, vmax=2.5)
-    ax.contour(gx, gy, cell, levels=np.arange(len(X)) + 0.5, colors="grey", linewidths=0.8)
-    ax.contour(gx, gy, y[cell], levels=[0.5, 1.5], colors="black", linewidths=1.8)
+    # Walls differ by width, not colour: thin between dogs, thick where the breed changes.
+    ax.contour(gx, gy, cell, levels=np.arange(len(X)) + 0.5, colors="black", linewidths=0.5)
+    ax.contour(gx, gy, y[cell], levels=[0.5, 1.5], colors="black", linewidths=2.0)
     for b, (name, marker) in enumerate(zip(breeds, BREED_MARKERS, strict=True)):
         ax.scatter(*X[y == b].T, c=BREED_COLOURS[b], marker=marker, s=60, edgecolors="black",
                    label=name, zorder=3)
@@ -195,7 +196,7 @@ def show_voronoi() -> Figure:
             ax.plot(*w.midpoint, "x", color="black", ms=8, mew=2)
     ax.set_xlabel("height (inches)")
     ax.set_ylabel("weight (pounds)")
-    ax.set_title("1-NN cells: grey walls between dogs, black between breeds\n"
+    ax.set_title("1-NN cells: thin walls between dogs, thick between breeds\n"
                  "dotted: two points of one region whose midpoint (×) is in another", fontsize=9)
     ax.legend(fontsize=8, loc="upper left")
     not_convex = [breeds[b] for b in range(len(breeds)) if nonconvex_witness(b) is not None]
@@ -214,12 +215,12 @@ def two_nn_regions(n: int = 201) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def show_two_nn() -> Figure:
-    """The 2-NN rule of Exercise 12.4.1: breeds' regions where both nearest dogs agree, white
-    (unclassified) where they do not."""
+    """The 2-NN rule of Exercise 12.4.1: breeds' regions where both nearest dogs agree,
+    unshaded (unclassified) where they do not."""
     X, y, breeds = data.dogs()
     gx, gy, answer = two_nn_regions(300)
     fig, (ax,) = figure(1, width=6.0, height=4.8)
-    shown = np.ma.masked_less(answer, 0)  # unclassified cells stay white
+    shown = np.ma.masked_less(answer, 0)  # unclassified cells stay unshaded
     ax.pcolormesh(gx, gy, shown, cmap=ListedColormap(BREED_COLOURS), alpha=0.25,
                   shading="auto", vmin=-0.5, vmax=2.5)
     for b, (name, marker) in enumerate(zip(breeds, BREED_MARKERS, strict=True)):
@@ -230,7 +231,7 @@ def show_two_nn() -> Figure:
     counted = two_nn_regions()[2]  # the default grid, whose share the walk-through prints
     share = np.mean(counted < 0)
     ax.set_title(f"2-NN, a label only where both nearest dogs agree:\n"
-                 f"white = unclassified ({share:.0%} of the window)", fontsize=9)
+                 f"unshaded = unclassified ({share:.0%} of the window)", fontsize=9)
     ax.legend(fontsize=8, loc="upper left")
     return describe(fig, f"The 2-NN rule of MMDS Exercise 12.4.1 on {_dogs_sentence(y, breeds)}: "
                          f"{share:.0%} of the window is unclassified (its two nearest dogs "
@@ -551,6 +552,17 @@ class LSHRow:
         """The binomial standard error of ``found``, √(p(1 − p)/queries)."""
         return float(np.sqrt(self.found * (1 - self.found) / self.queries))
 
+    @property
+    def found_text(self) -> str:
+        """``found`` ± its standard error; at 0 or 1, where that plug-in error is 0 and claims a
+        certainty no sample gives, the exact one-sided 95 % bound instead: with no miss (or no
+        hit) in n queries, the rate q with (1 − q)ⁿ = 0.05 (the "rule of three", q ≈ 3/n)."""
+        if 0 < self.found < 1:
+            return f"{self.found:.2f} ± {self.found_se:.2f}"
+        bound = 1 - 0.05 ** (1 / self.queries)
+        return (f"1.00 (≥ {1 - bound:.2f}, 95 %)" if self.found == 1
+                else f"0.00 (≤ {bound:.2f}, 95 %)")
+
 
 @lru_cache(maxsize=1)
 def lsh_sets(n: int = 1000, words: int = 300, queries: int = 100, seed: int = 4):
@@ -588,8 +600,8 @@ def lsh_table() -> tuple[LSHRow, ...]:
 
 
 def lsh_markdown() -> str:
-    rows = [[t.bands, t.rows, f"{t.scanned:.4f}", f"{t.found:.2f} ± {t.found_se:.2f}",
-             f"{t.predicted:.2f}"] for t in lsh_table()]
+    rows = [[t.bands, t.rows, f"{t.scanned:.4f}", t.found_text, f"{t.predicted:.2f}"]
+            for t in lsh_table()]
     return markdown_table(["bands b", "rows r", "share of the data scanned",
                            "nearest neighbour found ± s.e.", "predicted 1 − (1 − sʳ)ᵇ"], rows)
 

@@ -47,6 +47,10 @@ def _polynomial_domain(X, Z, degree, c) -> str | None:
                  ("X, Z and c are finite numbers", finite(X, Z, c)))
 
 
+# Exercise 2's statement gives the answer for n = 0 rows.
+STATED_NO_ROWS = "With $n = 0$ rows, return an empty array of shape"
+
+
 def _is_quadratic_map(answer, expected, case: Case) -> str | None:
     """Any φ with φ(x)·φ(z) = (x·z)² and d(d+1)/2 coordinates is right, in any order and with
     any signs: check that property, not the reference's order."""
@@ -57,11 +61,14 @@ def _is_quadratic_map(answer, expected, case: Case) -> str | None:
         return "return an array of numbers, one row per example"
     n, d = X.shape
     if phi.shape != (n, d * (d + 1) // 2):
+        if n == 0:
+            return "with n = 0 rows, return an empty array of shape (0, d(d+1)/2)"
         return "for d features the map has d(d+1)/2 coordinates per row"
     if not np.all(np.isfinite(phi)):
         return "the rows contain NaN or inf"
     target = (X @ X.T) ** 2
-    if not np.allclose(phi @ phi.T, target, rtol=1e-8, atol=1e-8 * (1 + np.abs(target).max())):
+    scale = 1 + np.abs(target).max(initial=0.0)  # initial: no rows, no pairs to compare
+    if not np.allclose(phi @ phi.T, target, rtol=1e-8, atol=1e-8 * scale):
         return "φ(x)·φ(z) differs from (x·z)² for some pair of rows"
     return None
 
@@ -74,6 +81,7 @@ def quadratic_map() -> Check:
         Case("3-D points", (rng.normal(size=(4, 3)),)),
         Case("a single 6-D point", (rng.normal(size=(1, 6)),)),
         Case("1-D points (φ(x) = x²)", (rng.normal(size=(3, 1)),)),
+        Case("no rows (n = 0)", (np.empty((0, int(rng.integers(2, 7)))),), stated=STATED_NO_ROWS),
     ]
     return Check("quadratic_map", cases, reference.quadratic_features, judge=_is_quadratic_map,
                  domain=_quadratic_domain)
