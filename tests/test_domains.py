@@ -179,6 +179,9 @@ OPEN_EDGES = [  # (checker, the first hidden case's arguments -> an input left o
      lambda parents, cpts, target, evidence: (parents, cpts, target, {target: 0}),
      "not in the evidence"),
     ("bayesnet.query_by_enumeration", lambda *args: EVIDENCE_NEVER, "P(e) > 0"),
+    ("bayesnet.joint_probability",
+     lambda parents, cpts, assignment: (parents, {v: np.asarray(c).tolist() for v, c in
+                                                  cpts.items()}, assignment), "nested list"),
     ("neural.sigmoid_and_slope", lambda z: (np.append(z, np.nan),), "finite"),
     ("neural.forward_pass", lambda W1, b1, W2, b2, x: (W1, b1, W2, b2, np.append(x, 1.0)),
      "shape"),
