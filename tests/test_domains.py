@@ -124,6 +124,8 @@ OPEN_EDGES = [  # (checker, the first hidden case's arguments -> an input left o
     ("multiclass.kesler", lambda X, y, k: (X, 0 * y, 1), "k is a whole number >= 2"),
     ("multiclass.conservative_update", lambda W, x, y: (W / 10, x, y), "whole numbers"),
     ("multiclass.conservative_update", lambda W, x, y: (W[:1], x, 0), "k >= 2"),
+    ("multiclass.conservative_update", lambda W, x, y: (W.astype(int), x, y), "float arrays"),
+    ("multiclass.ova_predict", lambda W, X: (W[:0], X), "k >= 1"),
     ("multiclass.ova_predict", lambda W, X: (np.array([[0.1, 0.2], [0.3, 0.0]]), np.ones((1, 2))),
      "tie is exact"),
     ("multiclass.ava_predict", lambda V, X, k: (np.array([[0.1, 0.2, -0.3]]), np.ones((1, 3)), 2),
