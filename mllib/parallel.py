@@ -47,7 +47,8 @@ def split(X, y, parts: int) -> list[Chunk]:
     X, y = as_data(X, y)
     parts = positive_int(parts, "parts")
     if parts > len(y):
-        raise ValueError(f"cannot cut {len(y)} examples into {parts} non-empty chunks.")
+        examples = f"{len(y)} example{'s' * (len(y) != 1)}"  # parts > n >= 1, so parts >= 2
+        raise ValueError(f"cannot cut {examples} into {parts} non-empty chunks.")
     return list(zip(np.array_split(X, parts), np.array_split(y, parts), strict=True))
 
 

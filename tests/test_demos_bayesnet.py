@@ -35,7 +35,13 @@ def test_coin_frame_draws_the_posterior_after_the_tosses_seen():
     posterior = fig.axes[0].lines[1].get_ydata()
     grid = fig.axes[0].lines[1].get_xdata()
     np.testing.assert_allclose(posterior, demo.beta_density(grid, 5, 3))
-    assert fig.axes[0].get_title() == "after 4 toss(es): HHTH"
+    assert fig.axes[0].get_title() == "after 4 tosses: HHTH"
+
+
+def test_coin_counts_agree_in_number_after_one_toss():
+    fig = demo.show_coin(2, 2, 1)
+    assert demo.TOSSES[0] == "H" and fig.axes[0].get_title() == "after 1 toss: H"
+    assert "after 1 toss with 1 head, the Beta(3, 2) posterior" in alt_text(fig)
 
 
 def test_coin_explorer_sliders_redraw(monkeypatch):
@@ -74,6 +80,24 @@ def test_alarm_frame_shows_p_burglary_given_both_calls():
     assert "12 parameters" in fig.axes[0].get_title()
     labels = [t.get_text() for t in fig.axes[0].texts if t.get_text()]  # not the arrows
     assert sorted(labels) == ["A", "B", "E", "J=1", "M=1", "R"]
+
+
+def test_the_variable_asked_about_is_ringed_in_orange_and_has_no_drop_down(monkeypatch):
+    # §4's widget prose: "B, ringed in orange, is the variable we ask about and has none".
+    from matplotlib.colors import to_hex
+
+    from mllib.plotting import COLOUR_NAMES, PALETTE
+
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    nodes = next(c for c in demo.show_alarm(J="1", M="1").axes[0].collections
+                 if len(c.get_offsets()) == 6)
+    edges = {v: to_hex(colour) for v, colour in zip(alarm_network().names,
+                                                    nodes.get_edgecolors(), strict=True)}
+    assert [v for v, colour in edges.items() if colour != "#000000"] == ["B"]
+    assert COLOUR_NAMES[PALETTE.index(edges["B"].upper())] == "orange"
+    descriptions = [w.description for w in demo.alarm_explorer().children
+                    if hasattr(w, "options")]
+    assert len(descriptions) == 5 and not any(d.startswith("B ") for d in descriptions)
 
 
 def joint_probability_of_one(net, v: str, evidence: dict) -> float:
@@ -648,20 +672,39 @@ def test_over_20_seeds_the_multinomial_learner_leads_from_30_documents_on_not_al
 
 
 def test_naive_bayes_table_is_on_2000_held_out_documents_and_its_dip_is_noise():
-    # §3: accuracies on 2,000 held-out documents; the multinomial column's dip from 300 to 1000
-    # training documents is below one standard error of a proportion near 0.985.
-    rows = demo.naive_bayes_accuracy([10, 30, 100, 300, 1000])
+    # §3: accuracies on 2,000 held-out documents; the multinomial column's dip from 0.986 (300
+    # training documents) to 0.985 (1000) is smaller than its paired standard error, 0.0018.
+    sizes = [10, 30, 100, 300, 1000]
+    rows = demo.naive_bayes_accuracy(sizes)
     for *_, best in rows:
         assert (best * 2000) == pytest.approx(round(best * 2000), abs=1e-9)  # a count of 2000
     dip = rows[3][2] - rows[4][2]
-    assert 0 < dip < np.sqrt(0.985 * 0.015 / 2000)
-    assert (f"{rows[3][2]:.3f}", f"{rows[-1][3]:.3f}") == ("0.986", "0.989")
+    assert (f"{rows[3][2]:.3f}", f"{rows[4][2]:.3f}", f"{rows[-1][3]:.3f}") == (
+        "0.986", "0.985", "0.989")
+    # Oracle for the paired standard error: the two classifiers rebuilt here, and the variance
+    # of a difference of paired proportions, (q - Δ²)/N with q the discordant fraction.
+    corpus = demo.synthetic_corpus(1000 + 2000)
+    X_test, y_test = corpus.X[-2000:], corpus.y[-2000:]
+    right = [bayes.naive_bayes_predict(bayes.multinomial_naive_bayes(corpus.X[:n], corpus.y[:n]),
+                                       X_test) == y_test for n in (300, 1000)]
+    q = np.mean(right[0] != right[1])
+    paired = demo.neighbouring_differences(sizes)
+    assert [(d.smaller, d.larger) for d in paired] == list(zip(sizes[:-1], sizes[1:], strict=True))
+    assert paired[-1].difference == pytest.approx(-dip, abs=1e-12)
+    assert paired[-1].discordant == int(np.sum(right[0] != right[1]))
+    assert paired[-1].standard_error == pytest.approx(np.sqrt((q - dip ** 2) / 2000), rel=1e-9)
+    # "The last line above prints it: 0.0018, more than the dip's 0.0015."
+    assert (f"{paired[-1].standard_error:.4f}", f"{paired[-1].difference:+.4f}") == (
+        "0.0018", "-0.0015")
+    assert 0 < dip < paired[-1].standard_error
+    # Pairing matters: the unpaired standard error of a difference near 0.985 is larger.
+    assert paired[-1].standard_error < np.sqrt(2 * 0.985 * 0.015 / 2000)
     # The standard errors the prose quotes: "0.002 near 0.99, 0.008 near 0.86" (the Bernoulli
-    # learner's first row) and "0.003 near 0.985".
+    # learner's first row).
     def standard_error(p):
         return f"{np.sqrt(p * (1 - p) / 2000):.3f}"
     assert f"{rows[0][1]:.2f}" == "0.86"
-    assert [standard_error(p) for p in (0.99, rows[0][1], 0.985)] == ["0.002", "0.008", "0.003"]
+    assert [standard_error(p) for p in (0.99, rows[0][1])] == ["0.002", "0.008"]
 
 
 def test_the_prior_is_drawn_to_both_ends_of_the_unit_interval():
@@ -689,6 +732,10 @@ def test_exercise_5_reference_answer():
     explained = alarm.query("B", {"A": 1, "E": 1})
     assert explained[1] / explained[0] == pytest.approx(0.001 / 0.999 * 0.95 / 0.29, rel=1e-12)
     assert explained[1] / 0.001 == pytest.approx(3.3, abs=0.05)
-    # (c)(i) observing only M, a descendant of the common effect A, also makes E and B dependent
-    assert f"{alarm.query('B', {'M': 1})[1]:.3g}" == "0.0561"
-    assert f"{alarm.query('B', {'M': 1, 'E': 1})[1]:.3g}" == "0.00316"
+    # (c)(i) observing only R, a child of E and no descendant of the common effect A, leaves E
+    # and B independent: both posteriors are the prior 0.00100 (to rounding). The walk-through
+    # shows only the case with J and M observed, where R = 1 does change P(B = 1).
+    for evidence in ({"R": 1}, {"R": 1, "E": 1}):
+        assert alarm.query("B", evidence)[1] == pytest.approx(0.001, rel=1e-9)
+        assert f"{alarm.query('B', evidence)[1]:#.3g}" == "0.00100"
+    assert alarm.query("B", {"J": 1, "M": 1, "R": 1})[1] < alarm.query("B", {"J": 1, "M": 1})[1]

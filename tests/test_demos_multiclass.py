@@ -83,6 +83,36 @@ def test_the_six_bit_code_survives_any_flipped_column_and_the_short_codes_do_not
     assert max(ova) < min(six[1:])
 
 
+def test_the_ecoc_one_vs_all_code_decodes_the_reject_tables_perceptrons_by_hamming_distance():
+    # The widget's bullet: "section 1's four reject-option perceptrons, decoded by Hamming distance
+    # from their signs: 87.5% right, with 17 ties, where the argmax of their scores (the
+    # "theta = none" line) gets 94.2%".
+    X, y = demo.ecoc_data()
+    Z = demo.with_bias(X)
+    ova = multiclass.one_vs_all(Z, y, k=4)
+    columns = demo._ecoc_model("one-vs-all (4 bits)", -1)
+    np.testing.assert_array_equal(columns.scores(Z), ova.scores(Z))  # the same perceptrons
+    frame = demo.ecoc_frame("one-vs-all (4 bits)")
+    assert (f"{frame.accuracy:.1%}", int(frame.ties.sum())) == ("87.5%", 17)
+    theta, rejected, argmax = demo.reject_table()[0]
+    assert theta is None and rejected == 0.0 and f"{argmax:.1%}" == "94.2%"
+    assert argmax == np.mean(multiclass.predict_one_vs_all(ova, Z) == y)
+
+
+def test_exercise_5_reference_ratio_of_training_times():
+    # The instructor's answer to 5.2: with time n^p per binary problem of n examples, AvA/OvA
+    # = 2^(p-1)(k-1)/k^p. Oracle: the problem sizes counted from balanced labels.
+    m = 120
+    for k in (2, 3, 4, 6):
+        y = np.repeat(np.arange(k), m // k)
+        pair_sizes = [np.sum((y == i) | (y == j)) for i in range(k) for j in range(i + 1, k)]
+        for p in (0.5, 1.0, 2.0, 3.0):
+            ratio = sum(n ** p for n in pair_sizes) / (k * m ** p)
+            assert ratio == pytest.approx(2 ** (p - 1) * (k - 1) / k ** p, rel=1e-12)
+    # p = 1: km against (k - 1)m; p > 1 favours AvA and p < 1 OvA once k is large.
+    assert 2 ** 1 * (10 - 1) / 10 ** 2 < 1 < 2 ** -0.5 * (10 - 1) / 10 ** 0.5
+
+
 def test_why_the_two_bit_code_beats_the_seven_bit_code():
     # The numbers the walk-through prints beside its explanation.
     X, y = demo.ecoc_data()

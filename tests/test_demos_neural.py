@@ -33,6 +33,15 @@ def test_training_frame_reads_the_cached_history():
     np.testing.assert_allclose(curve, demo._training(2.0, 3, 0).losses[:11])
 
 
+def test_the_loss_of_the_epoch_shown_is_marked_even_at_epoch_0():
+    losses = demo._training(2.0, 3, 0).losses
+    for epoch in (0, 10):
+        latest = demo.show_training(2.0, 3, 0, epoch).axes[1].lines[1]
+        assert latest.get_marker() == "o"
+        np.testing.assert_array_equal(latest.get_xdata(), [epoch])
+        np.testing.assert_allclose(latest.get_ydata(), [losses[epoch]], rtol=1e-12)
+
+
 def test_trainer_step_button_and_sliders_redraw(monkeypatch):
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
     seen = []
@@ -144,7 +153,7 @@ def test_xor_runs_claims_of_the_walkthrough():
     solved, stuck = demo.xor_runs()
     from mllib.data import xor_table
     X, t = xor_table()
-    # Seed 0: "slowly and unevenly for about 125 epochs (to about 60% of its start) and then
+    # Seed 0: "slowly for about 125 epochs (to about 60% of its start) and then
     # fast: it loses more in the 50 epochs after epoch 125 than in the 125 before, and is below
     # 0.005 by epoch 200". Losses at 0, 25, ..., 200: 0.131, 0.126, 0.110, 0.091, 0.086, 0.078,
     # 0.047, 0.0097, 0.0044.

@@ -57,6 +57,18 @@ def test_scheme_alt_text_states_each_chunks_mistakes_pairs_and_the_new_w():
     assert "make 0, 0 and 0 mistakes" in second and second != first
 
 
+def test_scheme_counts_agree_in_number_with_one_chunk_and_one_mistake():
+    # One example in one chunk, wrong at w = 0: a single count of 1 takes the singular noun.
+    chunks = parallel.split([[1.0, 2.0]], [1.0], 1)
+    run = parallel.mapreduce_perceptron(chunks)
+    fig = demo.show_scheme(run, chunks, 1)
+    assert "Map: 1 mistake\nemits 2 pairs\n(i, η·y·xᵢ)" in texts(fig)
+    assert "make 1 mistake and emit 2 key-value pairs" in alt_text(fig)
+    single = parallel.split([[0.0, 2.0]], [1.0], 1)
+    alt = alt_text(demo.show_scheme(parallel.mapreduce_perceptron(single), single, 1))
+    assert "emit 1 key-value pair; the Reduce sums the 1 pair key by key" in alt
+
+
 def lines_by_label(ax):
     return {line.get_label(): line for line in ax.get_lines()}
 
@@ -362,7 +374,7 @@ def test_streamed_examples_and_megabytes_as_printed():
     from mllib.data import chunk_stream
     streamed = parallel.stream_perceptron(chunk_stream(50, 2000, 40))
     assert streamed.seen == 76_429  # the margin filter drops about a quarter of 100,000
-    assert f"{demo.megabytes(streamed.seen, 40):.1f}" == "25.1"  # as the prose states it
+    assert f"{demo.megabytes(streamed.seen, 40):.1f}" == "25.1"  # as the cell prints it
     assert demo.megabytes(2000, 40) == pytest.approx(0.656)  # one chunk at most: "0.66 MB"
     pegasos = parallel.stream_sgd(chunk_stream(50, 2000, 40), lam=1e-4)
     assert sum(s.mistakes for s in pegasos.history[-5:]) < sum(

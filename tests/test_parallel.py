@@ -342,6 +342,8 @@ def test_bad_input_is_named():
     X, y = spam()
     with pytest.raises(ValueError, match="7 non-empty chunks"):
         par.split(X, y, 7)
+    with pytest.raises(ValueError, match="cannot cut 1 example into 2 non-empty chunks"):
+        par.split(X[:1], y[:1], 2)
     with pytest.raises(ValueError, match="different numbers of features"):
         par.mapreduce_perceptron([(X, y), (X[:, :3], y)])
     with pytest.raises(ValueError, match="no chunks"):

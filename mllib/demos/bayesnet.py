@@ -24,7 +24,7 @@ from mllib import bayes
 from mllib.bayesnet import BayesNet, alarm_network, bayes_net
 from mllib.demos import explore
 from mllib.demos.live import animate, animate_legend, set_view
-from mllib.plotting import PALETTE, describe, figure, markdown_table
+from mllib.plotting import PALETTE, counted, describe, figure, markdown_table
 from mllib.validation import positive_int
 
 TOSSES = "HHTHTHHHTHHT"  # starts with the slides' HHTH
@@ -157,7 +157,8 @@ def show_coin(a: float, b: float, seen: int, tosses: str = TOSSES) -> Figure:
                                           labels, (True, True, has_map, has_ml), strict=True):
         text.set_text(label)
         handle.set_visible(shown)
-    view.left.title.set_text(f"after {seen} toss(es): {tosses[:seen] or '(none)'}")
+    so_far = tosses[:seen] or "(none)"
+    view.left.title.set_text(f"after {counted(seen, 'toss', 'tosses')}: {so_far}")
     steps = full.history
     view.mean.set_ydata([s.mean for s in steps])
     view.map_path.set_ydata([s.map for s in steps])
@@ -173,9 +174,11 @@ def coin_alt(post: bayes.CoinPosterior, full: bayes.CoinPosterior, a: float, b: 
     shown = (f"MAP {post.map:.3f}" if not np.isnan(post.map)
              else "MAP undefined (every p is a mode)")
     shown += f", ML {post.ml:.3f}" if seen.tosses else ", ML undefined (no tosses)"
-    return (f"Left: the Beta({a:g}, {b:g}) prior and, after {seen.tosses} tosses with "
-            f"{seen.heads} heads, the Beta({post.a:g}, {post.b:g}) posterior; {shown}. "
-            f"Right: over all {end.tosses} tosses ({end.heads} heads) the estimates end at ML "
+    return (f"Left: the Beta({a:g}, {b:g}) prior and, after "
+            f"{counted(seen.tosses, 'toss', 'tosses')} with {counted(seen.heads, 'head')}, the "
+            f"Beta({post.a:g}, {post.b:g}) posterior; {shown}. Right: over all "
+            f"{counted(end.tosses, 'toss', 'tosses')} ({counted(end.heads, 'head')}) the "
+            f"estimates end at ML "
             f"{end.ml:.3f}, MAP {end.map:.3f} and posterior mean {end.mean:.3f}.")
 
 
@@ -238,24 +241,75 @@ def bayes_optimal_label(corpus: Corpus, X: np.ndarray) -> np.ndarray:
     return np.argmax(X @ np.log(corpus.words).T, axis=1)
 
 
+HELD_OUT = 2000  # test documents at the end of the synthetic corpus
+
+
+@dataclass(frozen=True)
+class _Scored:
+    """Per training size, which of the ``HELD_OUT`` test documents each learner gets right
+    (bool arrays of shape (HELD_OUT,)), and f_B's accuracy on them."""
+
+    sizes: tuple[int, ...]
+    bernoulli: tuple[np.ndarray, ...]
+    multinomial: tuple[np.ndarray, ...]
+    best: float
+
+
+def _scored(train_sizes, seed: int) -> _Scored:
+    """Both learners trained on the first n documents of one synthetic corpus, for every n in
+    ``train_sizes``, and scored on the corpus's last ``HELD_OUT`` documents."""
+    corpus = synthetic_corpus(max(train_sizes) + HELD_OUT, seed=seed)
+    X, y = corpus.X, corpus.y
+    X_test, y_test = X[-HELD_OUT:], y[-HELD_OUT:]
+    bernoulli, multinomial = [], []
+    for n in train_sizes:
+        present = bayes.naive_bayes((X[:n] > 0).astype(float), y[:n])
+        bernoulli.append(bayes.naive_bayes_predict(present, (X_test > 0).astype(float)) == y_test)
+        counts = bayes.multinomial_naive_bayes(X[:n], y[:n])
+        multinomial.append(bayes.naive_bayes_predict(counts, X_test) == y_test)
+    best = float(np.mean(bayes_optimal_label(corpus, X_test) == y_test))
+    return _Scored(tuple(train_sizes), tuple(bernoulli), tuple(multinomial), best)
+
+
 def naive_bayes_accuracy(train_sizes: list[int], *, seed: int = 0,
                          ) -> list[tuple[int, float, float, float]]:
     """(training size, Bernoulli, multinomial and Bayes-optimal accuracy) on 2000 held-out
     documents of :func:`synthetic_corpus`. The Bayes-optimal f_B uses the true distributions,
     so it does not depend on the training size: the ceiling both learners approach."""
-    corpus = synthetic_corpus(max(train_sizes) + 2000, seed=seed)
-    X, y = corpus.X, corpus.y
-    X_test, y_test = X[-2000:], y[-2000:]
-    best = float(np.mean(bayes_optimal_label(corpus, X_test) == y_test))
-    rows = []
-    for n in train_sizes:
-        present = (X[:n] > 0).astype(float)
-        bernoulli = bayes.naive_bayes(present, y[:n])
-        multinomial = bayes.multinomial_naive_bayes(X[:n], y[:n])
-        rows.append((n, float(np.mean(bayes.naive_bayes_predict(
-            bernoulli, (X_test > 0).astype(float)) == y_test)), float(np.mean(
-            bayes.naive_bayes_predict(multinomial, X_test) == y_test)), best))
-    return rows
+    scored = _scored(train_sizes, seed)
+    return [(n, float(np.mean(b)), float(np.mean(m)), scored.best)
+            for n, b, m in zip(scored.sizes, scored.bernoulli, scored.multinomial, strict=True)]
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """The multinomial learner's accuracy at training size ``larger`` minus that at ``smaller``
+    (``difference``), both on the same test documents: ``discordant`` of them are right under
+    exactly one of the two, and ``standard_error`` is the difference's, √((q − Δ²)/N) with q
+    the discordant fraction, Δ the difference and N the test documents (the pairing McNemar's
+    test uses; much smaller than an unpaired √(2p(1−p)/N) when the two mostly agree)."""
+
+    smaller: int
+    larger: int
+    difference: float
+    discordant: int
+    standard_error: float
+
+
+def neighbouring_differences(train_sizes: list[int], *, seed: int = 0,
+                             ) -> list[PairedDifference]:
+    """The paired differences between neighbouring rows of the multinomial column of
+    :func:`naive_bayes_accuracy` (the same corpus and test documents)."""
+    scored = _scored(train_sizes, seed)
+    out = []
+    for i in range(len(train_sizes) - 1):
+        before, after = scored.multinomial[i], scored.multinomial[i + 1]
+        difference = float(np.mean(after) - np.mean(before))
+        discordant = int(np.sum(before != after))
+        spread = max(discordant / HELD_OUT - difference ** 2, 0.0)  # ≥ 0 up to rounding
+        out.append(PairedDifference(train_sizes[i], train_sizes[i + 1], difference,
+                                    discordant, math.sqrt(spread / HELD_OUT)))
+    return out
 
 
 def multinomial_ahead(train_sizes: list[int], seeds) -> np.ndarray:

@@ -315,13 +315,15 @@ def loss_top(losses: np.ndarray) -> float:
 
 @dataclass(frozen=True)
 class _TrainingView:
-    """The trainer's figure and the artists each frame updates in place."""
+    """The trainer's figure and the artists each frame updates in place (``latest`` marks the
+    loss of the epoch shown, so a one-point curve is visible too)."""
 
     fig: Figure
     left: Axes
     right: Axes
     regions: _Regions
     loss: Line2D
+    latest: Line2D
 
 
 @lru_cache(maxsize=1)
@@ -332,6 +334,7 @@ def _training_view() -> _TrainingView:
     fig, (left, right) = figure(2, width=4.4, height=3.6)
     regions = _regions(left, X, t, legend=False)  # the noisy points fill the panel
     loss, = right.plot([], [], color="black")
+    latest, = right.plot([], [], "o", color="black", markersize=4)  # seen even at epoch 0
     right.set_xlim(0, WIDGET_EPOCHS)
     right.set_ylim(0, LOSS_TOPS[0])
     right.set_xlabel("epoch")
@@ -343,10 +346,10 @@ def _training_view() -> _TrainingView:
     # Animated artists are drawn over the static ones of their axes: the points and the legend
     # are animated too, so that the shading stays under the points and the curve under the
     # legend, as in a full draw.
-    animate(regions.shade, regions.boundary, regions.rings, *regions.points, loss, left.title,
-            right.title)
+    animate(regions.shade, regions.boundary, regions.rings, *regions.points, loss, latest,
+            left.title, right.title)
     animate_legend(legend)
-    return _TrainingView(fig, left, right, regions, loss)
+    return _TrainingView(fig, left, right, regions, loss, latest)
 
 
 def show_training(eta: float, width: int, seed: int, epoch: int) -> Figure:
@@ -364,6 +367,7 @@ def show_training(eta: float, width: int, seed: int, epoch: int) -> Figure:
     accuracy = 1 - np.mean(wrong)
     view.left.title.set_text(f"epoch {epoch}: training accuracy {accuracy:.0%}")
     view.loss.set_data(np.arange(len(losses)), losses)
+    view.latest.set_data([epoch], [losses[-1]])
     set_view(view.right, (0, WIDGET_EPOCHS), (0, loss_top(losses)))
     units = f"{width} hidden unit{'' if width == 1 else 's'}"
     view.right.title.set_text(f"η = {eta:g}, {units}, seed {seed}")

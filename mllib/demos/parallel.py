@@ -24,7 +24,7 @@ from mllib import parallel
 from mllib import perceptron as P
 from mllib.data import noisy, separable
 from mllib.demos.live import animate, animate_legend
-from mllib.plotting import MARKERS, PALETTE, describe, figure, markdown_table
+from mllib.plotting import MARKERS, PALETTE, counted, describe, figure, markdown_table
 
 MAX_PARTS = 8
 
@@ -64,12 +64,13 @@ def show_scheme(run: parallel.RoundsResult, chunks, round_number: int, words=Non
     middle = ys.mean()
     for p, (y, mistakes, emitted) in enumerate(zip(ys, step.mistakes, pairs, strict=True)):
         _box(ax, 0.0, y, f"chunk {p + 1}", "whitesmoke")
-        _box(ax, 2.3, y, f"Map: {mistakes} mistake{'s' * (mistakes != 1)}\n"
-             f"emits {emitted} pair{'s' * (emitted != 1)}\n(i, η·y·xᵢ)",
+        _box(ax, 2.3, y, f"Map: {counted(mistakes, 'mistake')}\n"
+             f"emits {counted(emitted, 'pair')}\n(i, η·y·xᵢ)",
              "lightskyblue" if mistakes else "honeydew", height=0.9)
         _arrow(ax, (0.85, y), (1.45, y))
         _arrow(ax, (3.15, y), (4.25, middle))
-    _box(ax, 5.0, middle, f"Reduce: sum the\n{sum(pairs)} pairs\nkey by key i", "navajowhite")
+    _box(ax, 5.0, middle, f"Reduce: sum the\n{counted(sum(pairs), 'pair')}\nkey by key i",
+         "navajowhite")
     names = words if words is not None else [f"w{j + 1}" for j in range(len(step.w))]
     shown = "\n".join(f"{name}: {value:g}" for name, value in zip(names, step.w, strict=True))
     _box(ax, 7.4, middle, "new w\n" + shown, "wheat", width=2.2,
@@ -83,15 +84,19 @@ def show_scheme(run: parallel.RoundsResult, chunks, round_number: int, words=Non
                  f"{start}", fontsize=9)
     return describe(fig, (
         f"MapReduce round {round_number} on {parts} chunks, every Map task judging with w = "
-        f"{start}: the chunks' Map tasks make {_listed(step.mistakes)} mistakes and emit "
-        f"{_listed(pairs)} key-value pairs; the Reduce sums the {sum(pairs)} pairs key by key "
+        f"{start}: the chunks' Map tasks make {_listed(step.mistakes, 'mistake')} and emit "
+        f"{_listed(pairs, 'key-value pair')}; the Reduce sums the "
+        f"{counted(sum(pairs), 'pair')} key by key "
         f"into the new w = [{', '.join(f'{v:g}' for v in step.w)}]."))
 
 
-def _listed(counts) -> str:
-    """Counts as prose: "3", "2 and 0", "2, 2 and 1"."""
+def _listed(counts, noun: str) -> str:
+    """Counts as prose, with their noun in the right number: "1 mistake", "3 mistakes",
+    "2 and 0 mistakes", "2, 2 and 1 mistakes"."""
+    if len(counts) == 1:
+        return counted(int(counts[0]), noun)
     words = [str(int(c)) for c in counts]
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+    return f"{', '.join(words[:-1])} and {words[-1]} {noun}s"
 
 
 # --- Rounds against partitions --------------------------------------------------------------
@@ -179,7 +184,7 @@ def _partitions_view() -> _PartitionsView:
     sums, chunks = [], []
     for ax in axes:
         ax.plot(np.arange(1, len(epochs) + 1), epochs, "k-", linewidth=1.2,
-                label=f"sequential: {results[0].sequential.epochs} epochs")
+                label=f"sequential: {counted(results[0].sequential.epochs, 'epoch')}")
         sums.append(ax.plot([], [], "k:", linewidth=2, drawstyle="steps-mid",
                             label="all chunks (sum)")[0])
         chunks.append(tuple(ax.plot([], [], linewidth=1, drawstyle="steps-mid",
@@ -226,7 +231,8 @@ def show_partitions(parts: int) -> Figure:
         for p, line in enumerate(lines):
             line.set_visible(p < parts)
             line.set_data(*((rounds, counts[:, p]) if p < parts else ([], [])))
-        ax.title.set_text(f"{name}: {run.rounds} rounds")  # set_title would stale the figure
+        # title.set_text, since set_title would stale the figure
+        ax.title.set_text(f"{name}: {counted(run.rounds, 'round')}")
     for number, legend in enumerate(view.legends, start=1):
         legend.set_visible(number == parts)
     return describe(view.fig, partitions_alt(result))
@@ -235,12 +241,11 @@ def show_partitions(parts: int) -> Figure:
 def partitions_alt(result: Comparison) -> str:
     """What the partitions figure shows for ``result``, in words (its alt text)."""
     mapreduce, mixing = result.mapreduce, result.mixing
-    chunks = f"{result.parts} chunk{'' if result.parts == 1 else 's'}"
-    return (f"Mistakes per round with P = {chunks}, on a symmetric-log scale: the "
-            f"MapReduce perceptron takes {mapreduce.rounds} rounds, starting from "
-            f"{mapreduce.history[0].total} mistakes; parameter mixing takes {mixing.rounds} "
-            f"rounds, starting from {mixing.history[0].total}; the sequential perceptron "
-            f"needs {result.sequential.epochs} epochs.")
+    return (f"Mistakes per round with P = {counted(result.parts, 'chunk')}, on a symmetric-log "
+            f"scale: the MapReduce perceptron takes {counted(mapreduce.rounds, 'round')}, "
+            f"starting from {counted(mapreduce.history[0].total, 'mistake')}; parameter mixing "
+            f"takes {counted(mixing.rounds, 'round')}, starting from {mixing.history[0].total}; "
+            f"the sequential perceptron needs {counted(result.sequential.epochs, 'epoch')}.")
 
 
 def comparison_table(parts_list=range(1, MAX_PARTS + 1)) -> str:

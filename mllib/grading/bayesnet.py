@@ -188,6 +188,8 @@ def _network_broken(parents, cpts) -> str | None:
                  ("every parent is a variable, and the graph has no cycle",
                   lambda: all(u in cpts for us in parents.values() for u in us)
                   and _acyclic(parents)),
+                 ("cpts[v] is a numpy array, never a nested list",
+                  lambda: all(isinstance(table, np.ndarray) for table in cpts.values())),
                  ("cpts[v] has one axis of length 2 per parent and one for v, and each row is "
                   "a distribution", lambda: all(
                       np.shape(cpts[v]) == (2,) * (len(parents[v]) + 1)

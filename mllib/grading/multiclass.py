@@ -108,6 +108,8 @@ def _conservative_domain(W, x, y) -> str | None:
     W, x = np.asarray(W), np.asarray(x)
     return unmet(("W has shape (k, d) with k >= 2, and x shape (d,)",
                   W.ndim == 2 and len(W) >= 2 and x.shape == (W.shape[1],)),
+                 ("W and x are float arrays, never integer arrays",
+                  W.dtype.kind == "f" and x.dtype.kind == "f"),
                  ("y is a label 0 to k - 1", lambda: whole(y) and _class_labels([y], len(W))),
                  ("W and x hold whole numbers, so every score and tie is exact",
                   lambda: multiples(W, 1) and multiples(x, 1)))
@@ -146,8 +148,8 @@ def ova_predict() -> Check:
 
 def _ova_domain(W, X) -> str | None:
     W, X = np.asarray(W, dtype=float), np.asarray(X, dtype=float)
-    return unmet(("W has shape (k, d) and X shape (n, d)",
-                  W.ndim == X.ndim == 2 and W.shape[1] == X.shape[1]),
+    return unmet(("W has shape (k, d) with k >= 1, and X shape (n, d)",
+                  W.ndim == X.ndim == 2 and len(W) >= 1 and W.shape[1] == X.shape[1]),
                  ("W and X are finite", finite(W, X)),
                  (_DECIDED, lambda: _scores_decided(W, X)))
 

@@ -46,9 +46,11 @@ def _sigmoid_domain(z) -> str | None:
 def _forward_domain(W1, b1, W2, b2, x) -> str | None:
     """The notebook's conventions: W1 (d, k), b1 (k,), W2 (k,), b2 a number, x (d,)."""
     W1 = np.asarray(W1)
-    return unmet(("W1 has shape (d, k), b1 and W2 shape (k,), b2 is a number, x shape (d,)",
-                  W1.ndim == 2 and np.shape(b1) == np.shape(W2) == W1.shape[1:]
-                  and np.ndim(b2) == 0 and np.shape(x) == W1.shape[:1]),
+    return unmet(("W1 has shape (d, k) with d, k >= 1, b1 and W2 shape (k,), b2 is a number, "
+                  "x shape (d,)",
+                  W1.ndim == 2 and min(W1.shape) >= 1
+                  and np.shape(b1) == np.shape(W2) == W1.shape[1:] and np.ndim(b2) == 0
+                  and np.shape(x) == W1.shape[:1]),
                  ("the weights and x are finite", finite(W1, b1, W2, b2, x)))
 
 
