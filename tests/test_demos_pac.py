@@ -511,8 +511,8 @@ def test_exercise_6_reference_answer_on_the_simulation():
 
 
 def test_elimination_can_return_2188_of_the_59050_conjunctions():
-    # §5's first source of slack. Oracle: brute force over every sample of one or two
-    # positives, and one without (two suffice: one with the mixed irrelevant bits 1, one with them 0), and 3^7
+    # §5's first source of slack. Oracle: brute force over every sample of one or two positives
+    # (two suffice: one with the mixed irrelevant bits 1, one with them 0) and one without; 3^7
     # + 1 is also the most there can be (each irrelevant variable keeps x_j, ¬x_j or neither).
     from itertools import combinations, product
 
