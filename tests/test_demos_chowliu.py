@@ -536,3 +536,46 @@ def test_the_exercise_6_example_has_three_tied_maximum_likelihood_trees():
         tree = chowliu.fit_tree(X, edges, smoothing=1e-12)
         assert chowliu.log_likelihood(tree, X) == pytest.approx(-4 * np.log(2), rel=1e-9)
     assert "samples 000, 111, 000, 111" in _chowliu_text("exercises")
+
+
+# --- Reviews r3/r4 of lecture 06 ----------------------------------------------------------------
+
+
+def test_the_root_moves_the_smoothed_numbers_at_every_m_but_never_the_tree():
+    # §5: the undirected tree is the same for every root; Laplace smoothing (s = 1) makes the
+    # KL shift with the root: 1.1999 to 1.2703 nats at m = 10, by less than 1e-4 at m = 1000
+    # (8e-5 here, far above rounding); with frequency CPTs no root is better.
+    truth, X = demo.true_tree()
+    for m in (10, 50, 1000):
+        runs = [demo.experiment(m, root) for root in range(10)]
+        assert len({frozenset(frozenset(edge) for edge in run.learned) for run in runs}) == 1
+        kls = [run.kl for run in runs]
+        assert max(kls) - min(kls) > 1e-6
+        if m == 10:
+            assert (round(min(kls), 4), round(max(kls), 4)) == (1.1999, 1.2703)
+        if m == 1000:
+            assert max(kls) - min(kls) < 1e-4
+        # s -> 0 (fit_tree asks for s > 0): frequency CPTs, the same likelihood from every root
+        # up to O(s) = 1e-9, far below the smoothed shifts above.
+        plain = [chowliu.log_likelihood(chowliu.fit_tree(X[:m], run.learned, smoothing=1e-9),
+                                        X[:m]) for run in runs]
+        np.testing.assert_allclose(plain, plain[0], rtol=1e-6)
+    text = markdown_text("06_chowliu/chowliu_walkthrough.ipynb")
+    assert "the root is chosen only after the spanning tree (step 4)" in text
+    assert "0.07 nats at $m = 10$ (1.1999 to 1.2703), by less than 0.0001 at $m = 1000$" in text
+    assert "CS446's last step" not in text and "maximum-likelihood tree" in text
+
+
+def test_the_kl_figure_shows_the_standard_error_of_both_curves():
+    curve = demo.kl_curve(sizes=(10, 100), samples=2)
+    ax = demo.show_kl(curve).axes[0]
+    bars = [c for c in ax.collections if len(c.get_segments()) == 2]
+    assert len(bars) == 2  # one vertical bar per size, per curve
+    for segments, means, se in zip((b.get_segments() for b in bars),
+                                   (curve.chow_liu, curve.true_structure),
+                                   (curve.chow_liu_se, curve.true_structure_se), strict=True):
+        np.testing.assert_allclose([seg[1][1] - seg[0][1] for seg in segments], 2 * se,
+                                   rtol=1e-9)
+        np.testing.assert_allclose([(seg[0][1] + seg[1][1]) / 2 for seg in segments], means,
+                                   rtol=1e-9)
+    assert all("± s.e." in t.get_text() for t in ax.get_legend().get_texts())

@@ -197,7 +197,8 @@ def test_a_plain_floating_point_loop_drifts_off_the_diagonal():
     first = np.flatnonzero(split)[0]
     assert abs(split[first]) < 1e-14  # a few units in the last place of 0.5 (2.2e-16 each)
     assert 1.8e7 < abs(split[first + 8] / split[first]) < 1.8e9
-    assert abs(split[first + 15]) > 0.1  # "order 1 within about fifteen updates"
+    assert abs(split[first + 15]) > 0.1  # "order 1 within fifteen to twenty updates"
+    assert 1e-16 * 10.75**15 < 1 < 1e-16 * 10.75**20  # from a split of 1e-16, in exact growth
     np.testing.assert_allclose(path[100], (0.345, 0.063, 0.724), atol=5e-4)
     nudged = em.three_coins(heads, m, alpha=0.3, p=0.5, q=0.5 + 1e-6, iterations=100, tol=0)
     np.testing.assert_allclose(path[100], (nudged.alpha, nudged.p, nudged.q), atol=1e-6)
@@ -221,7 +222,8 @@ def test_the_printed_growth_rate_is_the_one_the_prose_quotes():
     assert f"{demo.split_growth(heads, m, 0.3).mean():.2f}" == "10.75"
     text = _walkthrough_text()
     assert "about 10.75 on these data" in text
-    assert "within about fifteen updates" in text
+    assert "within fifteen to twenty updates" in text
+    assert "Exercise 5 asks the same question on new data" in text
     assert "after 100 updates the plain loop sits at the maximum the nudged run found" in text
 
 
@@ -280,6 +282,8 @@ def test_section_7_q_is_maximized_by_the_m_step_and_two_coins_fall_short_of_thre
     landscape = demo.restart_landscape(heads, m, count=60, seed=1)
     three = demo.mixture_loglik(heads, m, [1 / 3] * 3, [0.05, 0.5, 0.95])
     assert three > landscape.maxima[0, 3] + 100  # -1055.1 against -1195.6
+    # the comparison is fitted two coins against the true, unfitted three (review r4)
+    assert "far below even the true three-coin model, before any fitting" in _walkthrough_text()
     # k = 2 reproduces the three-coin model's LL
     assert demo.mixture_loglik(heads, m, [0.4, 0.6], [0.7, 0.2]) == pytest.approx(
         em.log_likelihood(heads, m, 0.4, 0.7, 0.2), rel=1e-12)
@@ -648,3 +652,16 @@ def test_the_stepper_colour_bands_are_fixed_by_the_half_slice_as_the_text_says()
     half = demo._slice_drop(heads, m, 0.5)
     np.testing.assert_array_equal(first, demo._slice_levels(half))
     assert "in bands fixed by the $\\alpha = 1/2$ slice" in _walkthrough_text()
+
+
+def test_variance_divides_by_n_as_the_statements_say():
+    # Review r4: §4's "variance ¼" of 3, 2, 3, 2 and Exercise 5's 1.0 divide by n (n - 1
+    # would give ⅓ and 1.02); demo.dispersion does the same.
+    assert demo.dispersion(demo.SCENARIO_III, 4)[0] == pytest.approx(0.25, abs=1e-12)
+    friend = np.array([5] * 48 + [0, 10])
+    assert demo.dispersion(friend, 10)[0] == pytest.approx(1.0, abs=1e-12)
+    assert np.var(friend, ddof=1) == pytest.approx(1.0204, abs=1e-4)
+    assert "have variance $\\tfrac14$ (dividing by $n$)" in _walkthrough_text()
+    exercises = _walkthrough_text("em_exercises")
+    assert "variance of her head counts (divide by $n$, as §4 does)" in exercises
+    assert "drift of walk-through §4 to show" in exercises

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from figure_support import assert_redrawn_in_place_like_a_fresh_build
 from matplotlib.figure import Figure
+from prose_support import markdown_text
 
 from mllib import pac
 from mllib.demos import explore
@@ -14,6 +15,7 @@ from mllib.demos import pac as demo
 from mllib.plotting import alt_text
 
 UNIFORM, SKEWED = list(demo.DISTRIBUTIONS)
+WALKTHROUGH = "03_pac/pac_walkthrough.ipynb"
 
 
 def test_sample_size_curves_are_the_library_bounds():
@@ -223,7 +225,7 @@ def test_the_lower_bound_waits_for_n_97_and_vc_two_at_n_one():
     comparison = demo.bound_comparison(0.1, 0.05)
     assert np.isnan(comparison.vc_lower[:2]).all() and np.isfinite(comparison.vc_lower[2:]).all()
     title = demo.show_bound_comparison(2, 0.1, 0.05).axes[0].get_title()
-    assert title.endswith("lower bound none (VC ≤ 2)")
+    assert title.endswith("lower-bound formula none (VC ≤ 2)")
 
 
 def test_a_two_term_dnf_is_a_two_cnf():
@@ -457,8 +459,9 @@ def test_simulation_alt_text_counts_the_trials_above_eps():
 
 def test_bound_alt_text_reads_the_three_bounds_at_n():
     text = alt_text(demo.show_bound_comparison(10, 0.1, 0.05))
-    assert "At n = 10: the VC upper bound 5,831, the |H| bound 140, the lower bound 30." in text
-    assert "lower bound none (VC ≤ 2)" in alt_text(demo.show_bound_comparison(2, 0.1, 0.05))
+    assert ("At n = 10: the VC upper bound 5,831, the |H| bound 140, the lower-bound formula 30."
+            in text)
+    assert "lower-bound formula none (VC ≤ 2)" in alt_text(demo.show_bound_comparison(2, 0.1, 0.05))
 
 
 @pytest.mark.parametrize("eps, union_m, occam_m", [(0.1, 133, 140), (0.02, 693, 700)])
@@ -488,21 +491,65 @@ def test_thresholds_on_a_large_grid_lose_the_counting_bound_to_the_vc_bound():
 
 
 def test_exercise_6_reference_answer_on_the_simulation():
-    # Part 1: every learned error is (1/8)(1 - 2^-K) for K surviving irrelevant literals (or
-    # 1/8 without a positive example), and it exceeds ε = 0.1 iff K >= 3.
-    sim = demo.learning_curve(0.1, 0.05, UNIFORM)
-    possible = {K: (1 - 2.0**-K) / 8 for K in range(8)}
+    # Part 1 (the widget's second distribution: irrelevant bits 1 with probability 0.9): every
+    # learned error is (1/8)(1 - 0.9^a 0.1^b) for a surviving x_j's and b surviving ¬x_j's (or
+    # 1/8 without a positive example), and it exceeds ε = 0.1 iff b >= 1.
+    sim = demo.learning_curve(0.1, 0.05, SKEWED)
+    np.testing.assert_array_equal(demo.DISTRIBUTIONS[SKEWED], [0.5] * 3 + [0.9] * 7)
+    possible = {(a, b): (1 - 0.9**a * 0.1**b) / 8 for a in range(8) for b in range(8 - a)}
     assert set(np.round(np.unique(sim.exact_errors), 12)) <= \
         {round(v, 12) for v in [*possible.values(), 1 / 8]}
-    assert [K for K, error in possible.items() if error > 0.1] == [3, 4, 5, 6, 7]
-    # Part 2: the union bound C(7,3)·(2^(1-k))³ first reaches δ = 0.05 at k = 5, and it bounds
-    # the exact binomial tail (scipy as the oracle).
-    from scipy.stats import binom
-
-    union = {k: math.comb(7, 3) * 2.0 ** (3 * (1 - k)) for k in range(1, 9)}
-    assert min(k for k, bound in union.items() if bound <= 0.05) == 5
+    assert all((error > 0.1) == (b >= 1) for (a, b), error in possible.items())
+    assert round(possible[7, 0], 3) == 0.065 and possible[0, 1] == pytest.approx(0.1125)
+    # Part 2: the union bound 7·0.1^k first reaches δ = 0.05 at k = 3, and it bounds the exact
+    # chance 1 - (1 - 0.1^k)^7 that some ¬x_j survives k positives.
+    union = {k: 7 * 0.1**k for k in range(1, 9)}
+    assert min(k for k, bound in union.items() if bound <= 0.05) == 3
     for k, bound in union.items():
-        assert binom.sf(2, 7, 2.0 ** (1 - k)) <= bound
+        assert 1 - (1 - 0.1**k) ** 7 <= bound
+    assert 3 / (1 / 8) == 24  # "about 24 examples hold 3 positives on average"
+
+
+def test_elimination_can_return_2188_of_the_59050_conjunctions():
+    # §5's first source of slack. Oracle: brute force over every sample of one or two positives
+    # (two suffice: one with the mixed irrelevant bits 1, one with them 0) and one without; 3^7
+    # + 1 is also the most there can be (each irrelevant variable keeps x_j, ¬x_j or neither).
+    from itertools import combinations, product
+
+    points = np.array(list(product([0, 1], repeat=demo.N_VARIABLES)))
+    positives = points[pac.predict_conjunction(demo.TARGET, points) > 0]
+    assert len(positives) == 2**7
+    samples = [(positives[list(rows)], np.ones(len(rows)))
+               for size in (1, 2) for rows in combinations(range(len(positives)), size)]
+    samples.append((points[:1], -np.ones(1)))  # no positive example: the always-false one
+    results = {(tuple(h.positive), tuple(h.negative))
+               for h in (pac.eliminate(X, y).hypothesis for X, y in samples)}
+    assert len(results) == 3**7 + 1 == 2188
+    assert pac.conjunction_count(10) + 1 == 59050
+    assert "only ever return $3^7 + 1 = 2\\,188$ of them" in markdown_text(WALKTHROUGH)
+    assert "handful" not in markdown_text(WALKTHROUGH)
+
+
+def test_the_online_to_pac_test_error_comes_with_its_95_percent_bound():
+    # §6's printout: 0 mistakes on 50,000 new examples, so the true error is below
+    # 1 - 0.05^(1/50000) ≈ 6.0e-05 ≈ 3/50,000 with 95% confidence (the rule of three).
+    from scipy.stats import beta
+
+    otp = demo.online_to_pac_demo()
+    assert len(otp.y_test) == 50_000 and otp.picked_error == 0
+    upper = beta.ppf(0.95, 1, 50_000)
+    assert upper == pytest.approx(1 - 0.05 ** (1 / 50_000), rel=1e-9)
+    assert f"{upper:.1e}" == "6.0e-05" and upper == pytest.approx(3 / 50_000, rel=0.01)
+
+
+def test_the_agnostic_bounds_say_at_most_and_the_two_sided_reason_is_h_stars_tail():
+    # Review r4 of lecture 03: Hoeffding is "≤"; the comparison of ĥ with h* needs h*'s
+    # pessimistic tail, and the uniform two-sided version is only a sufficient way to get it.
+    text = markdown_text(WALKTHROUGH)
+    assert "\\le e^{-2m\\varepsilon^2}$ (the slide writes $<$" in text
+    assert "its training error must not be too *pessimistic*" in text
+    assert "A simple sufficient way to get both" in text
+    assert "too optimistic either" not in text
 
 
 def test_bound_comparison_alt_text_rounds_delta_as_it_rounds_eps():

@@ -92,6 +92,7 @@ def test_a_nonzero_start_breaks_novikoffs_bound():
     bound = demo.eta_sample_bound()
     assert round(bound) == 328
     assert demo.eta_trend(demo.ETA_STARTS["w₀ = [-1, 1]"])[0] == 2114 > bound
+    assert demo.ETA_GRID[0] == 0.001  # Exercise 4: "with η = 0.001 and 2114 mistakes"
     # From w₀ = 0 the same sample respects it, at every η.
     assert np.all(demo.eta_trend(demo.ETA_STARTS["w₀ = 0"]) <= bound)
 
@@ -384,3 +385,64 @@ def test_balcans_first_step_is_counted_as_the_text_says():
     text = " ".join(" ".join("".join(c["source"]).split())
                     for c in json.loads(WALKTHROUGH.read_text())["cells"])
     assert "counts the same first step as an update" in text
+
+
+# --- Reviews r3/r4 of lecture 01 ----------------------------------------------------------------
+
+
+def test_the_eta_runs_from_zero_never_come_near_a_tie():
+    # Cell 28: after the first (exact) score 0·x = 0, the smallest |w·x| / (‖w‖‖x‖) is about
+    # 1e-3 at every η, far above rounding's 1e-16. Oracle: a plain loop of MMDS's rule, η = 1
+    # (from w₀ = 0 every η-run is the η = 1 run scaled, so its ratios are the same).
+    X, y, _ = data.separable(100, 2, margin=0.05, seed=1)
+    w, closest, clean = np.zeros(2), np.inf, False
+    while not clean:
+        clean = True
+        for x, label in zip(X, y, strict=True):
+            if np.any(w):
+                closest = min(closest, abs(x @ w) / (np.linalg.norm(x) * np.linalg.norm(w)))
+            if label * (x @ w) <= 0:
+                w, clean = w + label * x, False
+    found = [demo.eta_closest_call(eta) for eta in demo.ETA_GRID]
+    np.testing.assert_allclose(found, closest, rtol=1e-6)  # scaling changes only last bits
+    assert 1e-3 < closest < 2e-3 and f"{closest:.1e}" == "1.3e-03"
+    text = _walkthrough_markdown()
+    assert ("the smallest $|w\\cdot x|/(\\lVert w\\rVert\\lVert x\\rVert)$ is about $10^{-3}$"
+            in text)
+    assert "no score is ever exactly 0" not in text
+
+
+def test_the_margin_slider_repeats_a_sample_when_it_clears_the_next_floor():
+    # Cell 13: seed 2 draws one sample for the slider's 0.0158 and 0.02, one for 0.0251 and
+    # 0.0316; the measured margin at 0.0158 is 0.0233.
+    pairs = [(10**-1.8, 10**-1.7), (10**-1.6, 10**-1.5)]
+    for low, high in pairs:
+        a, b = demo.margin_experiment(low, seed=2), demo.margin_experiment(high, seed=2)
+        np.testing.assert_array_equal(a.X, b.X)
+        np.testing.assert_array_equal(a.y, b.y)
+    assert round(demo.margin_experiment(10**-1.8, seed=2).margin, 4) == 0.0233
+    assert "for seed 2 the slider's 0.0158 and 0.02 draw the same sample" in _walkthrough_markdown()
+
+
+def test_the_noisy_sample_of_section_5_has_no_separator_even_with_a_bias():
+    # Cell 22: "here no separator exists, not even one with a bias" (lecture 02's solver).
+    from mllib import svm
+
+    X, y, _ = data.noisy(300, 2, margin=0.05, flip=0.1, seed=2)
+    with pytest.raises(ValueError, match="not linearly separable"):
+        svm.solve(X, y)
+    assert demo.noisy_comparison().mistakes.min() > 0  # every epoch makes a mistake
+    assert "Flip the labels of a tenth of the examples and, here, no separator exists" in \
+        _walkthrough_markdown()
+
+
+def test_the_tie_rule_cites_the_mistake_bound_theorem_slide():
+    text = _walkthrough_markdown()
+    assert '"Perceptron: Mistake Bound Theorem" slide settles it' in text
+    assert "its threshold and Winnow slides" not in text
+
+
+def _walkthrough_markdown() -> str:
+    from prose_support import markdown_text
+
+    return markdown_text("01_perceptron/perceptron_walkthrough.ipynb")

@@ -428,8 +428,17 @@ def test_the_long_run_settles_on_the_regularised_optimum_as_section_4_says():
     run = demo.book_run(300)
     assert all(step.pattern == "oxxxxx" for step in run.history[6:])  # from row (7) on
     last = run.history[-1]
-    np.testing.assert_allclose(last.w, [-0.1, 0.3], atol=1e-9)
+    np.testing.assert_allclose(last.w, [-0.1, 0.3], atol=1e-9)  # "better than 10^-9"
     assert last.b == pytest.approx(-0.1, abs=1e-9)
+    # Geometric, never exact: with the pattern fixed each step keeps (1 - η) = 0.8 of the
+    # distance to the optimum. Rows 7-60 (distances 1e-1 .. 1e-6, far above rounding) show it.
+    optimum = np.array([-0.1, 0.3, -0.1])
+    distance = [np.linalg.norm(np.append(step.w, step.b) - optimum) for step in run.history[6:60]]
+    np.testing.assert_allclose(np.divide(distance[1:], distance[:-1]), 0.8, rtol=1e-6)
+    text = _walkthrough_text()
+    assert "converges to the optimum of eq. 12.4 + $b^2/2$" in text and "never lands on it" in text
+    assert "shrinks by the factor 0.8 per step" in text and "better than $10^{-9}$" in text
+    assert "lands exactly" not in text and "settles on the exact" not in text
     X, y = svm.mmds_fig_12_18()
     z = svm.margins(np.array([-0.1, 0.3]), -0.1, X, y)
     assert z[0] == pytest.approx(1)  # (1, 4) on its margin line
@@ -495,6 +504,9 @@ def test_mmds_hint_for_12_3_2_holds_at_c_10_and_fails_at_c_1():
         np.testing.assert_allclose(opt.w, hard.w, atol=1e-9)
     loose = svm.solve(X, y, C=1.0, regularize_bias=True)
     assert np.any(svm.margins(loose.w, loose.b, X, y) < 1 - 1e-3)
+    # "a b much closer to 0 (−1.352 instead of −3.5)": the size of b shrinks, not b itself
+    assert hard.b == pytest.approx(-3.5, abs=1e-9) and loose.b == pytest.approx(-1.352, abs=5e-4)
+    assert "to a $b$ much closer to 0 ($-1.352$ instead of $-3.5$" in _walkthrough_text()
 
 
 def test_a_ten_times_larger_batch_step_stalls_far_above_f_star():
@@ -526,6 +538,13 @@ def test_exercise_6_large_c_gives_the_line_at_height_1_5_and_b_free_small_c_misc
             np.testing.assert_allclose(optimum, [0, 2, -3], atol=1e-5)
         for optimum in optima(threshold - 0.1, regularised):
             assert np.max(np.abs(optimum - [0, 2, -3])) > 1e-2
+    # Part 3's model answer: with b free the weights (2; t, 2 - 2t, t) of (2, 2) and the three
+    # negatives satisfy w = Σ aᵢyᵢxᵢ = [0, 2] and Σ aᵢyᵢ = 0 for every t in [0, 1].
+    for t in (0.0, 0.25, 1.0):
+        weights = np.zeros(6)
+        weights[[1, 3, 4, 5]] = [2, t, 2 - 2 * t, t]
+        np.testing.assert_allclose((weights * y) @ X, [0, 2], atol=1e-12)
+        assert weights @ y == pytest.approx(0, abs=1e-12)
     z = svm.margins(plain.w, plain.b, X, y)
     assert z[1] == pytest.approx(-1 / 3, abs=1e-9)  # (2, 2) on the wrong side, as §4 says
     np.testing.assert_array_equal(X[1], [2, 2])

@@ -481,3 +481,52 @@ def test_the_rules_cell_says_what_grading_hides_here():
     rules = " ".join(cells[0].split())
     assert "so that module stays importable while your work is graded" in rules
     assert "not importable" not in rules
+
+
+# --- Reviews r3/r4 of lecture 04 ----------------------------------------------------------------
+
+
+def _walkthrough_markdown() -> str:
+    from prose_support import markdown_text
+
+    return markdown_text("04_vc/vc_walkthrough.ipynb")
+
+
+def test_the_k_gon_cuts_close_only_for_well_spread_points():
+    # §10: with 2k + 1 equally spaced points and k single negatives, the cuts' outward
+    # directions (the negatives' own directions) leave gaps of at most 3·360°/(2k + 1), under
+    # 180° from k = 3 on (154.3° at k = 3); seven points bunched within 120° (P, N, P, N, P, N, P
+    # at 0°, 20°, ..., 120°) leave about 280°.
+    def largest_gap(degrees):
+        ordered = np.sort(np.asarray(degrees) % 360)
+        return max(np.max(np.diff(ordered), initial=0), 360 - ordered[-1] + ordered[0])
+
+    for k in range(3, 20):
+        step = 360 / (2 * k + 1)
+        negatives = [step * (2 * i + 1) for i in range(k)]  # one pair of positives is adjacent
+        assert largest_gap(negatives) == pytest.approx(3 * step) and 3 * step < 180
+    assert 3 * 360 / 7 == pytest.approx(154.29, abs=0.01)
+    assert largest_gap([20, 60, 100]) == 280
+    text = _walkthrough_markdown()
+    assert "Put $2k + 1$ **equally spaced** points on a circle" in text
+
+
+def test_the_margin_table_caps_at_n_plus_one_for_gamma_002():
+    from mllib import pac
+
+    assert pac.margin_vc_bound(1.0, 0.02, 1000) == 1001 == 1000 + 1  # 1/0.02² = 2500 > n
+    assert pac.margin_vc_bound(1.0, 0.05, 1000) == 401
+    assert "the bound caps at $n + 1 = 1001$" in _walkthrough_markdown()
+
+
+def test_conjunctions_over_one_variable_reach_h_equals_two_to_the_vc():
+    # §7: the slide's "|H| > 2^m" is a slip; n = 1 has |H| = 3 + 1 = 4 = 2^2 and VC = 2.
+    from mllib.demos.pac import conjunction_vc
+
+    assert 3**1 + 1 == 2 ** conjunction_vc(1) == 4
+    text = _walkthrough_markdown()
+    assert "the condition is $|H| \\ge 2^m$, and $n = 1$ attains it" in text
+    # The upper bound is proved for every n (the brute force of tests/test_vc.py checks n <= 4).
+    assert "the literals sit on $n + 1$ different variables, and there are only $n$" in text
+    assert "Kearns and Vazirani, 1994, ch. 1" in text
+    assert "CS446's learner is the tight box" not in text

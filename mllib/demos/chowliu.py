@@ -565,16 +565,22 @@ def show_kl(curve: KLCurve) -> Figure:
     """KL against m on log-log axes, for Chow-Liu and for the true structure."""
     fig, (ax,) = figure(1, width=6.0, height=4.0)
     samples = curve.per_sample_correct.shape[1]
-    ax.loglog(curve.sizes, curve.chow_liu, "o-",
-              label=f"Chow-Liu tree (learned structure), mean of {samples} samples")
-    ax.loglog(curve.sizes, curve.true_structure, "s--", label="true structure, fitted CPTs")
+    # Each point is a mean over samples: its bar is ± one standard error (capless, so each
+    # curve stays one line of the axes).
+    ax.errorbar(curve.sizes, curve.chow_liu, yerr=curve.chow_liu_se, fmt="o-", capsize=0,
+                label=f"Chow-Liu tree (learned structure), mean ± s.e. of {samples} samples")
+    ax.errorbar(curve.sizes, curve.true_structure, yerr=curve.true_structure_se, fmt="s--",
+                capsize=0, label=f"true structure, fitted CPTs, mean ± s.e. of {samples} samples")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
     ax.set_xlabel("sample size m")
     ax.set_ylabel("KL divergence D(P, T) in nats")
     ax.set_title("the gap between the curves: the cost of wrong edges")
     ax.legend(fontsize=8)
     return describe(fig, (
         f"KL divergence from the true tree against the sample size m from {curve.sizes[0]} to "
-        f"{curve.sizes[-1]}, log-log, each the mean of {samples} samples. The Chow-Liu tree "
+        f"{curve.sizes[-1]}, log-log, each the mean of {samples} samples with a bar of ± one "
+        f"standard error. The Chow-Liu tree "
         f"(circles) falls from {curve.chow_liu[0]:.3g} to {curve.chow_liu[-1]:.3g} nats; the "
         f"true structure with fitted CPTs (squares, dashed) from {curve.true_structure[0]:.3g} "
         f"to {curve.true_structure[-1]:.3g}. The Chow-Liu tree gets {curve.correct[0]:.1f} of "

@@ -499,7 +499,7 @@ def show_jensen(curves: JensenCurves) -> Figure:
 
 
 def dispersion(heads, tosses: int) -> tuple[float, float]:
-    """(observed, one-coin) variance of the head counts: the sample variance of hᵢ and
+    """(observed, one-coin) variance of the head counts: the variance of hᵢ (divided by n) and
     m·p̄(1 - p̄), what one coin with the overall frequency p̄ would give.
 
     This is a second-order test at the diagonal. Observed below one-coin (under-dispersed data,

@@ -242,7 +242,7 @@ def _bound_view() -> _BoundView:
         ax.plot([], [], color=PALETTE[1], label="VC upper bound (VC = n; 2 at n = 1)")[0],
         ax.plot([], [], color=POSITIVE, linestyle="-.", label="Occam, |H| = 3ⁿ + 1")[0],
         ax.plot([], [], color="grey", linestyle="--",
-                label="VC lower bound (a theorem for VC > 2)")[0])
+                label="VC lower-bound formula (a theorem for VC > 2, small ε, δ)")[0])
     dots, = ax.plot([], [], "ko", ms=5)
     log_axis(ax, "y")
     ax.set_xlim(-1, 42)
@@ -267,12 +267,13 @@ def show_bound_comparison(n: int, eps: float, delta: float) -> Figure:
     lower = comparison.vc_lower[row]
     lower_text = f"{lower:,.0f}" if np.isfinite(lower) else "none (VC ≤ 2)"
     view.ax.title.set_text(f"n = {n}: VC bound {comparison.vc_upper[row]:,}, |H| bound "
-                           f"{comparison.occam[row]:,}, lower bound {lower_text}")
+                           f"{comparison.occam[row]:,}, lower-bound formula {lower_text}")
     last = comparison.n[-1]
     return describe(view.fig, (
         f"Examples needed to learn conjunctions over n variables with ε = {eps:.3g}, "
         f"δ = {delta:.3g}. At n = {n}: the VC upper bound {comparison.vc_upper[row]:,}, the |H| "
-        f"bound {comparison.occam[row]:,}, the lower bound {lower_text}. From n = 1 to {last} "
+        f"bound {comparison.occam[row]:,}, the lower-bound formula {lower_text}. "
+        f"From n = 1 to {last} "
         f"the VC bound grows from {comparison.vc_upper[0]:,} to {comparison.vc_upper[-1]:,} "
         f"and the |H| bound from {comparison.occam[0]:,} to {comparison.occam[-1]:,}, "
         f"{'always' if np.all(comparison.occam < comparison.vc_upper) else 'not always'} "

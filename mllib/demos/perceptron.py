@@ -480,6 +480,24 @@ def eta_sample_bound(*, n: int = 100, seed: int = 1) -> float:
     return mistake_bound(radius(X), geometric_margin(w_star, X, y))
 
 
+def eta_closest_call(eta: float, *, w0=(0.0, 0.0), n: int = 100, seed: int = 1) -> float:
+    """How near the η widget's run comes to a tie: the smallest |w·x| / (‖w‖‖x‖) over every
+    comparison of the run (scale-free, so comparable across η) made while w ≠ 0.
+
+    Rounding can flip the test y·(w·x) <= 0 only for a score within about 1e-16·‖w‖‖x‖ of 0;
+    the run from w0 = 0 also compares the exact score 0·x = 0 once, before its first update.
+    """
+    X, y, run = _eta_run(float(eta), tuple(float(v) for v in w0), n, seed)
+    w, updates, closest = np.array(w0, dtype=float), list(run.history), np.inf
+    for epoch in range(1, run.epochs + 1):
+        for i, x in enumerate(X):
+            if np.any(w):
+                closest = min(closest, abs(x @ w) / (np.linalg.norm(x) * np.linalg.norm(w)))
+            if updates and (updates[0].epoch, updates[0].index) == (epoch, i):
+                w = updates.pop(0).w
+    return float(closest)
+
+
 def eta_drift_example() -> tuple[np.ndarray, np.ndarray]:
     """Four integer examples on which rounding makes η matter in floating point: X of shape
     (4, 2) = [0, 2], [-3, -3], [0, -2], [2, 1], y = [+1, -1, -1, -1]. With η = 1 the fifth epoch

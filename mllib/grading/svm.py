@@ -53,8 +53,9 @@ def _on_margin(X: np.ndarray, y: np.ndarray, w: np.ndarray, j: int,
 def _sample_domain(w, b, X, y, C) -> str | None:
     """The shapes and numbers every exercise of the notebook promises."""
     X = np.asarray(X, dtype=float)
-    return unmet(("w has shape (d,), X shape (n, d) and y shape (n,)",
-                  X.ndim == 2 and np.shape(w) == X.shape[1:] and np.shape(y) == (len(X),)),
+    return unmet(("w has shape (d,), X shape (n, d) with n >= 1 and y shape (n,)",
+                  X.ndim == 2 and len(X) >= 1 and np.shape(w) == X.shape[1:]
+                  and np.shape(y) == (len(X),)),
                  ("w, b and X are finite, C > 0", finite(w, b, X, C) and C > 0),
                  ("y holds labels -1 and +1", labels(y)))
 
