@@ -17,7 +17,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from grader.pipeline import outside, secret
@@ -47,6 +47,7 @@ def test_the_course_inputs_stay_inside_the_declared_domains(assignment: str):
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 @examples(50)
 @given(student=STUDENT_IDS)
+@example(student="\t")  # `make test-explore` found it: 10's single replicate held all 10
 def test_every_students_inputs_stay_inside_the_declared_domains(assignment: str, student: str):
     for key in KEYS[assignment]:
         with variant(secret.variant(COURSE_SECRET, assignment, key, student)):

@@ -191,8 +191,13 @@ def _vote_domain(predictions) -> str | None:
 
 
 def _replicates(rng: np.random.Generator, B: int, m: int) -> np.ndarray:
-    """B bootstrap replicates of m examples: (B, m) indices drawn with replacement."""
-    return rng.integers(0, m, (B, m))
+    """B bootstrap replicates of m examples: (B, m) indices drawn with replacement, drawn again
+    in the rare draw (m!/m^m per replicate: 1 in 2,755 for one replicate of 10) where every
+    replicate holds every example, so that no example has an out-of-bag vote."""
+    while True:
+        samples = rng.integers(0, m, (B, m))
+        if any(len(np.unique(row)) < m for row in samples):
+            return samples
 
 
 def _guesses(rng: np.random.Generator, y: np.ndarray, B: int, labels_: np.ndarray,
