@@ -6,6 +6,7 @@ import pytest
 from figure_support import drawn, png_pixels
 from matplotlib.figure import Figure
 from prose_support import markdown_text
+from scipy import stats
 
 from mllib import data, kernels, perceptron, svm
 from mllib.demos import explore
@@ -413,6 +414,19 @@ def test_the_svm_legend_fits_inside_the_widget_image():
     assert fig.axes[1].get_legend().get_window_extent().x1 <= fig.bbox.x1
 
 
+def test_the_spectrum_printout_computes_its_verdicts():
+    # Review r3: cell 20 printed "(none negative)" whatever the value; it now prints is_psd.
+    import json
+
+    from prose_support import SOLUTIONS
+    cells = json.loads((SOLUTIONS / "07_kernels/kernels_walkthrough.ipynb").read_text())["cells"]
+    code = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    assert "none negative" not in code
+    assert "PSD {kernels.is_psd(valid)}" in code and "PSD {kernels.is_psd(invalid)}" in code
+    valid, invalid = demo.spectrum_grams()
+    assert kernels.is_psd(valid) and not kernels.is_psd(invalid)
+
+
 def test_spectrum_alt_text_counts_the_negative_eigenvalues():
     X = np.random.default_rng(4).standard_normal((40, 2))
     distances = np.sqrt(((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=-1))
@@ -537,17 +551,46 @@ def test_exercise_5_plain_quadratic_kernel_cannot_separate_mmds_points():
 
 def test_irrelevant_features_table_gives_the_test_errors_standard_error():
     # Review r1: the test errors are estimates on 2,000 points; the table shows sqrt(e(1-e)/n)
-    # beside each, and the prose calls the 0 and 2 noise rows' difference noise.
+    # beside each, and the prose calls the 0 and 2 noise rows' difference noise. Review r3: at
+    # 0 errors that plug-in error is 0, so the row shows the exact one-sided 95 % bound instead.
     study = demo.irrelevant_features()
     assert study.test_size == 2000
-    np.testing.assert_allclose(study.test_error_se,
-                               np.sqrt(study.test_error * (1 - study.test_error) / 2000))
+    se = stats.binom(2000, study.test_error).std() / 2000  # scipy's binomial s.d., as a share
     table = demo.irrelevant_features_table(study)
-    assert "test error ± s.e. (2,000 points)" in table
-    assert f"{study.test_error[-1]:.2%} ± {study.test_error_se[-1]:.2%}" in table
-    assert abs(study.test_error[0] - study.test_error[1]) < 2 * study.test_error_se[0] + 1e-12
+    assert "test error ± s.e. (2,000 points; at 0, a 95 % bound)" in table
+    assert f"{study.test_error[-1]:.2%} ± {se[-1]:.2%}" in table
+    assert abs(study.test_error[0] - study.test_error[1]) < 2 * se[0]
+    assert "± 0.00%" not in table
+    assert study.test_error[1] == 0  # 0 of 2000: the row the bound replaces
+    upper = stats.beta.ppf(0.95, 1, 2000)  # Clopper-Pearson one-sided upper bound at 0/2000
+    assert f"| 0.00% (≤ {upper:.2%}, 95 %) |" in table
     text = _kernels_text()
+    assert f"{upper:.2%}" == "0.15%" and "0 of 2,000 still allows up to 0.15%" in text
     assert "0.05% against 0.00% at 0 and 2 noise coordinates is noise" in text
     assert (f"{study.test_error[0]:.2%}", f"{study.test_error[1]:.2%}") == ("0.05%", "0.00%")
     assert "the dual is the only exact way" in text
     assert "margin lines closing around" not in text
+
+
+def test_the_widget_shading_is_a_raster_that_can_put_a_correct_point_on_the_other_colour():
+    """Review r3: §6's widget shades a 90 × 90 raster by the score at each cell's centre, so at
+    rings, RBF, γ = 1.78, C = 3.16 two training points sit on a cell of the other colour in the
+    perceptron's panel while its title counts 0 training errors; the prose says so."""
+    fig = demo.show_kernels("rings", "rbf", 2, 10 ** 0.25, 10 ** 0.5)
+    assert fig.axes[0].get_title().endswith("0 training errors")
+    fits = demo.fit("rings", "rbf", 2, demo.shown(10 ** 0.25), demo.shown(10 ** 0.5))
+    g1, g2 = fits.grid
+    assert g1.shape == (90, 90)
+    # the raster cell holding each point: the nearest grid centre on each axis
+    col = np.abs(fits.X[:, :1] - g1[0][None]).argmin(axis=1)
+    row = np.abs(fits.X[:, 1:] - g2[:, 0][None]).argmin(axis=1)
+    shaded = np.where(fits.perceptron_scores[row, col] > 0, 1.0, -1.0)
+    own = kernels.kernel_predict(fits.run, fits.X, fits.y, fits.X)
+    assert np.all(own == fits.y)  # every point classified correctly by its own score
+    scores = kernels.kernel_scores(fits.run, fits.X, fits.y, fits.X)
+    against = shaded != fits.y
+    assert int(against.sum()) == 2  # "two such points"
+    assert np.all(np.abs(scores[against]) < 0.05)  # both a hair from the boundary
+    assert "90 × 90 raster" in _kernels_text()
+    assert ("γ = 1.78, C = 3.16: two such points in the perceptron's panel, whose title counts "
+            "0 training errors") in _kernels_text()

@@ -32,6 +32,7 @@ from mllib.plotting import (
     figure,
     markdown_table,
     scatter_labelled,
+    share_and_se,
 )
 
 GRID = 120  # cells per side of a decision-region picture
@@ -554,14 +555,9 @@ class LSHRow:
 
     @property
     def found_text(self) -> str:
-        """``found`` ± its standard error; at 0 or 1, where that plug-in error is 0 and claims a
-        certainty no sample gives, the exact one-sided 95 % bound instead: with no miss (or no
-        hit) in n queries, the rate q with (1 − q)ⁿ = 0.05 (the "rule of three", q ≈ 3/n)."""
-        if 0 < self.found < 1:
-            return f"{self.found:.2f} ± {self.found_se:.2f}"
-        bound = 1 - 0.05 ** (1 / self.queries)
-        return (f"1.00 (≥ {1 - bound:.2f}, 95 %)" if self.found == 1
-                else f"0.00 (≤ {bound:.2f}, 95 %)")
+        """``found`` ± its standard error, or at 0 or 1 the exact one-sided 95 % bound
+        (:func:`mllib.plotting.share_and_se`)."""
+        return share_and_se(self.found, self.queries)
 
 
 @lru_cache(maxsize=1)
