@@ -163,6 +163,30 @@ def mean_and_se(values, spec: str = ".3f") -> str:
     return f"{values.mean():{spec}} ± {values.std(ddof=1) / np.sqrt(len(values)):{spec}}"
 
 
+def share_and_se(share: float, n: int, spec: str = ".2f") -> str:
+    """'share ± standard error' of a binomial share of ``n`` trials, both formatted with the
+    format ``spec``, the error √(p(1 − p)/n).
+
+    At 0 or 1 that plug-in error is 0 and claims a certainty no sample gives, so the exact
+    one-sided 95 % bound is shown instead: with no failure (or no success) in n trials, the rate
+    q with (1 − q)ⁿ = 0.05 (the "rule of three", q ≈ 3/n), e.g. "0.00 (≤ 0.03, 95 %)".
+
+    Raises
+    ------
+    ValueError
+        If ``n`` < 1 or ``share`` lies outside [0, 1].
+    """
+    if n < 1:
+        raise ValueError(f"a share needs at least one trial, got n = {n}")
+    if not 0 <= share <= 1:
+        raise ValueError(f"a share lies in [0, 1], got {share}")
+    if 0 < share < 1:
+        return f"{share:{spec}} ± {np.sqrt(share * (1 - share) / n):{spec}}"
+    bound = 1 - 0.05 ** (1 / n)
+    return (f"{1:{spec}} (≥ {1 - bound:{spec}}, 95 %)" if share == 1
+            else f"{0:{spec}} (≤ {bound:{spec}}, 95 %)")
+
+
 def markdown_table(header: list[str], rows: list[list[object]]) -> str:
     """A Markdown table (for ``IPython.display.Markdown``) from a header and rows of cells."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]

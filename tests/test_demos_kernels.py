@@ -6,6 +6,7 @@ import pytest
 from figure_support import drawn, png_pixels
 from matplotlib.figure import Figure
 from prose_support import markdown_text
+from scipy import stats
 
 from mllib import data, kernels, perceptron, svm
 from mllib.demos import explore
@@ -128,6 +129,14 @@ def test_the_dual_wins_only_for_few_examples_and_many_features(study):
     assert (study.epochs == passes).all()
     estimates = [(passes + 1) * (d + 1) / 2 for d in study.dims]
     assert estimates == [10, 34, 130]  # "that is 10, 34 and 130"
+    # review r4: dual_cost fills all m² Gram entries; with m(m + 1)/2 of them, d·m²/2 equals
+    # (passes + 1)·D·m at twice the m: "would double the crossings, to 20, 68 and 260"
+    assert demo.dual_cost(10, 4, 0) == 10 * 10 * 4
+    assert [2 * e for e in estimates] == [20, 68, 260]
+    assert "fills all $m^2$ Gram entries" in _kernels_text()
+    assert "would double the crossings, to 20, 68 and 260" in _kernels_text()
+    # and §1 no longer reads as if a bias-free perceptron could learn the half-plane
+    assert "given a threshold (the constant feature of §3)" in _kernels_text()
     assert estimates[0] < study.sizes[0] == 25  # "below the smallest size measured, 25"
     for a, estimate in enumerate(estimates):
         # the printed verdicts agree: the last size at which the dual is cheaper is the last
@@ -413,6 +422,19 @@ def test_the_svm_legend_fits_inside_the_widget_image():
     assert fig.axes[1].get_legend().get_window_extent().x1 <= fig.bbox.x1
 
 
+def test_the_spectrum_printout_computes_its_verdicts():
+    # Review r3: cell 20 printed "(none negative)" whatever the value; it now prints is_psd.
+    import json
+
+    from prose_support import SOLUTIONS
+    cells = json.loads((SOLUTIONS / "07_kernels/kernels_walkthrough.ipynb").read_text())["cells"]
+    code = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    assert "none negative" not in code
+    assert "PSD {kernels.is_psd(valid)}" in code and "PSD {kernels.is_psd(invalid)}" in code
+    valid, invalid = demo.spectrum_grams()
+    assert kernels.is_psd(valid) and not kernels.is_psd(invalid)
+
+
 def test_spectrum_alt_text_counts_the_negative_eigenvalues():
     X = np.random.default_rng(4).standard_normal((40, 2))
     distances = np.sqrt(((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=-1))
@@ -482,18 +504,37 @@ def test_the_sharp_rbf_perceptron_regions_are_voronoi_cells_of_its_mistakes():
 
 
 def test_the_held_out_errors_quoted_for_the_sharp_rbf_kernel():
-    # §6: "the error rises on rings (0.001 to 0.043) and on XOR (0.000 to 0.018), but on moons
-    # it falls (0.024 to 0.005)", on 2000 fresh points (estimates, each within ±0.01 at 2 SE).
+    # §6: "the error rises on rings (0.001 to 0.043) and on XOR (0 to 0.0185), but on moons it
+    # falls (0.024 to 0.0055)", on 2000 fresh points; review r4: the XOR row's 0 errors is
+    # printed with its exact one-sided 95 % bound, not a bare 0.
     sharp = demo.shown(10**1.5)
-    quoted = {"rings": (0.001, 0.043), "xor": (0.0, 0.018), "moons": (0.024, 0.005)}
+    quoted = {"rings": (0.001, 0.043), "xor": (0.0, 0.0185), "moons": (0.024, 0.0055)}
     for name, errors in quoted.items():
         found = [demo.held_out_error(name, g) for g in (1.0, sharp)]
         # within one of the 2000 points (a point on the boundary may fall either way on
-        # another machine) plus the rounding to three decimals
+        # another machine) plus the rounding of the quoted figure
         np.testing.assert_allclose(found, errors, atol=1 / 2000 + 5e-4)
+    assert demo.held_out_error("xor", 1.0) == 0  # the row the bound replaces
+    upper = stats.beta.ppf(0.95, 1, 2000)  # Clopper-Pearson one-sided upper bound at 0/2000
+    assert f"{upper:.4f}" == "0.0015"
     text = _kernels_text()
-    assert "rises on rings (0.001 to 0.043) and on XOR (0.000 to 0.018)" in text
-    assert "on moons it falls (0.024 to 0.005)" in text
+    assert "printed ± one standard error; 0 of 2,000 still allows up to 0.0015" in text
+    assert "rises on rings (0.001 to 0.043) and on XOR (0 to 0.0185)" in text
+    assert "on moons it falls (0.024 to 0.0055)" in text
+
+
+def test_going_further_proves_the_rules_with_schurs_identity():
+    # The optional part proves the product rule by a^T (K ∘ K') a = Σ λ_k (a ∘ v_k)^T K (a ∘ v_k);
+    # the identity checked on random Gram matrices, and the part marked as optional.
+    rng = np.random.default_rng(0)
+    X, a = rng.standard_normal((12, 3)), rng.standard_normal(12)
+    K, K2 = kernels.rbf(X, gamma=0.5), kernels.polynomial_of(kernels.linear(X), [1, 1])
+    lam, V = np.linalg.eigh(K2)
+    right = sum(w * (a * v) @ K @ (a * v) for w, v in zip(lam, V.T, strict=True))
+    assert a @ (K * K2) @ a == pytest.approx(right, rel=1e-9)
+    text = _kernels_text()
+    assert "## Going further (optional) *Not part of the lecture's core: why CS446's rules" in text
+    assert "An optional part after the summary proves the rules of §5" in text
 
 
 def test_the_spectrum_alt_text_rounds_as_the_printout_and_names_moore_aronszajn():
@@ -537,17 +578,46 @@ def test_exercise_5_plain_quadratic_kernel_cannot_separate_mmds_points():
 
 def test_irrelevant_features_table_gives_the_test_errors_standard_error():
     # Review r1: the test errors are estimates on 2,000 points; the table shows sqrt(e(1-e)/n)
-    # beside each, and the prose calls the 0 and 2 noise rows' difference noise.
+    # beside each, and the prose calls the 0 and 2 noise rows' difference noise. Review r3: at
+    # 0 errors that plug-in error is 0, so the row shows the exact one-sided 95 % bound instead.
     study = demo.irrelevant_features()
     assert study.test_size == 2000
-    np.testing.assert_allclose(study.test_error_se,
-                               np.sqrt(study.test_error * (1 - study.test_error) / 2000))
+    se = stats.binom(2000, study.test_error).std() / 2000  # scipy's binomial s.d., as a share
     table = demo.irrelevant_features_table(study)
-    assert "test error ± s.e. (2,000 points)" in table
-    assert f"{study.test_error[-1]:.2%} ± {study.test_error_se[-1]:.2%}" in table
-    assert abs(study.test_error[0] - study.test_error[1]) < 2 * study.test_error_se[0] + 1e-12
+    assert "test error ± s.e. (2,000 points; at 0, a 95 % bound)" in table
+    assert f"{study.test_error[-1]:.2%} ± {se[-1]:.2%}" in table
+    assert abs(study.test_error[0] - study.test_error[1]) < 2 * se[0]
+    assert "± 0.00%" not in table
+    assert study.test_error[1] == 0  # 0 of 2000: the row the bound replaces
+    upper = stats.beta.ppf(0.95, 1, 2000)  # Clopper-Pearson one-sided upper bound at 0/2000
+    assert f"| 0.00% (≤ {upper:.2%}, 95 %) |" in table
     text = _kernels_text()
+    assert f"{upper:.2%}" == "0.15%" and "0 of 2,000 still allows up to 0.15%" in text
     assert "0.05% against 0.00% at 0 and 2 noise coordinates is noise" in text
     assert (f"{study.test_error[0]:.2%}", f"{study.test_error[1]:.2%}") == ("0.05%", "0.00%")
     assert "the dual is the only exact way" in text
     assert "margin lines closing around" not in text
+
+
+def test_the_widget_shading_is_a_raster_that_can_put_a_correct_point_on_the_other_colour():
+    """Review r3: §6's widget shades a 90 × 90 raster by the score at each cell's centre, so at
+    rings, RBF, γ = 1.78, C = 3.16 two training points sit on a cell of the other colour in the
+    perceptron's panel while its title counts 0 training errors; the prose says so."""
+    fig = demo.show_kernels("rings", "rbf", 2, 10 ** 0.25, 10 ** 0.5)
+    assert fig.axes[0].get_title().endswith("0 training errors")
+    fits = demo.fit("rings", "rbf", 2, demo.shown(10 ** 0.25), demo.shown(10 ** 0.5))
+    g1, g2 = fits.grid
+    assert g1.shape == (90, 90)
+    # the raster cell holding each point: the nearest grid centre on each axis
+    col = np.abs(fits.X[:, :1] - g1[0][None]).argmin(axis=1)
+    row = np.abs(fits.X[:, 1:] - g2[:, 0][None]).argmin(axis=1)
+    shaded = np.where(fits.perceptron_scores[row, col] > 0, 1.0, -1.0)
+    own = kernels.kernel_predict(fits.run, fits.X, fits.y, fits.X)
+    assert np.all(own == fits.y)  # every point classified correctly by its own score
+    scores = kernels.kernel_scores(fits.run, fits.X, fits.y, fits.X)
+    against = shaded != fits.y
+    assert int(against.sum()) == 2  # "two such points"
+    assert np.all(np.abs(scores[against]) < 0.05)  # both a hair from the boundary
+    assert "both drawn from the scores at the centres of a 90 × 90 grid" in _kernels_text()
+    assert ("γ = 1.78, C = 3.16: two such points in the perceptron's panel, whose title counts "
+            "0 training errors") in _kernels_text()

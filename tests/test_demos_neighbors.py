@@ -1,5 +1,7 @@
 """The nearest-neighbour walk-through's widget logic, tables and figures, without a browser."""
 
+import json
+
 import ipywidgets
 import numpy as np
 import pytest
@@ -7,6 +9,7 @@ from figure_support import drawn, png_pixels
 from hypothesis import given
 from hypothesis import strategies as st
 from property_support import examples
+from prose_support import SOLUTIONS, markdown_text
 from scipy import stats
 from scipy.spatial.distance import cdist
 
@@ -126,10 +129,24 @@ def test_dachshund_and_beagle_regions_are_not_convex(breed, other):
     assert w.depth > 0.5  # visibly inside the regions, in inches/pounds: not a grid artefact
 
 
-def test_the_chihuahua_region_has_no_such_witness():
-    """The notebook prints 'convex' for the Chihuahuas: no grid pair of their region has a
-    midpoint outside it."""
+def test_the_chihuahua_region_has_no_witness_in_the_window_but_one_beyond_it():
+    """The notebook finds no grid pair of the Chihuahuas' region in the window with a midpoint
+    outside it, and (review r4) no longer calls the region convex: beyond the window (height
+    -6) there is such a pair, so the printout and the alt text say the search is the window's."""
     assert demo.nonconvex_witness(0) is None
+    X, y, breeds = data.dogs()
+    p1, p2 = np.array([-6.0, 13.0]), np.array([16.0, 10.0])  # the reviewer's witness
+    labels = N.knn_predict(X, y, np.array([p1, p2, (p1 + p2) / 2]), k=1)
+    assert list(labels) == [0, 0, 1]  # two Chihuahuas, a Dachshund midway
+    # decided by clear margins (nearest against second nearest), not by rounding
+    d = np.sort(N.pairwise_distances(np.array([p1, p2, (p1 + p2) / 2]), X), axis=1)
+    assert np.all(d[:, 1] - d[:, 0] > 0.2)
+    gx, gy, _ = demo._dog_grid(41)
+    assert p1[0] < gx.min()  # outside the searched window
+    assert "found no such pair for Chihuahua" in alt_text(demo.show_voronoi())
+    code = json.loads((SOLUTIONS / "09_neighbors/neighbors_walkthrough.ipynb").read_text())
+    printed = "".join("".join(c["source"]) for c in code["cells"] if c["cell_type"] == "code")
+    assert "(convex)" not in printed and "beyond the window it may still be non-convex" in printed
 
 
 def test_the_dachshunds_midpoint_is_a_beagle():
@@ -595,3 +612,64 @@ def test_exercise_5_reference_answer_on_mmds_exercise_12_4_4():
     assert pull[0] == printed(-0.375, abs=5e-4) and pull[3:].sum() == printed(0.079, abs=5e-4)
     assert w[3:].sum() == printed(0.047, abs=5e-4)
     assert estimate == pytest.approx(2.5 + pull.sum() / w.sum(), rel=1e-12)
+
+
+def _neighbors_text() -> str:
+    return markdown_text("09_neighbors/neighbors_walkthrough.ipynb")
+
+
+def test_the_tie_rule_is_exact_on_a_binary_grid_and_said_to_be():
+    # Review r4: kneighbors ranks by ‖x‖² − 2q·x, so two distances equal in exact arithmetic
+    # tie exactly (and go to training order) when the coordinates are dyadic, as here.
+    X = np.array([[0.0], [1.0], [2.0]])
+    _, idx = N.kneighbors(X, np.array([[0.5], [1.5]]), k=2)
+    assert idx.tolist() == [[0, 1], [1, 2]]  # equally far: the earlier first
+    assert ("in training order (exactly so for coordinates on a binary grid, such as the book's "
+            "integers; otherwise rounding can split a tie)") in _neighbors_text()
+
+
+def test_a_narrow_gaussian_averages_the_two_tied_neighbours_at_a_midpoint():
+    # §4 (review r4): "6.00 at q = 3.5 for σ = 0.1, where 1-NN says 4": the Gaussian weights of
+    # x = 3 and x = 4 are equal there, and every other weight is e^-225 smaller.
+    x, y = data.mmds_peak()
+    narrow = N.kernel_regression(x, y, [3.5], kernel="gaussian", sigma=0.1)[0]
+    assert narrow == pytest.approx((4 + 8) / 2, abs=1e-9)
+    one_nn = N.knn_predict(x[:, None], y, np.array([[3.5]]), k=1, task="regress")[0]
+    assert one_nn == 4  # the tie goes to x = 3, earlier in training order
+    assert "6.00 at $q = 3.5$ for σ = 0.1, where 1-NN says 4" in _neighbors_text()
+    assert "The book calls $w = e^{-(x-q)^2/\\sigma^2}$ a popular choice" in _neighbors_text()
+
+
+def test_distance_weighted_frames_shade_some_correct_training_points_as_the_other_class():
+    """§5 (reviews r3/r4): with distance weights the training error is 0 at every k, yet the
+    120 × 120 picture shows 5 training points on the other class's shading at k = 51 and 4 at
+    k = 149: each wins only at its own position."""
+    X, y, *_, gx, gy = demo._moons_split()
+    col = np.abs(X[:, :1] - gx[0][None]).argmin(axis=1)  # each point's pixel
+    row = np.abs(X[:, 1:] - gy[:, 0][None]).argmin(axis=1)
+    for k, count in ((51, 5), (149, 4)):
+        r = demo.knn_regions(k, "distance")
+        assert r.training_error == 0
+        assert int(np.sum(r.labels[row, col] != y)) == count
+    assert ("on the other class's shading (5 points at k = 51, 4 at k = 149): it wins only at "
+            "its own position") in _neighbors_text()
+
+
+def test_the_second_document_query_ties_at_jaccard_distance_one_half():
+    # §7 (review r3): the second query {team, vote, law} is at distance 0.5 from the third and
+    # fourth documents (2 shared words of 4 each: exact in binary), and k = 1 takes the third.
+    docs = np.array([[1, 1, 1, 0, 0, 0], [1, 0, 1, 0, 0, 0], [0, 0, 0, 1, 1, 1],
+                     [0, 0, 1, 1, 1, 0]])
+    query = np.array([[0, 0, 1, 1, 0, 1]])
+    d = N.pairwise_distances(query, docs, "jaccard")[0]
+    np.testing.assert_allclose(d, [0.8, 0.75, 0.5, 0.5], atol=1e-12)
+    assert N.kneighbors(docs, query, k=1, metric="jaccard")[1][0, 0] == 2
+    assert ("The second query is at distance 0.5 from both the third and the fourth document; "
+            "by the tie rule of §1 the third") in _neighbors_text()
+
+
+def test_the_lsh_standard_error_is_said_to_be_given_the_hash_functions():
+    # Review r4: the 100 queries share the 60 minhash functions, so √(p(1 − p)/100) is the
+    # standard error given them.
+    assert demo.LSH_HASHES == 60 and len(demo.lsh_sets()[1]) == 100
+    assert "given these 60 hash functions (all queries share them" in _neighbors_text()

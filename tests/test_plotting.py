@@ -156,3 +156,14 @@ def test_lectures_09_and_10_name_only_the_palettes_colours():
                                                   "twice as far from blue as from green", "")
         used = {w.lower() for w in COLOUR_WORDS.findall(text)}
         assert used <= set(COLOUR_NAMES), (number, used - set(COLOUR_NAMES))
+
+
+def test_share_and_se_bounds_an_all_or_nothing_share_exactly_and_rejects_nonsense():
+    from scipy import stats
+    assert plotting.share_and_se(0.25, 100) == "0.25 ± 0.04"  # √(0.25·0.75/100) = 0.0433
+    upper = stats.beta.ppf(0.95, 1, 2000)  # Clopper-Pearson one-sided bound at 0 of 2000
+    assert plotting.share_and_se(0.0, 2000, ".2%") == f"0.00% (≤ {upper:.2%}, 95 %)"
+    assert plotting.share_and_se(1.0, 100) == f"1.00 (≥ {stats.beta.ppf(0.05, 100, 1):.2f}, 95 %)"
+    for share, n in ((0.5, 0), (1.5, 10), (-0.1, 10)):
+        with pytest.raises(ValueError, match="trial|lies in"):
+            plotting.share_and_se(share, n)

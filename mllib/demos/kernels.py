@@ -30,6 +30,7 @@ from mllib.plotting import (
     figure,
     markdown_table,
     scatter_labelled,
+    share_and_se,
 )
 
 DATASETS = ("rings", "xor", "moons")
@@ -326,12 +327,6 @@ class IrrelevantFeatures:
     test_error: np.ndarray
     test_size: int
 
-    @property
-    def test_error_se(self) -> np.ndarray:
-        """Standard error of each test error, sqrt(e(1 - e)/test_size): an estimate on
-        ``test_size`` fresh points (0 when no point, or every point, is misclassified)."""
-        return np.sqrt(self.test_error * (1 - self.test_error) / self.test_size)
-
 
 def _margin_sample(rng: np.random.Generator, m: int, margin: float) -> tuple[np.ndarray,
                                                                             np.ndarray]:
@@ -370,11 +365,11 @@ def irrelevant_features(noise_dims=(0, 2, 8, 32, 128), m: int = 100, test: int =
 def irrelevant_features_table(study: IrrelevantFeatures) -> str:
     """The study as a markdown table, one row per number of noise coordinates."""
     rows = [[k, f"{r:.4f}", f"{b:,.0f}", f"{n}" + ("" if c else " (not converged)"),
-             f"{e:.2%} ± {se:.2%}"]
-            for k, r, b, n, c, e, se in zip(study.noise_dims, study.ratio, study.bound,
-                                            study.mistakes, study.converged, study.test_error,
-                                            study.test_error_se, strict=True)]
-    error = f"test error ± s.e. ({study.test_size:,} points)"
+             share_and_se(e, study.test_size, ".2%")]
+            for k, r, b, n, c, e in zip(study.noise_dims, study.ratio, study.bound,
+                                        study.mistakes, study.converged, study.test_error,
+                                        strict=True)]
+    error = f"test error ± s.e. ({study.test_size:,} points; at 0, a 95 % bound)"
     return markdown_table(["noise coordinates", "γ/max‖x'‖", "bound (‖x'‖/γ)²",
                            "perceptron mistakes", error], rows)
 

@@ -32,6 +32,7 @@ from mllib.plotting import (
     figure,
     markdown_table,
     scatter_labelled,
+    share_and_se,
 )
 
 GRID = 120  # cells per side of a decision-region picture
@@ -143,7 +144,8 @@ def _margin(X: np.ndarray, y: np.ndarray, points: np.ndarray, breed: int) -> np.
 @lru_cache(maxsize=3)
 def nonconvex_witness(breed: int, n: int = 41) -> Witness | None:
     """The deepest witness that a breed's 1-NN region is not convex, searched over pairs of an
-    n × n grid of the picture, or None when the region is convex there."""
+    n × n grid of the picture's window, or None when there is none there (the region can still
+    be non-convex beyond the window)."""
     X, y, _ = data.dogs()
     *_, grid = _dog_grid(n)
     inside = grid[_margin(X, y, grid, breed) > 0]
@@ -199,11 +201,15 @@ def show_voronoi() -> Figure:
     ax.set_title("1-NN cells: thin walls between dogs, thick between breeds\n"
                  "dotted: two points of one region whose midpoint (×) is in another", fontsize=9)
     ax.legend(fontsize=8, loc="upper left")
-    not_convex = [breeds[b] for b in range(len(breeds)) if nonconvex_witness(b) is not None]
+    found = [nonconvex_witness(b) is not None for b in range(len(breeds))]
+    not_convex = [name for name, f in zip(breeds, found, strict=True) if f]
+    unknown = [name for name, f in zip(breeds, found, strict=True) if not f]
     return describe(fig, f"Voronoi cells of {_dogs_sentence(y, breeds)}. The 1-NN regions "
                          f"cover {_breed_shares(y[cell], breeds)} of the window; not convex: "
                          f"{' and '.join(not_convex) or 'none'}, each shown by two of its "
-                         f"points whose midpoint lies in another breed's region.")
+                         f"points whose midpoint lies in another breed's region"
+                         + (f"; the search, inside the window only, found no such pair for "
+                            f"{' or '.join(unknown)}." if unknown else "."))
 
 
 def two_nn_regions(n: int = 201) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -554,14 +560,9 @@ class LSHRow:
 
     @property
     def found_text(self) -> str:
-        """``found`` ± its standard error; at 0 or 1, where that plug-in error is 0 and claims a
-        certainty no sample gives, the exact one-sided 95 % bound instead: with no miss (or no
-        hit) in n queries, the rate q with (1 − q)ⁿ = 0.05 (the "rule of three", q ≈ 3/n)."""
-        if 0 < self.found < 1:
-            return f"{self.found:.2f} ± {self.found_se:.2f}"
-        bound = 1 - 0.05 ** (1 / self.queries)
-        return (f"1.00 (≥ {1 - bound:.2f}, 95 %)" if self.found == 1
-                else f"0.00 (≤ {bound:.2f}, 95 %)")
+        """``found`` ± its standard error, or at 0 or 1 the exact one-sided 95 % bound
+        (:func:`mllib.plotting.share_and_se`)."""
+        return share_and_se(self.found, self.queries)
 
 
 @lru_cache(maxsize=1)
