@@ -507,9 +507,10 @@ def test_the_lms_noise_floor_is_about_proportional_to_eta():
 
 
 def test_with_random_draws_the_lms_floor_shrinks_like_the_square_root_of_eta():
-    # §2 and Exercise 5: in the race's fixed order the floor is about proportional to η
-    # (dividing η by 4 divides it by about 4), but with examples drawn at random with
-    # replacement it shrinks only like √η. RMS distance after 25 epochs over 20 seeds:
+    # Exercise 5's answer (§2 states only the fixed-order law): in the race's fixed order the
+    # floor is about proportional to η (dividing η by 4 divides it by about 4), but with examples
+    # drawn at random with replacement it shrinks only like √η. RMS distance after 25 epochs
+    # over 20 seeds:
     # random draws give 0.60–0.69 √η for η = 0.01…0.1 (so 1.9–6.9 η, not a constant times η).
     X, y, w_ls = demo.race_data()
 
