@@ -272,7 +272,9 @@ def winnow_r_update(w: np.ndarray, x: np.ndarray, y: float, theta: float, floor:
                     ) -> np.ndarray:
     """One step of Winnow-R (CS446 "Winnow - a robust variation"): Winnow's step, but no weight
     may fall below ``floor`` (½ on the slide), so a variable that joins the target later can
-    be promoted back quickly. Shapes w, x (d,); returns w itself when correct."""
+    be promoted back quickly: with θ = d and floor ½ it is doubled only while its weight is
+    <= d (w·x = θ is a mistake), at most ⌊log₂ d⌋ + 2 times from ½. Shapes w, x (d,); returns
+    w itself when correct."""
     updated = winnow_update(w, x, y, theta)
     return updated if updated is w else np.maximum(updated, floor)
 

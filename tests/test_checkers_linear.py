@@ -132,6 +132,24 @@ def test_typical_slips_fail_with_a_hint_but_no_answer(checker, answer, hint):
     assert not re.search(r"\d\.\d{3,}|\[", str(failure.value)), "the message shows values"
 
 
+def test_solving_the_normal_equations_agrees_with_lstsq_at_the_stated_condition_bound():
+    # Exercise 1: "the two ways agree to about κ(A)²·1e-16 relative to the size of v (about
+    # 1e-12 here), far inside every test's tolerance". A at κ(A) just below the bound, of
+    # several shapes and scales; at the old bound of 1e4 they differed by up to ~2e-8.
+    worst = 0.0
+    for seed in range(200):
+        rng = np.random.default_rng(seed)
+        n, d = int(rng.integers(5, 40)), int(rng.integers(2, 5))
+        U, V = np.linalg.qr(rng.normal(size=(n, d)))[0], np.linalg.qr(rng.normal(size=(d, d)))[0]
+        kappa = 0.999 * check.NORMAL_EQUATIONS_CONDITION
+        A = U @ np.diag(np.geomspace(1, 1 / kappa, d)) @ V.T * rng.uniform(0.1, 10)
+        y = rng.normal(size=n) * rng.uniform(0.1, 10)
+        assert np.linalg.cond(A) < check.NORMAL_EQUATIONS_CONDITION
+        solved, fitted = np.linalg.solve(A.T @ A, A.T @ y), np.linalg.lstsq(A, y, rcond=None)[0]
+        worst = max(worst, np.max(np.abs(solved - fitted)) / np.linalg.norm(fitted))
+    assert worst < 1e-11  # "about 1e-12"; the visible test allows 1e-9 (relative + absolute)
+
+
 def test_a_naive_sigmoid_still_passes_the_large_w_case():
     def naive(w, X, y, C):
         return w - C * X.T @ (y / (1 + np.exp(y * (X @ w))))

@@ -96,7 +96,9 @@ def test_thick_separator_runs_converge_and_clear_their_margin():
     assert not online.thick_perceptron(X, y, margin=2.0).converged
 
 
-def test_expert_error_rates_make_exactly_one_expert_perfect_at_noise_zero():
+def test_at_noise_zero_expert_0_is_perfect_and_in_this_draw_the_only_one():
+    # §5: "At p = 0 expert 0 is perfect (in this draw, the only one)": a fact of seed 7, since
+    # expert 1 (rate 1/30) has no mistake in 300 rounds with probability (29/30)³⁰⁰ ≈ 4e-5.
     np.testing.assert_allclose(demo.expert_error_rates(0.0), np.arange(16) / 30)
     predictions, outcomes = demo.experts_problem(0.0)
     mistakes = np.sum(predictions != outcomes[:, None], axis=0)

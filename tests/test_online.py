@@ -90,7 +90,7 @@ def test_xor_has_no_small_integer_weights_but_or_and_and_do():
 def test_threshold_lp_feasibility_agrees_with_scipy(labels, feasible):
     A, b = threshold_lp(boolean_inputs(2), labels)
     result = linprog(np.zeros(A.shape[1]), A_ub=A, b_ub=b, bounds=[(None, None)] * A.shape[1])
-    assert (result.status == 0) == feasible
+    assert result.status == (0 if feasible else 2)  # §1: "reports the system infeasible" (2)
     if feasible:
         w, theta = result.x[:-1], result.x[-1]
         np.testing.assert_array_equal(threshold_function(w, theta, boolean_inputs(2)), labels)
@@ -182,6 +182,27 @@ def test_balanced_winnow_learns_a_target_with_a_negative_weight():
     effective = result.w[:8] - result.w[8:]
     np.testing.assert_array_equal(np.where(X @ effective > result.theta, 1.0, -1.0), y)
     assert effective[1] < 0
+
+
+def promotions_of_a_lone_variable(update, weight: float, n: int) -> int:
+    """How often ``update`` doubles a weight that starts at ``weight`` on the positive example
+    where it is the only active variable (the worst case: nothing else adds to w·x), θ = n."""
+    w, x, count = np.ones(n), np.eye(n)[0], 0
+    w[0] = weight
+    while (new := update(w, x, 1.0, float(n))) is not w:
+        w, count = new, count + 1
+    return count
+
+
+@pytest.mark.parametrize("n", [5, 8, 32, 33, 100])
+def test_a_relevant_weight_is_doubled_while_it_is_at_most_n(n):
+    # §2: "each relevant weight can be doubled only while it is at most n (a score equal to θ is
+    # a mistake)", so ⌊log₂ n⌋ + 1 promotions from 1 (winnow_bound's count); §4 (Winnow-R):
+    # "with a floor it needs at most ⌊log₂ n⌋ + 2" promotions from the floor ½. For n = 8 and 32
+    # the weight reaches n exactly and is still doubled: "below n" would count one fewer.
+    assert promotions_of_a_lone_variable(P.winnow_update, 1.0, n) == int(np.log2(n)) + 1
+    assert winnow_bound(1, n) == 3 * (int(np.log2(n)) + 1) + 1
+    assert promotions_of_a_lone_variable(winnow_r_update, 0.5, n) == int(np.log2(n)) + 2
 
 
 def test_winnow_r_never_lets_a_weight_fall_below_the_floor():

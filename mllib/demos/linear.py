@@ -552,48 +552,66 @@ def bias_variance(n_train: int = 20, sets: int = 600, n_test: int = 1000,
 
 @dataclass(frozen=True)
 class BiasSweep:
-    """The bias² at the three largest C of :func:`bias_variance`, redrawn with other seeds.
+    """Bias² and variance at the five largest C of :func:`bias_variance`, redrawn with other
+    seeds.
 
     Attributes
     ----------
-    Cs : ndarray of shape (3,)
-        10, 31.6 and 100.
+    Cs : ndarray of shape (5,)
+        1, 3.16, 10, 31.6 and 100.
     seeds : tuple of int
         The draws, the first being :func:`bias_variance`'s own.
-    bias2 : ndarray of shape (len(seeds), 3)
-        Each draw's bias² estimate at each C (600 training sets of 20 per draw).
+    bias2, variance : ndarray of shape (len(seeds), 5)
+        Each draw's estimates at each C (600 training sets of 20 per draw).
     """
 
     Cs: np.ndarray
     seeds: tuple[int, ...]
     bias2: np.ndarray
+    variance: np.ndarray
 
-    def step(self, a: int, b: int) -> np.ndarray:
-        """Each draw's paired difference bias²(Cs[b]) − bias²(Cs[a]), shape (len(seeds),)."""
-        return self.bias2[:, b] - self.bias2[:, a]
+    def step(self, a: int, b: int, *, with_variance: bool = False) -> np.ndarray:
+        """Each draw's paired difference bias²(Cs[b]) − bias²(Cs[a]), or of bias² + variance,
+        shape (len(seeds),)."""
+        values = self.bias2 + self.variance if with_variance else self.bias2
+        return values[:, b] - values[:, a]
 
 
 @lru_cache(maxsize=1)
 def bias_sweep(draws: int = 10) -> BiasSweep:
-    """bias² at C = 10, 31.6 and 100 for seeds 446, 447, ...: one draw of 600 training sets
-    gives an estimate, and whether it "levels off" or "rises" is a comparison of estimates,
-    so it is judged over ``draws`` draws (about 1.5 s each)."""
+    """Bias² and variance at C = 1 … 100 for seeds 446, 447, ...: one draw of 600 training sets
+    gives an estimate, and whether bias² "levels off" or "rises", or which C has the smaller
+    sum, is a comparison of estimates, so it is judged over ``draws`` draws (about 2 s each)."""
     seeds = tuple(range(446, 446 + draws))
-    Cs = BIAS_VARIANCE_CS[-3:]
-    return BiasSweep(Cs, seeds, np.array([_decompose(Cs, 20, 600, 1000, s).bias2 for s in seeds]))
+    Cs = BIAS_VARIANCE_CS[-5:]
+    fits = [_decompose(Cs, 20, 600, 1000, s) for s in seeds]
+    return BiasSweep(Cs, seeds, np.array([d.bias2 for d in fits]),
+                     np.array([d.variance for d in fits]))
+
+
+SWEEP_STEPS = ((2, 3, False), (3, 4, False), (0, 1, True))  # bias² at large C; the sum's minimum
 
 
 def bias_sweep_table() -> str:
-    """The two steps of the bias² at large C over :func:`bias_sweep`'s draws: the paired
-    difference's mean ± standard error and the number of draws in which it is positive."""
+    """Over :func:`bias_sweep`'s draws, the two steps of the bias² at large C and the step of
+    bias² + variance from C = 1 to 3.16 (the two smallest sums): each paired difference's
+    mean ± standard error and the number of draws in which it is positive."""
     sweep = bias_sweep()
     rows = []
-    for a, b in ((0, 1), (1, 2)):
-        step = sweep.step(a, b)
-        rows.append([f"bias²(C = {sweep.Cs[b]:.3g}) − bias²(C = {sweep.Cs[a]:.3g})",
+    for a, b, with_variance in SWEEP_STEPS:
+        step = sweep.step(a, b, with_variance=with_variance)
+        name = "(bias² + variance)" if with_variance else "bias²"
+        rows.append([f"{name}(C = {sweep.Cs[b]:.3g}) − {name}(C = {sweep.Cs[a]:.3g})",
                      mean_and_se(step * 1e5, ".1f"), f"{int(np.sum(step > 0))} of {len(step)}"])
     return markdown_table(["step", f"mean ± s.e. over {len(sweep.seeds)} draws (×10⁻⁵)",
                            "draws in which it rises"], rows)
+
+
+def _room_below(values) -> tuple[float, float]:
+    """:func:`decade_limits`, with the floor a decade lower when the lowest value would sit
+    within a factor 2 of it (a marker drawn on the axis line is half hidden)."""
+    low, high = decade_limits(values)
+    return (low / 10 if np.min(values) < 2 * low else low), high
 
 
 def show_bias_variance() -> Figure:
@@ -608,8 +626,8 @@ def show_bias_variance() -> Figure:
     log_axis(ax, "x")
     log_axis(ax, "y")
     ax.set(xlabel="C (small: strong penalty, a simple model)",
-           ylabel="squared error in P(y = +1 | x)", ylim=decade_limits(np.r_[result.bias2,
-                                                                              result.variance]),
+           ylabel="squared error in P(y = +1 | x)", ylim=_room_below(np.r_[result.bias2,
+                                                                           result.variance]),
            title=f"logistic regression, {result.sets} training sets of {result.n_train}")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     best = int(np.argmin(total))
@@ -624,6 +642,12 @@ def show_bias_variance() -> Figure:
 LOGISTIC_LEVELS = (0.1, 0.5, 0.9)  # the contours of P(y = +1 | x) drawn
 LOGISTIC_GRID = np.linspace(-4, 4, 81)  # the map's cell centres on each axis
 LOGISTIC_CMAP = "RdBu"  # diverging and colour-blind safe: red for −1, blue (POSITIVE) for +1
+
+
+def rounded_weights(w: np.ndarray) -> list[float]:
+    """w to 2 decimals as the logistic widget prints it; + 0.0 turns a rounded -0.0 into 0.0,
+    so a title never reads "-0.0"."""
+    return (np.round(w, 2) + 0.0).tolist()
 
 
 @lru_cache(maxsize=64)  # a slider moved back and forth redraws without refitting
@@ -690,12 +714,12 @@ def show_logistic(C: float) -> Figure:
         label.set_position(foot)
         label.set_visible(bool(np.any(w[:2])) and x_lo <= foot[0] <= x_hi
                           and y_lo <= foot[1] <= y_hi)
-    view.ax.title.set_text(f"C = {C:g}: w = {np.round(w, 2).tolist()}")
+    view.ax.title.set_text(f"C = {C:g}: w = {rounded_weights(w)}")
     wrong = int(np.sum(np.where(X @ w > 0, 1.0, -1.0) != y))
     band = 2 * np.log(9) / np.linalg.norm(w[:2])  # from w·x = −log 9 to w·x = log 9
     return describe(view.fig, f"{len(y)} points in two overlapping classes and logistic "
                               f"regression's P(y = +1 | x) for C = {C:g}: w = "
-                              f"{np.round(w, 2).tolist()}. The band from P = 0.1 to 0.9 is "
+                              f"{rounded_weights(w)}. The band from P = 0.1 to 0.9 is "
                               f"{band:.2f} wide; {wrong} points lie on the wrong side of "
                               f"P = 0.5.")
 

@@ -268,9 +268,9 @@ N_EXPERTS = 16
 
 
 def expert_error_rates(noise: float, n_experts: int = N_EXPERTS) -> np.ndarray:
-    """Expert j errs with probability noise + (½ - noise)·j/(N - 1): the best expert (j = 0) at
-    rate ``noise``, the others evenly up to a coin flip (½). With noise 0 exactly one expert is
-    perfect. noise in [0, ½]."""
+    """Expert j errs with probability noise + (½ - noise)·j/(N - 1): the best expert in
+    expectation (j = 0) at rate ``noise``, the others evenly up to a coin flip (½). With noise 0
+    expert 0 never errs (another may, by luck, err in no round of a run). noise in [0, ½]."""
     return noise + (0.5 - noise) * np.arange(n_experts) / (n_experts - 1)
 
 
@@ -416,7 +416,7 @@ def show_experts(beta: float, noise: float) -> Figure:
                f"no perfect expert: all {N_EXPERTS}\neliminated by round {at}",
                xdata=[at or 0, at or 0])
     set_view(view.ax, view.ax.get_xlim(), (0, top))
-    view.ax.title.set_text(f"{N_EXPERTS} experts, β = {beta:g}, best expert's error rate "
+    view.ax.title.set_text(f"{N_EXPERTS} experts, β = {beta:g}, expert 0's error rate "
                            f"{noise:g}")
     _update_legend(view.ax)
     return describe(view.fig, _experts_alt(frame, beta, noise, top))
@@ -438,7 +438,7 @@ def _experts_alt(frame: ExpertsFrame, beta: float, noise: float, top: float) -> 
     ends = "; ".join(f"{label.split(' (')[0]} {curve[-1]:.0f}"
                      for label, curve in frame.curves.items())
     text = (f"Cumulative mistakes over {rounds} rounds of the best of {N_EXPERTS} experts and of "
-            f"the learners, β = {beta:g}, best expert's error rate {noise:g}. After {rounds} "
+            f"the learners, β = {beta:g}, expert 0's error rate {noise:g}. After {rounds} "
             f"rounds: {ends}.")
     if frame.bounds:
         text += " Bounds: " + ", ".join(label + (f" (above {rounds}, off scale)"
