@@ -326,8 +326,22 @@ def test_hinge_loss_is_the_hinge_of_fig_12_17():
     assert svm.bad_pattern([2, 0, 2, 1, 1, 1]) == "oxoooo"
 
 
-def test_predict_sends_a_zero_score_to_minus_one():
-    np.testing.assert_array_equal(svm.predict([1, 0], 0, [[1, 5], [0, 5], [-1, 5]]), [1, -1, -1])
+def test_a_point_on_the_separator_is_predicted_neither_class():
+    # MMDS's convention (lectures 01 and 02): a score of 0 is a mistake whatever the label.
+    predicted = svm.predict([1, 0], 0, [[1, 5], [0, 5], [-1, 5]])
+    np.testing.assert_array_equal(predicted, [1, 0, -1])
+    assert predicted[1] != 1 and predicted[1] != -1
+
+
+def test_leave_one_out_counts_a_left_out_point_on_the_separator_as_a_mistake():
+    # On the line, +2 +1 | -0 -1 -2 (whole numbers: every score below is exact). Without +1 the
+    # hard margin's separator is x = 1, without 0 it is x = 0: each left-out point lands on it,
+    # score 0, a mistake by hand for either label. The other three are not support vectors and
+    # stay right: 2 mistakes of 5. (Sending a score of 0 to -1 gave 1/5: the 0 was "right".)
+    X, y = [[2.0], [1.0], [0.0], [-1.0], [-2.0]], [1, 1, -1, -1, -1]
+    without_zero = svm.solve(np.delete(X, 2, axis=0), np.delete(y, 2))
+    assert without_zero.w[0] == pytest.approx(1) and without_zero.b == pytest.approx(0, abs=1e-12)
+    assert svm.leave_one_out_error(X, y) == pytest.approx(2 / 5, abs=1e-12)
 
 
 # --- Bad input --------------------------------------------------------------------------------
