@@ -737,3 +737,17 @@ def test_the_condensed_errata_of_example_12_9():
     assert second.w[0] == pytest.approx(0.04, abs=1e-12)
     text = _walkthrough_text()
     assert "($3u + 4v + b = 1.9 \\ge 1$ at row (2), so `oxoxxx`)" in text
+
+
+def test_the_bias_conventions_figure_shows_each_solutions_whole_band():
+    # Review r5 of lecture 02: the tilted solution's lower margin line was out of view. Each
+    # panel now holds, for both margin lines w·x + b = ±1, their point nearest the data's centre.
+    X, y = svm.mmds_fig_12_18()
+    fig = demo.show_bias_conventions()
+    centre = (X.min(axis=0) + X.max(axis=0)) / 2
+    for ax, regularised in zip(fig.axes, (False, True), strict=True):
+        sol = svm.solve(X, y, C=0.1, regularize_bias=regularised)
+        for offset in (-1, 1):
+            point = centre - (centre @ sol.w + sol.b - offset) / (sol.w @ sol.w) * sol.w
+            (x_lo, x_hi), (y_lo, y_hi) = ax.get_xlim(), ax.get_ylim()
+            assert x_lo < point[0] < x_hi and y_lo < point[1] < y_hi, (regularised, offset)

@@ -90,23 +90,25 @@ def book_run(iterations: int = 5, eta: float = BOOK_ETA) -> svm.DescentResult:
 # --- Drawing a separator ---------------------------------------------------------------------
 
 
-def _frame(ax: Axes, X: np.ndarray, pad: float = 0.6, w=None, b: float = 0.0) -> None:
+def _frame(ax: Axes, X: np.ndarray, pad: float = 0.6, w=None, b: float = 0.0,
+           in_view: tuple[float, ...] = (0.0,)) -> None:
     """Fit the view to the data with some room around it (:func:`_view`)."""
-    lo, hi = _view(X, pad, w, b)
+    lo, hi = _view(X, pad, w, b, in_view)
     ax.set_xlim(lo[0], hi[0])
     ax.set_ylim(lo[1], hi[1])
 
 
 def _view(X: np.ndarray, pad: float = 0.6, w=None, b: float = 0.0,
-          ) -> tuple[np.ndarray, np.ndarray]:
-    """The view's lower and upper corners: the data with ``pad`` to spare on every side, and the
-    separator w·x + b = 0 when it passes outside the data (a small C can put it there): its
-    point nearest to the data's centre is brought into view."""
+          in_view: tuple[float, ...] = (0.0,)) -> tuple[np.ndarray, np.ndarray]:
+    """The view's lower and upper corners: the data with ``pad`` to spare on every side, and
+    each line w·x + b = o for o in ``in_view`` (by default the separator, which a small C can
+    put outside the data): its point nearest to the data's centre is brought into view."""
     lo, hi = X.min(axis=0), X.max(axis=0)
     if w is not None and np.any(w):
         centre = (lo + hi) / 2
-        nearest = centre - (centre @ w + b) / (w @ w) * w
-        lo, hi = np.minimum(lo, nearest), np.maximum(hi, nearest)
+        for offset in in_view:
+            nearest = centre - (centre @ w + b - offset) / (w @ w) * w
+            lo, hi = np.minimum(lo, nearest), np.maximum(hi, nearest)
     return lo - pad, hi + pad
 
 
@@ -119,12 +121,14 @@ def slack_segments(w: np.ndarray, b: float, X: np.ndarray, y: np.ndarray) -> np.
 
 
 def draw_svm(ax: Axes, X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float, *,
-             support: np.ndarray | None = None, slacks: bool = False, pad: float = 0.6) -> None:
+             support: np.ndarray | None = None, slacks: bool = False, pad: float = 0.6,
+             in_view: tuple[float, ...] = (0.0,)) -> None:
     """Points, the separator w·x + b = 0, its margin lines (±1), rings on ``support`` and, with
     ``slacks``, each bad point's slack drawn as a pink segment from its margin line. The view
-    holds the data with ``pad`` to spare on every side."""
+    holds the data with ``pad`` to spare on every side and the lines w·x + b = o for o in
+    ``in_view`` (:func:`_view`)."""
     scatter_labelled(ax, X, y, size=30)
-    _frame(ax, X, pad, w, b)
+    _frame(ax, X, pad, w, b, in_view)
     draw_hyperplane(ax, w, b, color="black", label="w·x + b = 0")
     for offset in (-1, 1):
         draw_hyperplane(ax, w, b, offset=offset, color="grey", linestyle="--", linewidth=1,
@@ -216,14 +220,15 @@ def show_hinge() -> Figure:
 
 def show_bias_conventions() -> Figure:
     """MMDS Example 12.9's data solved exactly for C = 0.1 twice: eq. 12.4 as printed (b free),
-    which gives the horizontal line y = 2.5, and eq. 12.4 + b²/2 (MMDS's descent), which tilts."""
+    which gives the horizontal line y = 2.5, and eq. 12.4 + b²/2 (MMDS's descent), which tilts.
+    Each panel shows both margin lines, so the band the points lie inside is seen whole."""
     X, y = svm.mmds_fig_12_18()
     fig, axes = figure(2, width=4.4, height=4.0)
     panels = []
     for ax, regularize, name in ((axes[0], False, "eq. 12.4 (b free)"),
                                  (axes[1], True, "eq. 12.4 + b²/2 (MMDS's descent)")):
         sol = svm.solve(X, y, C=BOOK_C, regularize_bias=regularize)
-        draw_svm(ax, X, y, sol.w, sol.b, pad=1.0)
+        draw_svm(ax, X, y, sol.w, sol.b, pad=1.0, in_view=(-1.0, 0.0, 1.0))  # the whole band
         ax.set_title(f"{name}\nw = [{_short(sol.w)}], b = {_short([sol.b])}, "
                      f"γ = {sol.margin:.2f}", fontsize=9)
         panels.append(f"{name}, {_separator_text(sol.w, sol.b)}, margin γ = {sol.margin:.2f}")
