@@ -36,7 +36,7 @@ import numpy as np
 
 from mllib.data import mmds_example_12_8, mmds_fig_12_18  # noqa: F401 -- the book's data
 from mllib.kernels import gram
-from mllib.validation import as_data, as_matrix, as_vector, finite, positive, positive_int
+from mllib.validation import as_data, as_matrix, as_vector, count, finite, positive, positive_int
 
 # A point counts as a support vector when its functional margin is at most 1 + SUPPORT_TOL.
 SUPPORT_TOL = 1e-8
@@ -209,7 +209,7 @@ def gradient_descent(
         The starting weights; zeros by default.
     b0 : float, default 0.0
     iterations : int, default 100
-        The number of updates.
+        The number of updates, >= 0 (0: the start itself, with its gradient and objective).
     regularize_bias : bool, default True
     decay : bool, default False
 
@@ -229,7 +229,7 @@ def gradient_descent(
     """
     X, y = as_data(X, y)
     C, eta = positive(C, "C"), positive(eta, "eta")
-    iterations = positive_int(iterations, "iterations")
+    iterations = count(iterations, "iterations")
     w = np.zeros(X.shape[1]) if w0 is None else as_vector(w0, "w0", X.shape[1])
 
     def hinge_terms(w, b):

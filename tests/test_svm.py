@@ -364,7 +364,8 @@ def test_leave_one_out_counts_a_left_out_point_on_the_separator_as_a_mistake():
          "eta must be a positive"),
         (lambda X, y: svm.gradient_descent(X, y, C=0.1, eta=-0.2), "eta must be a positive"),
         (lambda X, y: svm.gradient_descent(X, y, C=-0.1, eta=0.2), "C must be a positive"),
-        (lambda X, y: svm.gradient_descent(X, y, C=0.1, eta=0.2, iterations=0), "iterations"),
+        (lambda X, y: svm.gradient_descent(X, y, C=0.1, eta=0.2, iterations=-1), "iterations"),
+        (lambda X, y: svm.gradient_descent(X, y, C=0.1, eta=0.2, iterations=1.5), "iterations"),
         (lambda X, y: svm.gradient_descent(X, y, C=0.1, eta=0.2, w0=[1, 2, 3]), "w0 has length"),
         (lambda X, y: svm.sgd(X, y, C=0.1, eta=1.5), "in \\(0, 1\\]"),
         (lambda X, y: svm.sgd(X, y, C=0.1, eta=0), "eta must be a positive"),
@@ -376,3 +377,13 @@ def test_bad_input_is_a_clear_value_error(call, message):
     y = np.array(FIG_12_18_Y, float)
     with pytest.raises(ValueError, match=message):
         call(X, y)
+
+
+def test_zero_iterations_return_the_start_as_exercise_4_defines():
+    # Review r5 of lecture 02: the exercise defines iterations = 0 (no step: the start); the
+    # library raised. The one history row is the start with its own gradient and objective.
+    X, y = svm.mmds_fig_12_18()
+    run = svm.gradient_descent(X, y, C=0.1, eta=0.2, w0=[0, 1], b0=-2, iterations=0)
+    np.testing.assert_array_equal(run.w, [0, 1])
+    assert run.b == pytest.approx(-2) and len(run.history) == 1
+    assert run.history[0].objective == pytest.approx(2.6)  # MMDS Fig. 12.20, row (1)
