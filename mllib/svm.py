@@ -36,7 +36,7 @@ import numpy as np
 
 from mllib.data import mmds_example_12_8, mmds_fig_12_18  # noqa: F401 -- the book's data
 from mllib.kernels import gram
-from mllib.validation import as_data, as_matrix, as_vector, finite, positive, positive_int
+from mllib.validation import as_data, as_matrix, as_vector, count, finite, positive, positive_int
 
 # A point counts as a support vector when its functional margin is at most 1 + SUPPORT_TOL.
 SUPPORT_TOL = 1e-8
@@ -209,7 +209,7 @@ def gradient_descent(
         The starting weights; zeros by default.
     b0 : float, default 0.0
     iterations : int, default 100
-        The number of updates.
+        The number of updates, >= 0 (0: the start itself, with its gradient and objective).
     regularize_bias : bool, default True
     decay : bool, default False
 
@@ -229,7 +229,7 @@ def gradient_descent(
     """
     X, y = as_data(X, y)
     C, eta = positive(C, "C"), positive(eta, "eta")
-    iterations = positive_int(iterations, "iterations")
+    iterations = count(iterations, "iterations")
     w = np.zeros(X.shape[1]) if w0 is None else as_vector(w0, "w0", X.shape[1])
 
     def hinge_terms(w, b):
@@ -687,18 +687,24 @@ def support_vectors(w, b, X, y) -> np.ndarray:
 
 
 def predict(w, b, X) -> np.ndarray:
-    """Labels sign(w·x + b) for the rows of X (n, d) -> (n,); a score of 0 predicts -1 (CS578)."""
+    """Labels sign(w·x + b) for the rows of X (n, d) -> (n,), in {-1, 0, +1}.
+
+    A score of 0 predicts 0, neither class: a point on the separator is a mistake whatever its
+    label, MMDS's convention (lecture 01), which :func:`leave_one_out_error` inherits.
+    """
     X = as_matrix(X)
     w = as_vector(w, "w", X.shape[1])
-    return np.where(X @ w + finite(b, "b") > 0, 1.0, -1.0)
+    return np.sign(X @ w + finite(b, "b"))
 
 
 def leave_one_out_error(X, y, *, C: float | None = None, regularize_bias: bool = False) -> float:
     """The leave-one-out cross-validation error of :func:`solve` (CS578 L2).
 
     Train on all examples but one, predict the one left out, and average the mistakes over the n
-    choices. CS578's bound LOOCV <= #SV/n holds because leaving out an example that is not a
-    support vector changes nothing, so only support vectors can be mistaken.
+    choices; a left-out example on the separator (score 0) counts as a mistake. CS578's bound
+    LOOCV <= #SV/n: the full-data optimum stays optimal without an example that is not a support
+    vector, so when the optimum is unique only support vectors can be mistaken. When b is not
+    unique, :func:`solve`'s choice of b decides (lecture 02, "Going further").
 
     Parameters are as for :func:`solve`; every example's removal must leave both classes.
     """

@@ -103,7 +103,17 @@ def positive(value, name: str) -> float:
 
 def positive_int(value, name: str) -> int:
     """Return ``value`` as an int >= 1."""
+    return _whole_number(value, name, 1)
+
+
+def count(value, name: str) -> int:
+    """Return ``value`` as an int >= 0 (a number of steps, say, where none is allowed)."""
+    return _whole_number(value, name, 0)
+
+
+def _whole_number(value, name: str, least: int) -> int:
     number = _number(value)
-    if isinstance(value, bool) or not np.isfinite(number) or number != int(number) or number < 1:
-        raise ValueError(f"{name} must be a whole number >= 1; got {value!r}.")
+    whole = not isinstance(value, bool) and np.isfinite(number) and number == int(number)
+    if not whole or number < least:
+        raise ValueError(f"{name} must be a whole number >= {least}; got {value!r}.")
     return int(number)

@@ -96,7 +96,8 @@ def test_simulation_table_rows():
 
 def test_explore_draws_the_simulation_statically_while_grading(monkeypatch):
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
-    frame = explore(demo.show_simulation, m=ipywidgets.IntSlider(value=40, min=1, max=300),
+    frame = explore(demo.show_simulation,
+                    m=ipywidgets.IntSlider(value=40, min=1, max=demo.SIMULATED_M),
                     eps=ipywidgets.FloatSlider(value=0.1, min=0.02, max=0.12),
                     distribution=ipywidgets.Dropdown(options=list(demo.DISTRIBUTIONS)))
     assert isinstance(frame, Figure)
@@ -310,7 +311,7 @@ def test_simulation_widget_over_every_slider_value(name):
     assert eps_values.max() < 1 / 8
     for eps in eps_values:
         assert demo.exact_failure(float(eps), name, 1)[0] > 0.05
-        for m in (1, 2, 40, 137, 299, 300):
+        for m in (1, 2, 40, 137, 299, 300, demo.SIMULATED_M):
             fig = demo.show_simulation(m, float(eps), name)
             sim = demo.learning_curve(float(eps), 0.05, name, m=m)
             rate = sim.failure_rate[sim.sample_sizes == m][0]
@@ -390,7 +391,7 @@ def test_simulation_legend_stays_off_the_data(name):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     for eps in np.round(np.arange(0.02, 0.12 + 0.005, 0.01), 2):
-        for m in (1, 40, 300):
+        for m in (1, 40, 300, demo.SIMULATED_M):
             fig = demo.show_simulation(m, float(eps), name)
             FigureCanvasAgg(fig).draw()
             ax = fig.axes[1]
@@ -550,6 +551,25 @@ def test_the_agnostic_bounds_say_at_most_and_the_two_sided_reason_is_h_stars_tai
     assert "its training error must not be too *pessimistic*" in text
     assert "A simple sufficient way to get both" in text
     assert "too optimistic either" not in text
+    # Review r5/r6: the displayed agnostic size is the slide's strict ">", which
+    # agnostic_sample_size computes (⌊bound⌋ + 1), in §3 and in the Summary alike.
+    strict = ("m > \\frac1{2\\varepsilon^2}", "m > \\frac{1}{2\\varepsilon^2}")
+    assert sum(text.count(form) for form in strict) == 2
+    assert "m \\ge \\frac{1}{2" not in text and "as in `pac.agnostic_sample_size`" in text
+
+
+def test_the_m_slider_reaches_past_every_occam_m():
+    # §5: the simulation widget's m slider (max = SIMULATED_M = 910) reaches past the Occam m of
+    # every ε its slider offers; the largest, at ε = 0.02, is 700 (δ = 0.05, |H| = 3^10 + 1).
+    eps_values = np.round(np.arange(0.02, 0.12 + 0.005, 0.01), 2)
+    occam = [pac.occam_sample_size(demo.H_SIZE, float(eps), 0.05) for eps in eps_values]
+    assert max(occam) == occam[0] == 700 and demo.SIMULATED_M >= max(occam)
+    assert demo.learning_curve(0.02, 0.05, UNIFORM).sample_sizes.max() == demo.SIMULATED_M
+    text = markdown_text(WALKTHROUGH)
+    assert "the $m$ slider reaches past the Occam $m$ of every $\\varepsilon$ (700 at 0.02)" \
+        in text
+    assert "do not move when you switch the distribution" in text
+    assert "do not move at all" not in text
 
 
 def test_bound_comparison_alt_text_rounds_delta_as_it_rounds_eps():

@@ -267,8 +267,12 @@ def test_example_12_8_has_strictly_positive_dual_weights_too():
 def test_the_offset_makes_fig_12_18_separable():
     X, y = svm.mmds_fig_12_18()
     assert svm.solve(X, y).margin == pytest.approx(0.5)
-    with pytest.raises(ValueError, match="not linearly separable"):
+    # The message names the real cause (no line through 0) and the remedy, not the mirrored
+    # sample the function builds inside; bad input still gets its own message.
+    with pytest.raises(ValueError, match="no line through the origin separates.*svm.solve"):
         demo.origin_solution(X, y)
+    with pytest.raises(ValueError, match="labels"):
+        demo.origin_solution(X, np.zeros(len(y)))
 
 
 def test_titles_print_no_rounding_noise():
@@ -305,6 +309,38 @@ def test_the_constant_step_cycles_described_in_section_4():
     assert marks[5] == {e for e in ETA_VALUES if 0.75 <= e <= 0.9}
     assert marks[6] == {e for e in ETA_VALUES if e >= 0.95}
     assert demo.descent_cycle(1.5).objectives.min() == pytest.approx(6.555)
+    # "the larger the step, the higher the cycle sits": both of its points rise with η
+    cycles = [demo.descent_cycle(e).objectives for e in ETA_VALUES if e >= 0.4]
+    assert np.all(np.diff([c.max() for c in cycles]) > 0)
+    assert np.all(np.diff([c.min() for c in cycles]) > 0)
+
+
+def test_the_printed_sweep_covers_the_slider_and_says_what_it_measures():
+    # §4 prints one row per slider value. Up to η = 0.35 the pattern ends as oxxxxx and from its
+    # last change on the distance to the optimum shrinks by 1 - η per step (steps whose distance
+    # is above 1e-10, far above rounding); the rows say "steps < 1e-9" exactly from η = 0.3.
+    assert list(demo.ETA_SLIDER) == ETA_VALUES
+    rows = demo.descent_endings().splitlines()[2:]
+    assert len(rows) == len(ETA_VALUES)
+    optimum = np.array([-0.1, 0.3, -0.1])
+    for eta, row in zip(ETA_VALUES, rows, strict=True):
+        if eta >= 0.4:
+            assert "| 2-cycle |" in row, row
+            continue
+        history = demo.book_run(60, eta).history
+        fixed = max(i for i, step in enumerate(history) if step.pattern != "oxxxxx") + 1
+        distance = np.array([np.linalg.norm(np.append(step.w, step.b) - optimum)
+                             for step in history[fixed:]])
+        distance = distance[distance > 1e-10]
+        assert len(distance) >= 10, eta
+        np.testing.assert_allclose(distance[1:] / distance[:-1], 1 - eta, rtol=1e-5)
+        assert ("steps < 1e-9" in row) == (eta >= 0.3) and "oxxxxx" in row, row
+    # a run too short to settle says so (rows (1)-(6) of Fig. 12.20 change pattern)
+    assert demo.descent_ending(0.2, 5)[1] == "patterns still change"
+    text = _walkthrough_text()
+    assert "Up to η = 0.35 the pattern ends as `oxxxxx`" in text
+    assert "shrinks by the factor $1 - \\eta$ per step" in text
+    assert "from η = 0.3 its last steps are below $10^{-9}$" in text
 
 
 @pytest.mark.parametrize("eta", ETA_VALUES)
@@ -538,6 +574,16 @@ def test_exercise_6_large_c_gives_the_line_at_height_1_5_and_b_free_small_c_misc
             np.testing.assert_allclose(optimum, [0, 2, -3], atol=1e-5)
         for optimum in optima(threshold - 0.1, regularised):
             assert np.max(np.abs(optimum - [0, 2, -3])) > 1e-2
+    # Part 1's model answer: on eq. 12.4 + b²/2 the line scores 6.5 at every C, the descent's
+    # limit 0.055 + 3.9C; they cross at C = 6.445/3.9 ≈ 1.653 (checked 1e-3 either side).
+    def score(w, b, C):
+        return svm.objective(np.array(w), b, X, y, C, regularize_bias=True)
+
+    for C in (0.1, 1.0, 2.0):
+        assert score([0, 2], -3, C) == pytest.approx(6.5, abs=1e-12)
+        assert score([-0.1, 0.3], -0.1, C) == pytest.approx(0.055 + 3.9 * C, abs=1e-12)
+    assert score([0, 2], -3, 1.652) > score([-0.1, 0.3], -0.1, 1.652)
+    assert score([0, 2], -3, 1.654) < score([-0.1, 0.3], -0.1, 1.654)
     # Part 3's model answer: with b free the weights (2; t, 2 - 2t, t) of (2, 2) and the three
     # negatives satisfy w = Σ aᵢyᵢxᵢ = [0, 2] and Σ aᵢyᵢ = 0 for every t in [0, 1].
     for t in (0.0, 0.25, 1.0):
@@ -632,17 +678,14 @@ def test_the_c_01_loocv_entry_rests_on_a_tie_break_in_b():
     sklearn_svm = pytest.importorskip("sklearn.svm")
     X, y = demo.leave_one_out_sample()
     C, out = 0.1, 4
-    keep = np.arange(len(y)) != out
-    ours = svm.solve(X[keep], y[keep], C=C)
-
-    def f(b):
-        return C * np.maximum(0, 1 - y[keep] * (X[keep] @ ours.w + b)).sum()
-
-    grid = np.linspace(0.2, 0.5, 30001)  # steps of 1e-5
-    values = np.array([f(b) for b in grid])
-    flat = grid[values <= values.min() + 1e-12]
+    ours, flat = _optimal_bs_without(out, C)
     assert round(flat.min(), 3) == 0.313 and round(flat.max(), 3) == 0.399
     assert ours.b == pytest.approx(flat.min(), abs=2e-5)
+    # "no rule": without point 13 solve returns the highest optimal b (the interval is over 0.1
+    # wide, so 2e-5 on the 1e-5 grid tells its ends apart). Which b it returns is not robust
+    # everywhere: without point 25 (wrong for every optimal b) it moves with the BLAS kernel.
+    high, flat_13 = _optimal_bs_without(13, C)
+    assert high.b == pytest.approx(flat_13.max(), abs=2e-5) and np.ptp(flat_13) > 0.1
     z_ends = y[out] * (X[out] @ ours.w + flat[[0, -1]])
     assert (round(z_ends[0], 2), round(z_ends[1], 2)) == (0.03, -0.06)
     wrong = 0
@@ -655,6 +698,34 @@ def test_the_c_01_loocv_entry_rests_on_a_tie_break_in_b():
     assert wrong == 5
     text = _walkthrough_text()
     assert "every $b$ from about 0.313 to 0.399" in text and "$5/30 = 0.167$" in text
+    assert "Here `svm.solve` returns the lowest such $b$" in text
+    assert "which with point 13 left out is the highest $b$" in text
+
+
+def _optimal_bs_without(out: int, C: float) -> tuple[svm.SVMSolution, np.ndarray]:
+    """solve's answer without example ``out`` of the LOOCV sample, and every b on a 1e-5 grid
+    of [-0.5, 1] at which its (unique) w attains the minimum: the objective scanned over b."""
+    X, y = demo.leave_one_out_sample()
+    keep = np.arange(len(y)) != out
+    ours = svm.solve(X[keep], y[keep], C=C)
+    grid = np.linspace(-0.5, 1.0, 150001)
+    hinge = np.maximum(0, 1 - y[keep, None] * ((X[keep] @ ours.w)[:, None] + grid))
+    values = C * hinge.sum(axis=0)
+    return ours, grid[values <= values.min() + 1e-12]
+
+
+def test_loocv_rests_on_the_unique_optimum_and_counts_a_point_on_the_separator_wrong():
+    # §6's hypotheses as the text states them, and on this sample the support vectors grow in
+    # number as C falls (hard, 10, 1, 0.1), while the margin widens.
+    rows = demo.leave_one_out_study()
+    counts = [row.support for row in rows]
+    assert counts == sorted(counts) and counts[0] < counts[-1]
+    margins = [row.margin for row in rows]
+    assert np.all(np.diff(margins) > 0)
+    text = _walkthrough_text()
+    assert "a left-out point on the separator counts as a mistake" in text
+    assert "When the optimum is unique the solver returns it again" in text
+    assert "on this sample, the more support vectors" in text
 
 
 def test_the_condensed_errata_of_example_12_9():
@@ -666,3 +737,17 @@ def test_the_condensed_errata_of_example_12_9():
     assert second.w[0] == pytest.approx(0.04, abs=1e-12)
     text = _walkthrough_text()
     assert "($3u + 4v + b = 1.9 \\ge 1$ at row (2), so `oxoxxx`)" in text
+
+
+def test_the_bias_conventions_figure_shows_each_solutions_whole_band():
+    # Review r5 of lecture 02: the tilted solution's lower margin line was out of view. Each
+    # panel now holds, for both margin lines w·x + b = ±1, their point nearest the data's centre.
+    X, y = svm.mmds_fig_12_18()
+    fig = demo.show_bias_conventions()
+    centre = (X.min(axis=0) + X.max(axis=0)) / 2
+    for ax, regularised in zip(fig.axes, (False, True), strict=True):
+        sol = svm.solve(X, y, C=0.1, regularize_bias=regularised)
+        for offset in (-1, 1):
+            point = centre - (centre @ sol.w + sol.b - offset) / (sol.w @ sol.w) * sol.w
+            (x_lo, x_hi), (y_lo, y_hi) = ax.get_xlim(), ax.get_ylim()
+            assert x_lo < point[0] < x_hi and y_lo < point[1] < y_hi, (regularised, offset)

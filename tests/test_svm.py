@@ -326,8 +326,22 @@ def test_hinge_loss_is_the_hinge_of_fig_12_17():
     assert svm.bad_pattern([2, 0, 2, 1, 1, 1]) == "oxoooo"
 
 
-def test_predict_sends_a_zero_score_to_minus_one():
-    np.testing.assert_array_equal(svm.predict([1, 0], 0, [[1, 5], [0, 5], [-1, 5]]), [1, -1, -1])
+def test_a_point_on_the_separator_is_predicted_neither_class():
+    # MMDS's convention (lectures 01 and 02): a score of 0 is a mistake whatever the label.
+    predicted = svm.predict([1, 0], 0, [[1, 5], [0, 5], [-1, 5]])
+    np.testing.assert_array_equal(predicted, [1, 0, -1])
+    assert predicted[1] != 1 and predicted[1] != -1
+
+
+def test_leave_one_out_counts_a_left_out_point_on_the_separator_as_a_mistake():
+    # On the line, +2 +1 | -0 -1 -2 (whole numbers: every score below is exact). Without +1 the
+    # hard margin's separator is x = 1, without 0 it is x = 0: each left-out point lands on it,
+    # score 0, a mistake by hand for either label. The other three are not support vectors and
+    # stay right: 2 mistakes of 5. (Sending a score of 0 to -1 gave 1/5: the 0 was "right".)
+    X, y = [[2.0], [1.0], [0.0], [-1.0], [-2.0]], [1, 1, -1, -1, -1]
+    without_zero = svm.solve(np.delete(X, 2, axis=0), np.delete(y, 2))
+    assert without_zero.w[0] == pytest.approx(1) and without_zero.b == pytest.approx(0, abs=1e-12)
+    assert svm.leave_one_out_error(X, y) == pytest.approx(2 / 5, abs=1e-12)
 
 
 # --- Bad input --------------------------------------------------------------------------------
@@ -350,7 +364,8 @@ def test_predict_sends_a_zero_score_to_minus_one():
          "eta must be a positive"),
         (lambda X, y: svm.gradient_descent(X, y, C=0.1, eta=-0.2), "eta must be a positive"),
         (lambda X, y: svm.gradient_descent(X, y, C=-0.1, eta=0.2), "C must be a positive"),
-        (lambda X, y: svm.gradient_descent(X, y, C=0.1, eta=0.2, iterations=0), "iterations"),
+        (lambda X, y: svm.gradient_descent(X, y, C=0.1, eta=0.2, iterations=-1), "iterations"),
+        (lambda X, y: svm.gradient_descent(X, y, C=0.1, eta=0.2, iterations=1.5), "iterations"),
         (lambda X, y: svm.gradient_descent(X, y, C=0.1, eta=0.2, w0=[1, 2, 3]), "w0 has length"),
         (lambda X, y: svm.sgd(X, y, C=0.1, eta=1.5), "in \\(0, 1\\]"),
         (lambda X, y: svm.sgd(X, y, C=0.1, eta=0), "eta must be a positive"),
@@ -362,3 +377,13 @@ def test_bad_input_is_a_clear_value_error(call, message):
     y = np.array(FIG_12_18_Y, float)
     with pytest.raises(ValueError, match=message):
         call(X, y)
+
+
+def test_zero_iterations_return_the_start_as_exercise_4_defines():
+    # Review r5 of lecture 02: the exercise defines iterations = 0 (no step: the start); the
+    # library raised. The one history row is the start with its own gradient and objective.
+    X, y = svm.mmds_fig_12_18()
+    run = svm.gradient_descent(X, y, C=0.1, eta=0.2, w0=[0, 1], b0=-2, iterations=0)
+    np.testing.assert_array_equal(run.w, [0, 1])
+    assert run.b == pytest.approx(-2) and len(run.history) == 1
+    assert run.history[0].objective == pytest.approx(2.6)  # MMDS Fig. 12.20, row (1)

@@ -312,6 +312,10 @@ def _simulated_sizes(eps: float, delta: float, m: int | None) -> int:
     return max(math.ceil(1.3 * max(needed)), m or 0)
 
 
+# The simulation widget's m slider ends here (910): past the Occam m of every ε it offers.
+SIMULATED_M = _simulated_sizes(EPS_MIN, 0.05, None)
+
+
 @functools.lru_cache(maxsize=8)
 def _simulation(distribution: str, max_m: int, trials: int, seed: int) -> pac.Simulation:
     return pac.simulate(TARGET, DISTRIBUTIONS[distribution], np.arange(1, max_m + 1), eps=0.1,

@@ -28,6 +28,7 @@ from mllib.plotting import (
     markdown_table,
     scatter_labelled,
 )
+from mllib.validation import as_data
 
 # The setting of MMDS Example 12.9.
 BOOK_C, BOOK_ETA, BOOK_W0, BOOK_B0 = 0.1, 0.2, (0.0, 1.0), -2.0
@@ -89,23 +90,25 @@ def book_run(iterations: int = 5, eta: float = BOOK_ETA) -> svm.DescentResult:
 # --- Drawing a separator ---------------------------------------------------------------------
 
 
-def _frame(ax: Axes, X: np.ndarray, pad: float = 0.6, w=None, b: float = 0.0) -> None:
+def _frame(ax: Axes, X: np.ndarray, pad: float = 0.6, w=None, b: float = 0.0,
+           in_view: tuple[float, ...] = (0.0,)) -> None:
     """Fit the view to the data with some room around it (:func:`_view`)."""
-    lo, hi = _view(X, pad, w, b)
+    lo, hi = _view(X, pad, w, b, in_view)
     ax.set_xlim(lo[0], hi[0])
     ax.set_ylim(lo[1], hi[1])
 
 
 def _view(X: np.ndarray, pad: float = 0.6, w=None, b: float = 0.0,
-          ) -> tuple[np.ndarray, np.ndarray]:
-    """The view's lower and upper corners: the data with ``pad`` to spare on every side, and the
-    separator w·x + b = 0 when it passes outside the data (a small C can put it there): its
-    point nearest to the data's centre is brought into view."""
+          in_view: tuple[float, ...] = (0.0,)) -> tuple[np.ndarray, np.ndarray]:
+    """The view's lower and upper corners: the data with ``pad`` to spare on every side, and
+    each line w·x + b = o for o in ``in_view`` (by default the separator, which a small C can
+    put outside the data): its point nearest to the data's centre is brought into view."""
     lo, hi = X.min(axis=0), X.max(axis=0)
     if w is not None and np.any(w):
         centre = (lo + hi) / 2
-        nearest = centre - (centre @ w + b) / (w @ w) * w
-        lo, hi = np.minimum(lo, nearest), np.maximum(hi, nearest)
+        for offset in in_view:
+            nearest = centre - (centre @ w + b - offset) / (w @ w) * w
+            lo, hi = np.minimum(lo, nearest), np.maximum(hi, nearest)
     return lo - pad, hi + pad
 
 
@@ -118,12 +121,14 @@ def slack_segments(w: np.ndarray, b: float, X: np.ndarray, y: np.ndarray) -> np.
 
 
 def draw_svm(ax: Axes, X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float, *,
-             support: np.ndarray | None = None, slacks: bool = False, pad: float = 0.6) -> None:
+             support: np.ndarray | None = None, slacks: bool = False, pad: float = 0.6,
+             in_view: tuple[float, ...] = (0.0,)) -> None:
     """Points, the separator w·x + b = 0, its margin lines (±1), rings on ``support`` and, with
-    ``slacks``, each bad point's slack drawn as a red segment from its margin line. The view
-    holds the data with ``pad`` to spare on every side."""
+    ``slacks``, each bad point's slack drawn as a pink segment from its margin line. The view
+    holds the data with ``pad`` to spare on every side and the lines w·x + b = o for o in
+    ``in_view`` (:func:`_view`)."""
     scatter_labelled(ax, X, y, size=30)
-    _frame(ax, X, pad, w, b)
+    _frame(ax, X, pad, w, b, in_view)
     draw_hyperplane(ax, w, b, color="black", label="w·x + b = 0")
     for offset in (-1, 1):
         draw_hyperplane(ax, w, b, offset=offset, color="grey", linestyle="--", linewidth=1,
@@ -166,9 +171,14 @@ def origin_solution(X: np.ndarray, y: np.ndarray) -> svm.SVMSolution:
 
     Solved as the SVM with offset of the sample together with its mirror image {(-xᵢ, -yᵢ)},
     whose optimum is symmetric, so its b is 0. Raises ValueError when no line through the origin
-    separates the sample.
+    separates the sample (the mirrored sample's classes overlap then).
     """
-    return svm.solve(np.vstack([X, -X]), np.concatenate([y, -y]))
+    X, y = as_data(X, y)  # bad input raises here, so the only ValueError below is separability
+    try:
+        return svm.solve(np.vstack([X, -X]), np.concatenate([y, -y]))
+    except ValueError as error:
+        raise ValueError("no line through the origin separates this sample; a separator with "
+                         "an offset b may still exist: try svm.solve(X, y)") from error
 
 
 def tight_with_zero_weight() -> tuple[np.ndarray, np.ndarray]:
@@ -210,14 +220,15 @@ def show_hinge() -> Figure:
 
 def show_bias_conventions() -> Figure:
     """MMDS Example 12.9's data solved exactly for C = 0.1 twice: eq. 12.4 as printed (b free),
-    which gives the horizontal line y = 2.5, and eq. 12.4 + b²/2 (MMDS's descent), which tilts."""
+    which gives the horizontal line y = 2.5, and eq. 12.4 + b²/2 (MMDS's descent), which tilts.
+    Each panel shows both margin lines, so the band the points lie inside is seen whole."""
     X, y = svm.mmds_fig_12_18()
     fig, axes = figure(2, width=4.4, height=4.0)
     panels = []
     for ax, regularize, name in ((axes[0], False, "eq. 12.4 (b free)"),
                                  (axes[1], True, "eq. 12.4 + b²/2 (MMDS's descent)")):
         sol = svm.solve(X, y, C=BOOK_C, regularize_bias=regularize)
-        draw_svm(ax, X, y, sol.w, sol.b, pad=1.0)
+        draw_svm(ax, X, y, sol.w, sol.b, pad=1.0, in_view=(-1.0, 0.0, 1.0))  # the whole band
         ax.set_title(f"{name}\nw = [{_short(sol.w)}], b = {_short([sol.b])}, "
                      f"γ = {sol.margin:.2f}", fontsize=9)
         panels.append(f"{name}, {_separator_text(sol.w, sol.b)}, margin γ = {sol.margin:.2f}")
@@ -466,7 +477,7 @@ def descent_cycle(eta: float, iterations: int = 60, *, longest: int = 10,
     """Find the cycle at the end of :func:`book_run` (``iterations`` steps of size ``eta``): the
     shortest period p <= ``longest`` with which the last 2p points repeat, to ``tol``."""
     history = book_run(iterations, eta).history
-    for period in range(1, longest + 1):
+    for period in range(1, min(longest, len(history) // 2) + 1):
         tail = history[-2 * period:]
         if all(np.allclose(a.w, b.w, rtol=0, atol=tol) and abs(a.b - b.b) <= tol
                for a, b in zip(tail[:period], tail[period:], strict=True)):
@@ -474,6 +485,31 @@ def descent_cycle(eta: float, iterations: int = 60, *, longest: int = 10,
             return DescentCycle(period, tuple(s.pattern for s in last),
                                 np.array([s.objective for s in last]))
     return DescentCycle(0, (), np.array([]))
+
+
+# The descent widget's step slider: FloatSlider(min=0.05, max=1.5, step=0.05).
+ETA_SLIDER = tuple(round(0.05 * k, 2) for k in range(1, 31))
+
+
+def descent_ending(eta: float, iterations: int = 60, *, tol: float = 1e-9) -> tuple[str, ...]:
+    """How the ``iterations``-step run of Example 12.9 with step ``eta`` ends, as one table row
+    (η, ending, bad patterns, f): a 2-cycle (or longer) of :func:`descent_cycle`, or one pattern
+    for the last ten steps with the last step below ``tol`` ("steps < 1e-9") or not yet."""
+    cycle = descent_cycle(eta, iterations, tol=tol)
+    if cycle.period > 1:
+        return (f"{eta:g}", f"{cycle.period}-cycle", " ↔ ".join(cycle.patterns),
+                " ↔ ".join(f"{f:.3f}" for f in cycle.objectives))
+    history = book_run(iterations, eta).history
+    patterns = {step.pattern for step in history[-10:]}
+    ending = ("one pattern, steps < 1e-9" if cycle.period == 1 else
+              "one pattern, steps still ≥ 1e-9" if len(patterns) == 1 else "patterns still change")
+    return f"{eta:g}", ending, history[-1].pattern, f"{history[-1].objective:.3f}"
+
+
+def descent_endings(etas=ETA_SLIDER, iterations: int = 60) -> str:
+    """A Markdown table of :func:`descent_ending` for every step in ``etas``."""
+    return markdown_table(["η", f"the last steps of {iterations}", "bad points", "f"],
+                          [list(descent_ending(eta, iterations)) for eta in etas])
 
 
 @dataclass(frozen=True)

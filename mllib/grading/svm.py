@@ -161,8 +161,6 @@ def step() -> Check:
 
 
 def _descent(X, y, C, eta, w0, b0, iterations):
-    if iterations == 0:  # the statement: no step, the start (mllib asks for at least one)
-        return np.asarray(w0, dtype=float), float(b0)
     run = reference.gradient_descent(X, y, C=C, eta=eta, w0=w0, b0=b0, iterations=iterations)
     return run.w, run.b
 
