@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mllib.perceptron import DEFAULT_MAX_EPOCHS
-from mllib.validation import as_data, as_labels, as_matrix, finite, positive, positive_int
+from mllib.validation import as_data, as_labels, as_matrix, count, finite, positive, positive_int
 
 # --- Kernel functions ----------------------------------------------------------------------
 
@@ -286,6 +286,8 @@ def kernel_perceptron(
         "linear", "polynomial" or "rbf" (see :func:`gram`), or "precomputed": X is then the
         Gram matrix K itself, shape (n, n).
     max_epochs : int, default 100
+        Passes at most; 0 makes none (α stays 0, not converged), as lecture 07's
+        ``dual_perceptron`` exercise states.
     **kernel_params
         ``degree`` and ``c`` for "polynomial", ``gamma`` for "rbf".
 
@@ -304,7 +306,7 @@ def kernel_perceptron(
     (True, [1.0, 1.0, 1.0, 1.0])
     """
     X, y = as_data(X, y)
-    max_epochs = positive_int(max_epochs, "max_epochs")
+    max_epochs = count(max_epochs, "max_epochs")
     K = as_gram(X, "the precomputed Gram matrix") if kernel == "precomputed" else gram(
         X, kernel=kernel, **kernel_params)
     n = len(y)

@@ -914,5 +914,6 @@ def dual_decision(solution: DualSVMSolution, X) -> np.ndarray:
 
 
 def predict_dual(solution: DualSVMSolution, X) -> np.ndarray:
-    """Labels sign(f(x)) for the rows of X (m, d) -> (m,); a score of 0 predicts -1."""
-    return np.where(dual_decision(solution, X) > 0, 1.0, -1.0)
+    """Labels sign(f(x)) for the rows of X (m, d) -> (m,), in {-1, 0, +1}: a score of 0 predicts
+    0, a mistake whatever the label, as :func:`predict` does."""
+    return np.sign(dual_decision(solution, X))

@@ -215,6 +215,20 @@ def test_kernel_perceptron_counts_a_zero_score_as_a_mistake():
     assert run.alpha.tolist() == [1.0, 1.0]
 
 
+def test_no_pass_leaves_alpha_zero_as_exercise_3_states():
+    """Lecture 07's dual_perceptron statement allows max_epochs = 0 ("α stays 0"), and its
+    hidden check takes the expected α from this function."""
+    from mllib.grading import load_check
+
+    K, y = np.array([[1.0, 0.5], [0.5, 1.0]]), np.array([1, -1])
+    run = kernel_perceptron(K, y, kernel="precomputed", max_epochs=0)
+    assert run.alpha.tolist() == [0.0, 0.0] and run.epochs == 0 and not run.converged
+    check = load_check("kernels.dual_perceptron")
+    assert check.domain(K, y, 0) is None and check.reference(K, y, 0).tolist() == [0.0, 0.0]
+    with pytest.raises(ValueError, match="max_epochs must be a whole number >= 0"):
+        kernel_perceptron(K, y, kernel="precomputed", max_epochs=-1)
+
+
 def test_kernel_perceptron_rejects_bad_input():
     with pytest.raises(ValueError, match="labels"):
         kernel_perceptron([[1.0], [2.0]], [0, 1])

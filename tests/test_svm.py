@@ -8,6 +8,8 @@ scipy's optimisers on the primal or dual QP, a plain loop written here from the 
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -331,6 +333,14 @@ def test_a_point_on_the_separator_is_predicted_neither_class():
     predicted = svm.predict([1, 0], 0, [[1, 5], [0, 5], [-1, 5]])
     np.testing.assert_array_equal(predicted, [1, 0, -1])
     assert predicted[1] != 1 and predicted[1] != -1
+
+
+def test_the_dual_predicts_neither_class_on_its_separator_as_predict_does():
+    # Two points at ±1: f(x) = Σ αᵢyᵢ xᵢx + b. With b set to 0, f(0) is exactly 0 whatever
+    # the α (every term is a product with x = 0), the point on the separator.
+    solution = dataclasses.replace(svm.solve_dual([[1.0], [-1.0]], [1, -1], C=10.0), b=0.0)
+    assert svm.dual_decision(solution, [[0.0]])[0] == 0.0  # exact: each term is α·y·0
+    np.testing.assert_array_equal(svm.predict_dual(solution, [[2.0], [0.0], [-2.0]]), [1, 0, -1])
 
 
 def test_leave_one_out_counts_a_left_out_point_on_the_separator_as_a_mistake():
