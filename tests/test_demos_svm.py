@@ -125,6 +125,25 @@ def test_leave_one_out_study_respects_the_cs578_bound():
     assert len(table) == 2 + len(rows)
 
 
+def test_the_underfitting_c_is_named_for_this_one_sample():
+    """§6: "C = 0.1 ... the largest leave-one-out error on this one sample (4 mistakes of 30,
+    against at most 1 for the others)": mistakes counted, whole numbers."""
+    mistakes = {row.C: round(row.error * 30) for row in demo.leave_one_out_study()}
+    assert mistakes[0.1] == 4 and max(v for c, v in mistakes.items() if c != 0.1) == 1
+    assert "(4 mistakes of 30, against at most 1 for the others)" in _walkthrough_text()
+
+
+def test_a_unit_step_lands_on_the_optimum_once_the_pattern_is_fixed():
+    """The optional part: with the pattern fixed the gradient is v - v*, so from row (7) one
+    step of η = 1 lands on the optimum (η < 1 keeps 1 - η of the distance: the test above)."""
+    row7 = demo.book_run(6).history[6]
+    X, y = svm.mmds_fig_12_18()
+    step = svm.gradient_descent(X, y, C=demo.BOOK_C, eta=1.0, w0=row7.w, b0=row7.b,
+                                iterations=1)
+    np.testing.assert_allclose(np.append(step.w, step.b), [-0.1, 0.3, -0.1], atol=1e-12)
+    assert "$\\eta = 1$ would land in one step" in _walkthrough_text()
+
+
 def test_descent_frame_crosses_the_bad_points_of_iteration_k():
     run = demo.book_run(60, 0.2)
     for k in (0, 3, 5, 40):
