@@ -133,6 +133,18 @@ def test_the_underfitting_c_is_named_for_this_one_sample():
     assert "(4 mistakes of 30, against at most 1 for the others)" in _walkthrough_text()
 
 
+def test_a_smaller_c_never_narrows_the_margin_nor_empties_the_band():
+    """§5: "As C falls the margin never narrows and the band holds no fewer points (inside or
+    misclassified)", over the slider's values; §6 proves the first half in the optional part."""
+    fits = [demo.soft_margin(C) for C in 10.0 ** np.linspace(2, -2, 17)]  # C falling
+    margins = [f.solution.margin for f in fits]
+    band = [f.inside + f.misclassified for f in fits]
+    # 1e-9: the solver's tolerance (C = 100 and 10 share one margin)
+    assert all(b >= a - 1e-9 for a, b in zip(margins[:-1], margins[1:], strict=True))
+    assert all(b >= a for a, b in zip(band[:-1], band[1:], strict=True))
+    assert "never narrows and the band holds no fewer points" in _walkthrough_text()
+
+
 def test_a_unit_step_lands_on_the_optimum_once_the_pattern_is_fixed():
     """The optional part: with the pattern fixed the gradient is v - v*, so from row (7) one
     step of η = 1 lands on the optimum (η < 1 keeps 1 - η of the distance: the test above)."""
