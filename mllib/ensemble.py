@@ -166,8 +166,7 @@ def adaboost(X, y, *, rounds: int, learner: Callable = decision_stump) -> AdaBoo
     - εₜ = 0: hₜ is right on every example. Its αₜ is +inf (the limit), Zₜ = 0, H = hₜ, and
       boosting stops after this round: no distribution Dₜ₊₁ exists.
     - εₜ >= ½: the weak-learning assumption fails (αₜ <= 0); the round is discarded and
-      boosting stops. A stump never errs more than ½ (flip its polarity), but it can err
-      exactly ½, after which Dₜ₊₁ = Dₜ and every later round would repeat it.
+      boosting stops.
 
     ``stopped`` on the result says which case ended the run, or is None.
 

@@ -31,9 +31,9 @@ from mllib.validation import as_data, as_labels, as_matrix, count, finite, posit
 # --- Kernel functions ----------------------------------------------------------------------
 
 
-def _pair(X, Z) -> tuple[np.ndarray, np.ndarray]:
-    X = as_matrix(X)
-    Z = X if Z is None else as_matrix(Z, "Z")
+def _pair(X, Z, *, allow_empty: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    X = as_matrix(X, allow_empty=allow_empty)
+    Z = X if Z is None else as_matrix(Z, "Z", allow_empty=allow_empty)
     if Z.shape[1] != X.shape[1]:
         raise ValueError(f"X has {X.shape[1]} features but Z has {Z.shape[1]}; they must match.")
     return X, Z
@@ -52,15 +52,15 @@ def polynomial(X, Z=None, *, degree: int = 2, c: float = 0.0) -> np.ndarray:
     """The polynomial kernel k(x, z) = (x·z + c)^degree, shape (n, m).
 
     With degree 2 and c = 0 it is CS446's quadratic kernel (x·z)², the dot product of
-    :func:`quadratic_features`. c must be >= 0 (CS446 "Constructing New Kernels": a polynomial
-    with non-negative coefficients of a kernel is a kernel). scikit-learn's "poly" kernel is
-    (γ·x·z + c)^degree with γ = 1/d by default; this one is γ = 1.
+    :func:`quadratic_features`. It is a kernel for c >= 0 (CS446 "Constructing New Kernels": a
+    polynomial with non-negative coefficients of a kernel is a kernel); any finite c is computed,
+    though a negative c need not give a valid kernel. With n = 0 or m = 0 rows the result is
+    empty, of shape (n, m). scikit-learn's "poly" kernel is (γ·x·z + c)^degree with γ = 1/d by
+    default; this one is γ = 1.
     """
-    X, Z = _pair(X, Z)
+    X, Z = _pair(X, Z, allow_empty=True)
     degree = positive_int(degree, "degree")
-    if finite(c, "c") < 0:
-        raise ValueError(f"c must be >= 0 (a negative c need not give a valid kernel); got {c}.")
-    return (X @ Z.T + c) ** degree
+    return (X @ Z.T + finite(c, "c")) ** degree
 
 
 def squared_distances(X, Z=None) -> np.ndarray:

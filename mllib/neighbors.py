@@ -515,21 +515,21 @@ class Concentration:
     dims : ndarray of shape (m,)
     nearest, farthest : ndarray of shape (m,)
         The mean over queries of the nearest and farthest distance.
-    contrast, median_contrast : ndarray of shape (m,)
-        The mean and the median over queries of each query's own (farthest − nearest)/nearest:
-        how much farther its farthest point is. A mean of ratios, not the ratio of the means
-        above; in one dimension a query that happens to sit very near a point dominates it.
-    contrast_se : ndarray of shape (m,)
-        The standard error of ``contrast`` over the queries, s/√queries: each row is one
-        Monte Carlo draw.
+    contrast : ndarray of shape (m,)
+        The median over queries of each query's own (farthest − nearest)/nearest: how much
+        farther its farthest point is. A median, not a mean: in one dimension the nearest
+        distance has a positive density at 0, so the ratio's expectation is infinite, and in
+        two its variance is; a sample mean and its standard error would measure nothing.
+    contrast_quartiles : ndarray of shape (m, 2)
+        The lower and upper quartile of the same per-query ratios, the spread of the median's
+        row (each row is one Monte Carlo draw).
     """
 
     dims: np.ndarray
     nearest: np.ndarray
     farthest: np.ndarray
     contrast: np.ndarray
-    median_contrast: np.ndarray
-    contrast_se: np.ndarray
+    contrast_quartiles: np.ndarray
 
 
 def distance_concentration(dims, *, n: int = 500, queries: int = 20, seed=0) -> Concentration:
@@ -543,11 +543,11 @@ def distance_concentration(dims, *, n: int = 500, queries: int = 20, seed=0) -> 
     dims : sequence of int
     n : int
     queries : int
-        At least 2 (the standard error needs two).
+        At least 2 (a quartile of one query is no spread).
     seed : int or numpy.random.Generator
     """
     if queries < 2:
-        raise ValueError(f"queries must be at least 2 for a standard error, got {queries}")
+        raise ValueError(f"queries must be at least 2 for quartiles, got {queries}")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     dims = np.array([positive_int(d, "a dimension") for d in dims])
     rows = []
@@ -555,8 +555,8 @@ def distance_concentration(dims, *, n: int = 500, queries: int = 20, seed=0) -> 
         D = pairwise_distances(rng.random((queries, d)), rng.random((n, d)))
         near, far = D.min(axis=1), D.max(axis=1)
         ratios = (far - near) / near
-        rows.append((near.mean(), far.mean(), ratios.mean(), np.median(ratios),
-                     ratios.std(ddof=1) / np.sqrt(queries)))
+        rows.append((near.mean(), far.mean(), np.median(ratios),
+                     np.percentile(ratios, [25, 75])))
     return Concentration(dims, *map(np.array, zip(*rows, strict=True)))
 
 

@@ -226,6 +226,15 @@ class ToyMargins:
         """The first round after which H is right on every training point."""
         return int(self.rounds[np.argmax(self.training_error == 0)])
 
+    def after(self, t: int) -> tuple[float, float]:
+        """The lowest and the highest smallest margin from round t to the last."""
+        later = self.min_margin[self.rounds >= t]
+        return float(later.min()), float(later.max())
+
+
+# The round by which the toy run's smallest margin has risen; after it, it hovers (§4).
+MARGIN_RISEN = 13
+
 
 def toy_margins(rounds: int = 30) -> ToyMargins:
     """AdaBoost on the toy points (the scrubber's run) and its margins, round by round."""
@@ -248,14 +257,16 @@ def show_toy_margins() -> Figure:
     ax.axvline(c.first_perfect, color="grey", linestyle=":",
                label=f"training error 0 from round {c.first_perfect}")
     ax.set(xlabel="round t", ylabel="error / margin", ylim=(-1.05, 0.6),
-           title="toy points: the smallest margin grows after training error 0")
+           title="toy points: after training error 0 the smallest margin rises, then hovers")
     ax.legend(fontsize=8, loc="lower right")
-    t0 = c.first_perfect
+    t0, risen = c.first_perfect, MARGIN_RISEN
+    low, high = c.after(risen)
     return describe(fig, f"AdaBoost on the toy points over {c.rounds[-1]} rounds: the training "
                          f"error of H falls from {c.training_error[0]:.2f} to 0 at round {t0}; "
                          f"the smallest margin, {c.min_margin[0]:.2f} after round 1, is "
-                         f"{c.min_margin[t0 - 1]:.3f} at round {t0} and grows to "
-                         f"{c.min_margin[-1]:.3f} by round {c.rounds[-1]}.")
+                         f"{c.min_margin[t0 - 1]:.3f} at round {t0}, rises to "
+                         f"{c.min_margin[risen - 1]:.3f} by round {risen} and then stays between "
+                         f"{low:.2f} and {high:.2f} up to round {c.rounds[-1]}.")
 
 
 # --- error curves ----------------------------------------------------------------------------

@@ -31,6 +31,8 @@ def polynomial_kernel() -> Check:
         Case("a set with itself, degree 2, c = 0.5 (the Gram matrix)", (X, X, 2, 0.5)),
         Case("a single point against several, in 5 dimensions",
              (rng.normal(size=(1, 5)), rng.normal(size=(3, 5)), 2, 2.0)),
+        Case("a negative c (the statement allows any real c)", (X, Z, 3, -1.5)),
+        Case("Z with no rows: an empty array of shape (n, 0)", (X, Z[:0], 2, 1.0)),
     ]
 
     def run(X, Z, degree, c):
