@@ -609,7 +609,8 @@ def test_pca_axis_of_example_12_2_maximises_the_squared_projections():
 
 def test_the_squared_hinge_is_drawn_under_the_squared_loss_and_both_bound_the_0_1_loss():
     # §5: for z < 1 the squared hinge is the squared loss; the squared loss, the hinge, the
-    # squared hinge and the exponential are at least the 0-1 loss everywhere.
+    # squared hinge and the exponential are at least the 0-1 loss everywhere, the log loss after
+    # dividing by log 2; "so each one's sum bounds the number of training mistakes from above".
     fig = demo.show_losses()
     lines = {line.get_label(): line for line in fig.axes[0].get_lines()}
     assert lines["squared hinge"].get_zorder() < lines["squared"].get_zorder()
@@ -620,6 +621,7 @@ def test_the_squared_hinge_is_drawn_under_the_squared_loss_and_both_bound_the_0_
     np.testing.assert_allclose(values["squared hinge"][below_one], values["squared"][below_one])
     for name in ("squared", "hinge", "squared hinge", "exponential"):
         assert np.all(values[name] >= values["0-1"])
+    assert np.all(values["log"] / np.log(2) >= values["0-1"] * (1 - 1e-12))  # equal at z = 0
 
 
 # --- second review: MMDS §12.3.5's orders and mini-batches; sliders show the value used -------
