@@ -23,7 +23,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mllib.validation import as_data, as_matrix, as_vector, finite, positive, positive_int
+from mllib.validation import (
+    as_data,
+    as_labels,
+    as_matrix,
+    as_vector,
+    finite,
+    positive,
+    positive_int,
+)
 
 LOSSES = ("squared", "hinge", "squared_hinge", "log", "exponential")
 REGULARIZERS = (None, "l2", "l1")
@@ -708,9 +716,11 @@ def logistic_objective(w, X, y, C: float) -> float:
 def logistic_gradient(w, X, y, C: float) -> np.ndarray:
     """∇ of :func:`logistic_objective`: w - C·Σᵢ yᵢσ(-zᵢ)xᵢ with zᵢ = yᵢ w·xᵢ. Shape (d,).
 
-    The log loss's slope in the score is -y·σ(-z), with σ(s) = 1/(1 + e⁻ˢ).
+    The log loss's slope in the score is -y·σ(-z), with σ(s) = 1/(1 + e⁻ˢ). An X with no rows,
+    shape (0, d), makes the sum empty: the gradient is then a copy of w (Exercise 4's rule).
     """
-    X, y = as_data(X, y)
+    X = as_matrix(X, allow_empty=True)
+    y = as_labels(y, X.shape[0])
     w = as_vector(w, "w", X.shape[1])
     return w + positive(C, "C") * (X.T @ loss_slopes("log", X @ w, y))
 

@@ -95,6 +95,12 @@ def logistic_forgets_regulariser(w, X, y, C):
     return logistic_stable(w, X, y, C) - w
 
 
+def logistic_refuses_no_rows(w, X, y, C):  # slip: raises where the statement defines w
+    if len(X) == 0:
+        raise ValueError("X has no rows")
+    return logistic_stable(w, X, y, C)
+
+
 def logistic_wrong_sign(w, X, y, C):
     z = y * (X @ w)
     return w + C * X.T @ (y * np.exp(-np.logaddexp(0, z)))
@@ -125,6 +131,7 @@ def test_correct_answers_pass(checker, answer):
     (check.adagrad_step, adagrad_skips_only_zero_gradients, "underflows"),
     (check.logistic_gradient, logistic_forgets_regulariser, "random w"),
     (check.logistic_gradient, logistic_wrong_sign, "w = 0"),
+    (check.logistic_gradient, logistic_refuses_no_rows, "no examples"),
 ])
 def test_typical_slips_fail_with_a_hint_but_no_answer(checker, answer, hint):
     with pytest.raises(ExerciseFailed, match=hint) as failure:

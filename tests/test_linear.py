@@ -178,6 +178,17 @@ def test_logistic_gradient_matches_finite_differences():
     np.testing.assert_allclose(logistic_gradient(w, X, y, 2.0), numeric, atol=1e-6)
 
 
+def test_logistic_gradient_of_no_examples_is_a_copy_of_w():
+    # Exercise 4: "an X with no rows (shape (0, d)) makes the sum empty, so the gradient is then
+    # w itself (as a new array)"; the hidden check's reference must agree (it used to raise).
+    w = np.array([0.5, -2.0, 3.0])
+    gradient = logistic_gradient(w, np.zeros((0, 3)), np.zeros(0), 4.0)
+    np.testing.assert_array_equal(gradient, w)
+    assert gradient is not w and not np.shares_memory(gradient, w)
+    with pytest.raises(ValueError, match="length 2"):  # w and X still have to agree
+        logistic_gradient(w[:2], np.zeros((0, 3)), np.zeros(0), 4.0)
+
+
 def test_logistic_regression_history_decreases_the_objective():
     rng = np.random.default_rng(5)
     X = rng.normal(size=(50, 3))

@@ -137,6 +137,8 @@ def logistic_gradient() -> Check:
         Case("a large w (scores far from 0)",
              (40 * w, X, y, 2.0)),
         Case("a single example", (w, X[:1], y[:1], 3.0)),
+        Case("no examples (X of shape (0, d)): the sum is empty, the gradient is w",
+             (w, X[:0], y[:0], 1.0)),
     ]
     return Check("logistic_gradient", cases, reference.logistic_gradient,
                  domain=_logistic_domain)
