@@ -86,6 +86,10 @@ RUNS = ([(p, None) for p in EXERCISE_NOTEBOOKS] + [(p, "autograde") for p in WAL
         + [(p, None) for p in WALKTHROUGHS])
 # (the cell, repeat): the first code cell (the imports) and that cell, live widgets
 CELL_RUNS = [(COIN_CELL, i) for i in range(COIN_REPEATS)]
+# A kernel that dies before its first reply never ran the notebook: kernels started at the same
+# moment can pick the same ports (CI: "Kernel died before replying to kernel_info" for one of
+# ~45 concurrent runs). It is started again, once; any failure after the start is the notebook's.
+KERNEL_STARTS = 2
 CAPTURES = "output_captures"  # metadata key: msg_ids a live widget asked nbclient to capture
 
 
@@ -112,16 +116,22 @@ async def run_cells(
     env = {k: v for k, v in os.environ.items() if k != "NBGRADER_EXECUTION"}
     if nbgrader_execution:
         env["NBGRADER_EXECUTION"] = nbgrader_execution
-    client = HeadlessFrontEnd(
-        nb,
-        timeout=CELL_TIMEOUT,
-        kernel_name="python3",
-        allow_errors=True,
-        resources={"metadata": {"path": str(folder)}},
-    )
     async with slots:
-        await client.async_execute(env=env)
-    return nb
+        for start in range(1, KERNEL_STARTS + 1):
+            client = HeadlessFrontEnd(
+                nb,
+                timeout=CELL_TIMEOUT,
+                kernel_name="python3",
+                allow_errors=True,
+                resources={"metadata": {"path": str(folder)}},
+            )
+            try:
+                await client.async_execute(env=env)
+            except RuntimeError as died:  # no cell has run: the kernel never started
+                if "before replying to kernel_info" in str(died) and start < KERNEL_STARTS:
+                    continue
+                raise
+            return nb
 
 
 async def execute(
