@@ -287,6 +287,9 @@ def test_lsh_table_trade_off():
     r3 = next(t for t in table if t.rows == 3)
     assert r3.scanned < 0.01 and r3.found >= 0.95
     assert table[0].found == 1 and table[-1].found < 0.2
+    # "One row per band (r = 1) ...: the neighbour is always found, but so are most other sets"
+    assert table[0].rows == 1 and table[0].scanned > 0.5
+    assert "One row per band (r = 1) makes buckets easy to share" in _neighbors_text()
     assert all(abs(t.found - t.predicted) < 0.1 for t in table)
 
 
@@ -403,17 +406,37 @@ def test_log_axes_have_two_labelled_ticks():
             assert len(shown) >= 2, shown
 
 
-def test_weighted_two_nn_jumps_on_uneven_data_but_not_on_the_peak():
-    """The continuity cell: x = 0, 1, 4 with labels 0, 1, 4 jumps at q = 2 from 2/3 to 2
-    (weights 1 and 1/2 either side: (1*1 + 0)/(3/2) and (1*1 + (1/2)*4)/(3/2)); the evenly
-    spaced peak has no jump anywhere (largest step on a fine grid is that of the slope)."""
-    left, right = N.one_d_rule([0.0, 1.0, 4.0], [0.0, 1.0, 4.0], [2 - 1e-9, 2 + 1e-9],
-                               "weighted average of 2 nearest")
-    np.testing.assert_allclose([left, right], [2 / 3, 2.0], atol=1e-8)  # O(1e-9) from 2 ± 1e-9
+UNEVEN_X, UNEVEN_Y = [0.0, 1.0, 2.0, 5.0], [0.0, 1.0, 4.0, 9.0]  # §3's continuity example
+
+
+def test_weighted_two_nn_jumps_only_where_a_point_is_not_midway_between_its_neighbours():
+    """§3 (MMDS Exercise 12.4.6; reviews r7/r8): on x = 0, 1, 2, 5 with labels 0, 1, 4, 9 the
+    rule is 1 on both sides of q = 1 (1 is midway between 0 and 2) and leaps at q = 3 (2 is
+    not midway between 1 and 5) from (1·4 + ½·1)/(3/2) = 3 to (1·4 + ½·9)/(3/2) = 17/3; the
+    evenly spaced peak has no jump anywhere (its largest step on a fine grid is the slope's).
+    The cell prints the same four values as the prose states."""
+    estimates = N.one_d_rule(UNEVEN_X, UNEVEN_Y, [1 - 1e-9, 1 + 1e-9, 3 - 1e-9, 3 + 1e-9],
+                             "weighted average of 2 nearest")
+    np.testing.assert_allclose(estimates, [1, 1, 3, 17 / 3], atol=1e-8)  # O(1e-9) off the points
+    text = _neighbors_text()
+    assert "Take the points 0, 1, 2, 5 with labels 0, 1, 4, 9." in text
+    assert "the estimate is 1 on both sides of $q = 1$" in text
+    assert (f"leaps from $(1\\cdot 4 + \\tfrac12\\cdot 1)/\\tfrac32 = {estimates[2]:.0f}$ to "
+            f"$(1\\cdot 4 + \\tfrac12\\cdot 9)/\\tfrac32 \\approx {estimates[3]:.2f}$") in text
     x, y = data.mmds_peak()
     q = np.linspace(0, 8, 80_001)
     steps = np.abs(np.diff(N.one_d_rule(x, y, q, "weighted average of 2 nearest")))
     assert steps.max() < 1e-3  # slopes are at most 4 and the grid step is 1e-4
+
+
+def test_the_continuity_cell_computes_the_example_its_prose_works():
+    # Reviews r7/r8: the cell under the prose ran other points (0, 1, 3 at q = 1.5).
+    notebook = SOLUTIONS / "09_neighbors/neighbors_walkthrough.ipynb"
+    cells = json.loads(notebook.read_text())["cells"]
+    cell = next("".join(c["source"]) for c in cells
+                if c["cell_type"] == "code" and "near = " in "".join(c["source"]))
+    assert "N.one_d_rule([0.0, 1.0, 2.0, 5.0], [0.0, 1.0, 4.0, 9.0], near," in cell
+    assert "near = np.array([1 - 1e-9, 1 + 1e-9, 3 - 1e-9, 3 + 1e-9])" in cell
 
 
 def test_two_nn_leaves_a_band_of_the_dogs_picture_unclassified():
@@ -463,15 +486,15 @@ def test_two_nn_unanimous_agrees_with_a_plain_loop(case):
 
 
 def test_the_gaussian_kernel_estimate_does_not_jump_where_the_2nn_rule_does():
-    # Section 4's reason for kernels (MMDS §12.4.4): on the uneven data 0, 1, 3 the weighted
-    # 2-NN rule jumps by 1 at q = 1.5; kernel regression changes there by O(1e-9) at most.
-    x, y = [0.0, 1.0, 3.0], [0.0, 1.0, 4.0]
-    near = [1.5 - 1e-9, 1.5 + 1e-9]
-    jump = np.diff(N.one_d_rule(x, y, near, "weighted average of 2 nearest"))[0]
-    assert jump == pytest.approx(1.0, abs=1e-6)
+    # Section 4's reason for kernels (MMDS §12.4.4): on §3's uneven data the weighted 2-NN
+    # rule jumps by 8/3 at q = 3; kernel regression changes there by O(1e-9) at most.
+    near = [3 - 1e-9, 3 + 1e-9]
+    jump = np.diff(N.one_d_rule(UNEVEN_X, UNEVEN_Y, near, "weighted average of 2 nearest"))[0]
+    assert jump == pytest.approx(8 / 3, abs=1e-6)
     for kernel, sigma in (("gaussian", 1.0), ("inverse_square", None)):
-        smooth = np.diff(N.kernel_regression(x, y, near, kernel=kernel, sigma=sigma))[0]
-        assert abs(smooth) < 1e-6  # slope times 2e-9, far below the rule's jump of 1
+        smooth = np.diff(N.kernel_regression(UNEVEN_X, UNEVEN_Y, near, kernel=kernel,
+                                             sigma=sigma))[0]
+        assert abs(smooth) < 1e-6  # slope times 2e-9, far below the rule's jump
 
 
 def test_voronoi_walls_grow_linearly_not_as_n_log_n():

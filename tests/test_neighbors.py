@@ -217,6 +217,23 @@ def test_kernel_regression_stays_finite_where_the_plain_weights_overflow():
         assert N.kernel_regression(x, y, [q])[0] == 8.0
 
 
+def test_kernel_regression_keeps_its_digits_where_squares_are_subnormal_or_sigma_extreme():
+    """Reviews r7/r8: scaling by min (x − q)² lost digits where that square is subnormal
+    (0.3571 where the formula gives 5/17 = 0.2941), σ = 1e-170 gave nan (σ² = 0) and
+    σ = 1e200 raised OverflowError (σ**2). Distances, not squares, keep the formula's value."""
+    # weights 1/(2e-162)², 1/(8e-162)² and 1: in exact arithmetic (5/16 + tiny)/(17/16 + tiny)
+    x, y, q = [0.0, 1e-161, 1.0], [0.0, 5.0, 1.0], 2e-162
+    w = [1 / (Fraction(xi) - Fraction(q)) ** 2 for xi in x]
+    exact = sum(wi * Fraction(yi) for wi, yi in zip(w, y, strict=True)) / sum(w)
+    assert N.kernel_regression(x, y, [q])[0] == pytest.approx(float(exact), rel=1e-12)
+    x_peak, y_peak = data.mmds_peak()
+    # σ → 0: the nearest point's label (x = 3 for q = 3.4); σ → ∞: the mean label, 22/7
+    tiny = N.kernel_regression(x_peak, y_peak, [3.4], kernel="gaussian", sigma=1e-170)[0]
+    huge = N.kernel_regression(x_peak, y_peak, [3.4], kernel="gaussian", sigma=1e200)[0]
+    assert tiny == 4.0 and huge == pytest.approx(22 / 7, rel=1e-15)
+    np.testing.assert_allclose(N.kernel_weights(x_peak, 3.4, kernel="gaussian", sigma=1e200), 1.0)
+
+
 def test_gaussian_kernel_regression_against_the_formula_and_far_away():
     x, y = data.mmds_peak()
     q = np.array([0.3, 3.5, 6.1])

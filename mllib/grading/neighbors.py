@@ -30,8 +30,9 @@ def kernel_regression() -> Check:
     twice = np.append(x, x[3])  # one position holding two training points
     y_twice = np.append(y, y[3] + 4.0)
     cases = [
+        # 0.15 past x[0]: the others differ from x[0] by a whole number plus -0.8 to 0.8
         Case("the inverse-square kernel, a query between training points",
-             (x, y, float(x[0] + 0.3), "inverse_square", 1.0)),
+             (x, y, float(x[0] + 0.15), "inverse_square", 1.0)),
         Case("the inverse-square kernel, a query beyond the largest x",
              (x, y, float(x.max() + 2.5), "inverse_square", 1.0)),
         Case("the inverse-square kernel, a query equal to a training point",
@@ -48,14 +49,29 @@ def kernel_regression() -> Check:
     return Check("kernel_regression", cases, _kernel_estimate, domain=_regression_domain)
 
 
+# Exercise 1's range, inside which the formula computes to about 1e-12 of the labels' size
+# (tests/test_neighbors.py checks it against 50-digit decimals): far below Check's 1e-8.
+_RANGE, _SIGMAS, _APART, _GAUSSIAN_REACH = 1000.0, (1e-3, 1e3), 1e-6, 32.0
+
+
 def _regression_domain(x, y, q, kernel="inverse_square", sigma=1.0) -> str | None:
     x, y = np.asarray(x), np.asarray(y)
-    return unmet(("x holds at least one point, y one label per point",
-                  x.ndim == 1 and len(x) >= 1 and y.shape == x.shape),
-                 ("x, y and q are finite numbers", finite(x, y, q)),
-                 ("kernel is 'inverse_square' or 'gaussian'", kernel in ("inverse_square",
-                                                                         "gaussian")),
-                 ("sigma is positive", finite(sigma) and sigma > 0))
+    broken = unmet(("x holds at least one point, y one label per point",
+                    x.ndim == 1 and len(x) >= 1 and y.shape == x.shape),
+                   ("x, y and q are finite numbers", finite(x, y, q)),
+                   ("kernel is 'inverse_square' or 'gaussian'", kernel in ("inverse_square",
+                                                                           "gaussian")),
+                   ("sigma is positive", finite(sigma) and sigma > 0))
+    if broken:
+        return broken
+    distances = np.abs(x - q)
+    return unmet(("every x, y and q lies between -1000 and 1000",
+                  max(np.abs(x).max(), np.abs(y).max(), abs(q)) <= _RANGE),
+                 ("sigma lies between 0.001 and 1000", _SIGMAS[0] <= sigma <= _SIGMAS[1]),
+                 ("every training point equals q or is at least 1e-6 from it",
+                  bool(np.all((distances == 0) | (distances >= _APART)))),
+                 ("with the Gaussian kernel q is at most 32 sigma from its nearest point",
+                  kernel != "gaussian" or distances.min() <= _GAUSSIAN_REACH * sigma))
 
 
 def _eighths(values: np.ndarray) -> np.ndarray:
