@@ -384,13 +384,21 @@ def two_nn_unanimous(X_train, y_train, X_query, *, unclassified: int = -1) -> np
         Integer labels.
     X_query : array of shape (q, d)
     unclassified : int
-        The answer for a query whose two neighbours disagree.
+        The answer for a query whose two neighbours disagree; not one of the labels.
 
     Returns
     -------
     ndarray of shape (q,)
+
+    Raises
+    ------
+    ValueError
+        If ``unclassified`` is one of the labels (with ±1 labels, pass say 0).
     """
     X_train, y_train = _training_set(X_train, y_train)
+    if np.any(y_train == unclassified):
+        raise ValueError(f"unclassified = {unclassified} is also a label; pick a value that "
+                         "is not one, so that the two answers can be told apart.")
     _, indices = kneighbors(X_train, X_query, k=2)
     first, second = y_train[indices[:, 0]], y_train[indices[:, 1]]
     return np.where(first == second, first, unclassified).astype(int)
@@ -529,6 +537,9 @@ class Concentration:
     contrast_quartiles : ndarray of shape (m, 2)
         The lower and upper quartile of the same per-query ratios, the spread of the median's
         row (each row is one Monte Carlo draw).
+    nearest_se, farthest_se : ndarray of shape (m,)
+        The standard errors s/√queries of ``nearest`` and ``farthest`` (s with ddof = 1): both
+        distances are bounded by √d, so their means have finite variance in every dimension.
     """
 
     dims: np.ndarray
@@ -536,6 +547,8 @@ class Concentration:
     farthest: np.ndarray
     contrast: np.ndarray
     contrast_quartiles: np.ndarray
+    nearest_se: np.ndarray
+    farthest_se: np.ndarray
 
 
 def distance_concentration(dims, *, n: int = 500, queries: int = 20, seed=0) -> Concentration:
@@ -549,7 +562,7 @@ def distance_concentration(dims, *, n: int = 500, queries: int = 20, seed=0) -> 
     dims : sequence of int
     n : int
     queries : int
-        At least 2 (a quartile of one query is no spread).
+        At least 2 (a quartile or a standard error of one query is no spread).
     seed : int or numpy.random.Generator
     """
     if queries < 2:
@@ -562,7 +575,8 @@ def distance_concentration(dims, *, n: int = 500, queries: int = 20, seed=0) -> 
         near, far = D.min(axis=1), D.max(axis=1)
         ratios = (far - near) / near
         rows.append((near.mean(), far.mean(), np.median(ratios),
-                     np.percentile(ratios, [25, 75])))
+                     np.percentile(ratios, [25, 75]),
+                     near.std(ddof=1) / np.sqrt(queries), far.std(ddof=1) / np.sqrt(queries)))
     return Concentration(dims, *map(np.array, zip(*rows, strict=True)))
 
 

@@ -88,9 +88,29 @@ def test_concentration_ratio_columns_are_per_query_medians_and_quartiles():
     table = demo.concentration_table()
     header = table.splitlines()[0]
     assert "median over queries of (far − near)/near" in header
-    assert "its quartiles over queries" in header and "±" not in table
+    assert "its quartiles over queries" in header
+    assert all("±" not in row.split(" | ", 3)[-1] for row in table.splitlines())
     q1, q3 = c.contrast_quartiles[-1]
     assert f"| {c.contrast[-1]:.3f} | {q1:.3f} to {q3:.3f} |" in table
+
+
+def test_concentration_mean_distances_carry_their_standard_errors():
+    # Review r8: §6's mean-distance columns are estimates from 20 queries, so each is printed
+    # ± s/√20, recomputed here (scipy's sem) from the same draws.
+    rng = np.random.default_rng(0)
+    c = N.distance_concentration(demo.CURSE_DIMS, n=500, queries=20, seed=0)
+    rows = demo.concentration_table().splitlines()[2:]
+    for i, d in enumerate(demo.CURSE_DIMS):
+        D = cdist(rng.random((20, d)), rng.random((500, d)))
+        near, far = D.min(axis=1), D.max(axis=1)
+        np.testing.assert_allclose([c.nearest[i], c.farthest[i]], [near.mean(), far.mean()],
+                                   rtol=1e-12)
+        np.testing.assert_allclose([c.nearest_se[i], c.farthest_se[i]],
+                                   [stats.sem(near), stats.sem(far)], rtol=1e-9)
+        cells = rows[i].split(" | ")
+        assert cells[1] == f"{near.mean():#.3g} ± {stats.sem(near):#.2g}"
+        assert cells[2] == f"{far.mean():#.3g} ± {stats.sem(far):#.2g}"
+    assert "mean distances over the 20 queries ± their standard errors" in _neighbors_text()
 
 
 def test_the_mean_ratio_in_one_dimension_estimates_nothing():
@@ -465,6 +485,8 @@ def test_two_nn_worked_example_is_unclassified_then_a_chihuahua():
     np.testing.assert_allclose(distances, np.sqrt([[10, 26], [2, 2]]), rtol=1e-12)
     assert list(N.two_nn_unanimous(X, y, queries)) == [-1, 0]
     assert list(N.two_nn_unanimous(X, y, queries, unclassified=9)) == [9, 0]
+    with pytest.raises(ValueError, match="unclassified = 0 is also a label"):
+        N.two_nn_unanimous(X, y, queries, unclassified=0)  # review r8: it must stand apart
     with pytest.raises(ValueError, match="they must match"):
         N.two_nn_unanimous(X, y[:-1], queries)
     with pytest.raises(ValueError, match="larger than the number of training points"):

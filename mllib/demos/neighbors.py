@@ -224,7 +224,7 @@ def show_two_nn() -> Figure:
     """The 2-NN rule of Exercise 12.4.1: breeds' regions where both nearest dogs agree,
     unshaded (unclassified) where they do not."""
     X, y, breeds = data.dogs()
-    gx, gy, answer = two_nn_regions(300)
+    gx, gy, answer = two_nn_regions()  # one grid for the picture and the share it prints
     fig, (ax,) = figure(1, width=6.0, height=4.8)
     shown = np.ma.masked_less(answer, 0)  # unclassified cells stay unshaded
     ax.pcolormesh(gx, gy, shown, cmap=ListedColormap(BREED_COLOURS), alpha=0.25,
@@ -234,15 +234,14 @@ def show_two_nn() -> Figure:
                    label=name, zorder=3)
     ax.set_xlabel("height (inches)")
     ax.set_ylabel("weight (pounds)")
-    counted = two_nn_regions()[2]  # the default grid, whose share the walk-through prints
-    share = np.mean(counted < 0)
+    share = np.mean(answer < 0)
     ax.set_title(f"2-NN, a label only where both nearest dogs agree:\n"
                  f"unshaded = unclassified ({share:.0%} of the window)", fontsize=9)
     ax.legend(fontsize=8, loc="upper left")
     return describe(fig, f"The 2-NN rule of MMDS Exercise 12.4.1 on {_dogs_sentence(y, breeds)}: "
                          f"{share:.0%} of the window is unclassified (its two nearest dogs "
                          f"differ in breed); the breeds' regions cover "
-                         f"{_breed_shares(counted, breeds)}.")
+                         f"{_breed_shares(answer, breeds)}.")
 
 
 # --- k and the weighting on 2-D data ---------------------------------------------------------
@@ -504,8 +503,10 @@ def show_concentration(seed: int = 0) -> Figure:
     """Nearest and farthest distance, and their relative gap, as d grows (MMDS §12.4.5)."""
     c = N.distance_concentration(CURSE_DIMS, n=500, queries=20, seed=seed)
     fig, axes = figure(2, width=4.5, height=3.4)
-    axes[0].plot(c.dims, c.nearest / np.sqrt(c.dims), "o-", ms=3, label="nearest")
-    axes[0].plot(c.dims, c.farthest / np.sqrt(c.dims), "o-", ms=3, label="farthest")
+    for mean, se, label in ((c.nearest, c.nearest_se, "nearest"),
+                            (c.farthest, c.farthest_se, "farthest")):
+        axes[0].errorbar(c.dims, mean / np.sqrt(c.dims), yerr=se / np.sqrt(c.dims), fmt="o-",
+                         ms=3, capsize=2, label=f"{label} (± s.e.)")
     axes[0].set_xscale("log")
     axes[0].set_xlabel("dimension d")
     axes[0].set_ylabel("distance / √d")
@@ -518,7 +519,8 @@ def show_concentration(seed: int = 0) -> Figure:
     axes[1].set_ylabel("median over queries of\n(farthest − nearest) / nearest")
     axes[1].legend(fontsize=8)
     fig.suptitle("500 uniform points in [0, 1]^d, 20 queries")
-    return describe(fig, f"Distances from 20 queries to 500 uniform points in [0, 1]^d, d from "
+    return describe(fig, f"Mean distances from 20 queries to 500 uniform points in [0, 1]^d, "
+                         f"with standard-error bars, d from "
                          f"{c.dims[0]} to {c.dims[-1]}: nearest/√d rises from "
                          f"{c.nearest[0] / np.sqrt(c.dims[0]):.3f} to "
                          f"{c.nearest[-1] / np.sqrt(c.dims[-1]):.3f} and farthest/√d goes from "
@@ -530,13 +532,16 @@ def show_concentration(seed: int = 0) -> Figure:
 
 
 def concentration_table(seed: int = 0) -> str:
-    """The nearest and farthest distances of :func:`show_concentration`, and the median and the
-    quartiles over the queries of each query's own relative gap, as a markdown table."""
+    """The mean nearest and farthest distances of :func:`show_concentration` ± their standard
+    errors, and the median and the quartiles over the queries of each query's own relative gap,
+    as a markdown table."""
     c = N.distance_concentration(CURSE_DIMS, n=500, queries=20, seed=seed)
-    rows = [[int(d), f"{a:.3f}", f"{b:.3f}", f"{m:.3f}", f"{q1:.3f} to {q3:.3f}"]
-            for d, a, b, m, (q1, q3) in zip(c.dims, c.nearest, c.farthest, c.contrast,
-                                            c.contrast_quartiles, strict=True)]
-    return markdown_table(["d", "mean nearest distance", "mean farthest distance",
+    rows = [[int(d), f"{a:#.3g} ± {a_se:#.2g}", f"{b:#.3g} ± {b_se:#.2g}", f"{m:.3f}",
+             f"{q1:.3f} to {q3:.3f}"]
+            for d, a, a_se, b, b_se, m, (q1, q3) in zip(
+                c.dims, c.nearest, c.nearest_se, c.farthest, c.farthest_se, c.contrast,
+                c.contrast_quartiles, strict=True)]
+    return markdown_table(["d", "mean nearest distance ± s.e.", "mean farthest distance ± s.e.",
                            "median over queries of (far − near)/near",
                            "its quartiles over queries"], rows)
 
