@@ -369,7 +369,8 @@ def bagging(X, y, *, n_estimators: int, learner: Callable = decision_tree, seed=
     smallest label), or by their mean for ``task="regress"``. An example left out of a
     replicate (about e⁻¹ ≈ 37% are) is *out of bag* for that learner; its out-of-bag prediction
     aggregates only those learners, which gives an estimate of the test error without a test
-    set.
+    set. A replicate that holds every example (chance m!/mᵐ: always for m = 1, 1 in 2,755 for
+    m = 10) leaves none out, and its learner takes part in no out-of-bag prediction.
 
     Parameters
     ----------
@@ -405,9 +406,10 @@ def bagging(X, y, *, n_estimators: int, learner: Callable = decision_tree, seed=
         h = learner(X[sample], y[sample])
         out = np.ones(m, bool)
         out[sample] = False
-        guess = h.predict(X[out])
-        tally[out] += guess[:, None] if classes is None else guess[:, None] == classes
-        heard[out] += 1
+        if out.any():  # a replicate holding every example (chance m!/mᵐ) votes for none
+            guess = h.predict(X[out])
+            tally[out] += guess[:, None] if classes is None else guess[:, None] == classes
+            heard[out] += 1
         oob_prediction = _aggregate(tally, heard, classes)
         seen = heard > 0
         history.append(BagRound(b, sample, h, _error(oob_prediction[seen], y[seen], task)))

@@ -274,3 +274,28 @@ def test_reweight_on_the_toy_example_gives_one_fourteenth_and_one_sixth():
 def test_plurality_vote_counts_and_breaks_ties_to_the_smallest_label():
     votes = np.array([[2, 1, 5, 0], [2, 3, 4, 1], [1, 3, 4, 1], [1, 1, 5, 0]])
     np.testing.assert_array_equal(E.plurality_vote(votes), [1, 1, 4, 0])
+
+
+# --- review round 8: edge cases of the library ------------------------------------------------
+
+
+@pytest.mark.parametrize("fit", [
+    lambda X, y: E.bagging(X, y, n_estimators=1000, seed=5),
+    lambda X, y: E.random_forest(X, y, n_estimators=1000, seed=0),
+])
+def test_a_replicate_holding_every_example_adds_no_out_of_bag_vote(fit):
+    """Seeds on which one of 1000 replicates of the 10 toy points holds all 10 (m!/mᵐ ≈ 3.6e-4
+    each): that learner votes for no example, and the OOB figures equal the hand count over
+    the replicates (:func:`E.oob_error`, which skips learners with no out-of-bag example)."""
+    X, y = data.boosting_toy()
+    bag = fit(X, y)
+    samples = np.array([r.sample for r in bag.history])
+    assert any(len(np.unique(row)) == len(y) for row in samples)  # the case this test is about
+    predictions = np.array([h.predict(X) for h in bag.learners])
+    assert bag.oob_error == pytest.approx(E.oob_error(predictions, samples, y), abs=1e-15)
+
+
+def test_a_single_example_has_no_out_of_bag_prediction():
+    bag = E.bagging([[1.0]], [1], n_estimators=3, seed=0)
+    assert np.isnan(bag.oob_error) and np.isnan(bag.oob_prediction).all()
+    np.testing.assert_array_equal(bag.predict([[0.0], [2.0]]), [1, 1])
