@@ -431,7 +431,8 @@ def random_forest(X, y, *, n_estimators: int, max_features: int | str = "sqrt",
     """A random forest (CS446 "Random Forests (Bagged Trees++)"; Breiman 2001).
 
     Bagged CART trees (:func:`bagging` of :func:`mllib.trees.decision_tree`) in which every
-    split considers only ``max_features`` features drawn at random. One seed fixes both the
+    split considers only ``max_features`` features drawn at random (one more when all of
+    those are constant in the node, so the trees are still fully grown). One seed fixes both the
     bootstrap replicates and the feature draws (two independent streams spawned from it).
 
     Parameters
