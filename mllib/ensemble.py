@@ -129,10 +129,11 @@ class AdaBoostResult:
         return [r.learner for r in self.history]
 
     def staged_scores(self, X) -> np.ndarray:
-        """Σ_{s<=t} α_s h_s(x) for t = 1..T: shape (T, n)."""
+        """Σ_{s<=t} α_s h_s(x) for t = 1..T: shape (T, n), (0, n) for a run that kept no
+        round."""
         X = as_matrix(X)
         votes = np.array([r.alpha * r.learner.predict(X) for r in self.history])
-        return np.cumsum(votes, axis=0)
+        return np.cumsum(votes, axis=0) if self.history else np.zeros((0, len(X)))
 
     def staged_margins(self, X, y) -> np.ndarray:
         """The normalised margins yᵢ·Σ_{s<=t} α_s h_s(xᵢ) / Σ_{s<=t} α_s for t = 1..T, each in
@@ -147,7 +148,16 @@ class AdaBoostResult:
 
     def predict(self, X, rounds: int | None = None) -> np.ndarray:
         """H(x) = sign(Σₜ αₜ hₜ(x)) over the first ``rounds`` rounds (all by default); a score of
-        exactly 0 predicts -1, as scikit-learn does. Shape (n,)."""
+        exactly 0 predicts -1, as scikit-learn does. Shape (n,).
+
+        Raises
+        ------
+        ValueError
+            If the run kept no round (round 1 had error >= 1/2): there is no H to vote with.
+        """
+        if not self.history:
+            raise ValueError(f"this run kept no round ({self.stopped}), so there is no H; "
+                             "the weak learner never beat a coin on these data.")
         scores = self.staged_scores(X)
         t = len(self.history) if rounds is None else positive_int(rounds, "rounds")
         return np.where(scores[min(t, len(scores)) - 1] > 0, 1.0, -1.0)

@@ -359,3 +359,15 @@ def test_a_node_whose_drawn_features_are_all_constant_draws_another():
         tree = T.decision_tree(X, y, max_features=1, seed=seed)
         np.testing.assert_array_equal(tree.predict(X), y)
         assert set(tree.feature[tree.feature >= 0]) == {1}
+
+
+def test_a_run_that_kept_no_round_has_no_h_to_predict_with():
+    """The 4-point XOR: every stump errs on half, so round 1 is discarded. The staged scores
+    are then an empty (0, n) array, and predict says why it cannot vote."""
+    X = np.array([[0.0, 0], [0, 1], [1, 0], [1, 1]])
+    y = np.array([-1.0, 1, 1, -1])
+    run = E.adaboost(X, y, rounds=5)
+    assert run.history == ()
+    assert run.staged_scores(X).shape == (0, 4)
+    with pytest.raises(ValueError, match="no round.*weighted error 0.500"):
+        run.predict(X)
