@@ -22,13 +22,34 @@ def test_toy_table_shows_the_slides_alpha_rounding():
     assert rows[2] == "| 3 | 3/22 = 0.1364 | 0.14 | 0.9229 | 0.92 | 0.9076 |"
 
 
-def test_round_frame_sizes_points_by_the_distribution():
-    movie = demo.boosting_movie("toy")
-    fig = demo.show_round(2, "toy")
-    sizes = np.concatenate([c.get_sizes() for c in fig.axes[0].collections[-2:]])
-    D = movie.run.history[1].distribution
+def _frame_areas(t: int, dataset: str) -> tuple[np.ndarray, np.ndarray]:
+    """The marker areas (pt²) the round scrubber draws at round t, and the weights Dₜ of the
+    same points, in the drawing's order (y = +1 first)."""
+    movie = demo.boosting_movie(dataset)
+    fig = demo.show_round(t, dataset)
+    areas = np.concatenate([c.get_sizes() for c in fig.axes[0].collections[-2:]])
     order = np.concatenate([np.flatnonzero(movie.y == 1), np.flatnonzero(movie.y == -1)])
-    np.testing.assert_allclose(sizes / sizes.max(), D[order] / D.max())
+    return areas, movie.run.history[t - 1].distribution[order]
+
+
+@pytest.mark.parametrize("dataset", ["toy", "moons"])
+def test_round_frame_sizes_points_by_the_log_of_the_distribution_on_one_scale(dataset):
+    """§3: the area grows by the same amount for each tenfold weight, on one scale for every
+    frame of a data set (one straight line through all 30 frames' (log₁₀ D, area) pairs), and
+    no point is smaller than 12 pt², though Dₜ spans five decades on the toy points by round
+    30 (once the area was ∝ Dₜ and points shrank below 1 pt²)."""
+    frames = [_frame_areas(t, dataset) for t in range(1, 31)]
+    areas = np.concatenate([a for a, _ in frames])
+    log_weights = np.log10(np.concatenate([D for _, D in frames]))
+    slope, intercept = np.polyfit(log_weights, areas, 1)
+    np.testing.assert_allclose(areas, slope * log_weights + intercept, atol=1e-6)
+    assert slope > 0 and areas.min() >= 12
+    if dataset == "toy":
+        _, D = frames[-1]
+        assert np.log10(D.max() / D.min()) > 5  # "five decades"
+    text = markdown_text("10_ensemble/ensemble_walkthrough.ipynb")
+    assert "each tenfold weight adds the same area" in text and "span five decades" in text
+    fig = demo.show_round(2, "toy")
     assert "ε = 0.214, α = 0.650" in fig.axes[0].get_title()
 
 
@@ -196,6 +217,16 @@ def test_bagging_figure_has_a_class_legend_and_a_grey_key():
     texts = [[t.get_text() for t in ax.get_legend().get_texts()] for ax in fig.axes]
     assert texts[0] == ["y = +1", "y = -1"]
     assert texts[1] == ["all refits say −1", "all refits say +1"]
+    # each patch has the colour of its band: the shades of refit shares 0 and 1
+    shade = next(c for c in fig.axes[1].collections if hasattr(c, "layers"))
+    bands = shade.get_facecolor()
+    shares = (demo.bagging_variance().bag_maps > 0).mean(axis=0)
+    drawn_bands = [min(int(np.searchsorted(shade.levels, value, side="right")) - 1,
+                       len(bands) - 1)  # the top band includes its upper level
+                   for value in (shares.min(), shares.max())]
+    assert (shares.min(), shares.max()) == (0, 1)
+    for patch, band in zip(fig.axes[1].get_legend().get_patches(), drawn_bands, strict=True):
+        np.testing.assert_allclose(patch.get_facecolor()[:3], bands[band][:3], atol=1e-9)
 
 
 # --- §4 the round scrubber over every value ---------------------------------------------------
@@ -352,7 +383,7 @@ def test_bagging_titles_print_the_share_in_dispute_and_the_disagreement():
         majority = np.sign(maps.sum(axis=0))  # 5 refits: never a tie
         against = np.mean([np.mean(m != majority) for m in maps])
         title = ax.get_title()
-        assert f"plane where refits disagree {dispute:.3f}" in title
+        assert f"picture where refits disagree {dispute:.3f}" in title
         assert f"a refit against the majority {against:.3f}" in title
         assert against < dispute
     assert v.bag_dispute < v.tree_dispute
@@ -502,7 +533,7 @@ def test_static_figures_say_what_their_data_show():
     assert "falls from 0.30 to 0 at round 3" in margins  # the slides' ε₁ = 0.30
     assert "rises to 0.294 by round 13 and then stays between 0.24 and 0.30" in margins
     v = demo.bagging_variance()
-    assert f"{v.tree_dispute:.3f} of the plane for the tree and {v.bag_dispute:.3f}" in alt_text(
+    assert f"{v.tree_dispute:.3f} of the picture for the tree and {v.bag_dispute:.3f}" in alt_text(
         demo.show_bagging_variance())
     r = demo.bagged_regression()
     assert f"1-NN {r.single['1-NN']:.3f} for one fit" in alt_text(demo.show_bagged_regression())
@@ -626,3 +657,16 @@ def test_the_bagged_1nn_is_a_staircase_of_finer_steps():
     bagged = demo.bagged_regression().bags["1-NN"].predict(grid)
     steps = [np.abs(np.diff(curve))[np.abs(np.diff(curve)) > 1e-12] for curve in (one_fit, bagged)]
     assert len(steps[1]) > 2 * len(steps[0]) and np.median(steps[1]) < np.median(steps[0])
+
+
+def test_no_round_repeats_the_stump_just_before_it_but_earlier_ones_come_back():
+    """§2: under D_{t+1} the stump hₜ errs on exactly half the weight, so round t + 1 "cannot
+    pick it again (an earlier stump may come back)": on the scrubber's 30 toy rounds no stump
+    equals its predecessor, and some equals an earlier one (round 1's returns)."""
+    text = markdown_text("10_ensemble/ensemble_walkthrough.ipynb")
+    assert "cannot pick it again (an earlier stump may come back)" in text
+    X, y = data.boosting_toy()
+    stumps = [(h.feature, h.threshold, h.polarity) for h in E.adaboost(X, y, rounds=30).learners]
+    assert len(stumps) == 30
+    assert all(a != b for a, b in zip(stumps, stumps[1:], strict=False))
+    assert stumps.count(stumps[0]) > 1
