@@ -649,7 +649,7 @@ def bagged_regression_sweep_table() -> str:
              f"{int(np.sum(w.gain(name) > 0))} of {len(w.gain(name))}"]
             for name in REGRESSION_LEARNERS]
     return markdown_table(["learner", "test MSE, one fit", "test MSE, bag of 50",
-                           "one fit − bag", "lowest gain in its paired s.e.",
+                           "one fit − bag", "weakest draw: gain / its paired s.e.",
                            "bag lower"], rows)
 
 
