@@ -129,10 +129,11 @@ class AdaBoostResult:
         return [r.learner for r in self.history]
 
     def staged_scores(self, X) -> np.ndarray:
-        """Σ_{s<=t} α_s h_s(x) for t = 1..T: shape (T, n)."""
+        """Σ_{s<=t} α_s h_s(x) for t = 1..T: shape (T, n), (0, n) for a run that kept no
+        round."""
         X = as_matrix(X)
         votes = np.array([r.alpha * r.learner.predict(X) for r in self.history])
-        return np.cumsum(votes, axis=0)
+        return np.cumsum(votes, axis=0) if self.history else np.zeros((0, len(X)))
 
     def staged_margins(self, X, y) -> np.ndarray:
         """The normalised margins yᵢ·Σ_{s<=t} α_s h_s(xᵢ) / Σ_{s<=t} α_s for t = 1..T, each in
@@ -147,7 +148,16 @@ class AdaBoostResult:
 
     def predict(self, X, rounds: int | None = None) -> np.ndarray:
         """H(x) = sign(Σₜ αₜ hₜ(x)) over the first ``rounds`` rounds (all by default); a score of
-        exactly 0 predicts -1, as scikit-learn does. Shape (n,)."""
+        exactly 0 predicts -1, as scikit-learn does. Shape (n,).
+
+        Raises
+        ------
+        ValueError
+            If the run kept no round (round 1 had error >= 1/2): there is no H to vote with.
+        """
+        if not self.history:
+            raise ValueError(f"this run kept no round ({self.stopped}), so there is no H; "
+                             "the weak learner never beat a coin on these data.")
         scores = self.staged_scores(X)
         t = len(self.history) if rounds is None else positive_int(rounds, "rounds")
         return np.where(scores[min(t, len(scores)) - 1] > 0, 1.0, -1.0)
@@ -369,7 +379,8 @@ def bagging(X, y, *, n_estimators: int, learner: Callable = decision_tree, seed=
     smallest label), or by their mean for ``task="regress"``. An example left out of a
     replicate (about e⁻¹ ≈ 37% are) is *out of bag* for that learner; its out-of-bag prediction
     aggregates only those learners, which gives an estimate of the test error without a test
-    set.
+    set. A replicate that holds every example (chance m!/mᵐ: always for m = 1, 1 in 2,755 for
+    m = 10) leaves none out, and its learner takes part in no out-of-bag prediction.
 
     Parameters
     ----------
@@ -405,9 +416,10 @@ def bagging(X, y, *, n_estimators: int, learner: Callable = decision_tree, seed=
         h = learner(X[sample], y[sample])
         out = np.ones(m, bool)
         out[sample] = False
-        guess = h.predict(X[out])
-        tally[out] += guess[:, None] if classes is None else guess[:, None] == classes
-        heard[out] += 1
+        if out.any():  # a replicate holding every example (chance m!/mᵐ) votes for none
+            guess = h.predict(X[out])
+            tally[out] += guess[:, None] if classes is None else guess[:, None] == classes
+            heard[out] += 1
         oob_prediction = _aggregate(tally, heard, classes)
         seen = heard > 0
         history.append(BagRound(b, sample, h, _error(oob_prediction[seen], y[seen], task)))
@@ -429,7 +441,8 @@ def random_forest(X, y, *, n_estimators: int, max_features: int | str = "sqrt",
     """A random forest (CS446 "Random Forests (Bagged Trees++)"; Breiman 2001).
 
     Bagged CART trees (:func:`bagging` of :func:`mllib.trees.decision_tree`) in which every
-    split considers only ``max_features`` features drawn at random. One seed fixes both the
+    split considers only ``max_features`` features drawn at random (one more when all of
+    those are constant in the node, so the trees are still fully grown). One seed fixes both the
     bootstrap replicates and the feature draws (two independent streams spawned from it).
 
     Parameters

@@ -9,6 +9,12 @@ Sources
 - Breiman et al., *Classification and Regression Trees* (1984), for the CART split search:
   thresholds midway between consecutive distinct values, Gini or entropy impurity.
 
+Thresholds
+----------
+Between two consecutive distinct values a < b of a feature the threshold is their midpoint,
+except when the midpoint rounds up to b (a and b adjacent doubles, such as 0.3 and 0.1 + 0.2):
+then it is a, so that the rule x <= t always separates the two (:func:`threshold_between`).
+
 Conventions
 -----------
 A stump predicts ``polarity`` where x[feature] > threshold and ``-polarity`` elsewhere, so its
@@ -41,6 +47,17 @@ def _sample_weights(weights, m: int) -> np.ndarray:
     return weights
 
 
+def threshold_between(low, high):
+    """A threshold t with low <= t < high for values low < high, so that x <= t separates them.
+
+    The midpoint, computed as low/2 + high/2 (which cannot overflow); when it rounds up to
+    ``high`` (adjacent doubles) or below ``low`` (halves of subnormals), ``low`` instead.
+    Works elementwise on arrays of the same shape.
+    """
+    middle = np.asarray(low) / 2 + np.asarray(high) / 2
+    return np.where((low <= middle) & (middle < high), middle, low)
+
+
 @dataclass(frozen=True)
 class Stump:
     """A one-split classifier h(x) = polarity if x[feature] > threshold else -polarity.
@@ -49,8 +66,9 @@ class Stump:
     ----------
     feature : int
     threshold : float
-        Midway between two consecutive distinct values of the feature, or -inf for the constant
-        stump that predicts ``polarity`` everywhere.
+        Between two consecutive distinct values of the feature (:func:`threshold_between`:
+        their midpoint unless that rounds up to the larger), or -inf for the constant stump
+        that predicts ``polarity`` everywhere.
     polarity : int
         +1 or -1.
     error : float
@@ -71,8 +89,9 @@ class Stump:
 def decision_stump(X, y, weights=None, *, order: np.ndarray | None = None) -> Stump:
     """The decision stump of minimum weighted error (the weak learner of CS446's boosting).
 
-    Candidates, for every feature j: the constant stump (threshold -inf) and every threshold
-    midway between consecutive distinct values of column j; each with polarity +1 and -1.
+    Candidates, for every feature j: the constant stump (threshold -inf) and a threshold
+    between every two consecutive distinct values of column j (:func:`threshold_between`);
+    each with polarity +1 and -1.
     The error of a candidate is Σᵢ wᵢ [h(xᵢ) ≠ yᵢ] / Σᵢ wᵢ. Ties go to the lowest feature, then
     the lowest threshold, then polarity +1.
 
@@ -116,7 +135,7 @@ def decision_stump(X, y, weights=None, *, order: np.ndarray | None = None) -> St
     best = int(np.flatnonzero(errors <= errors.min() + 1e-12)[0])
     feature, position, side = np.unravel_index(best, (d, m, 2))
     threshold = (-np.inf if position == 0
-                 else (values[position - 1, feature] + values[position, feature]) / 2)
+                 else threshold_between(values[position - 1, feature], values[position, feature]))
     polarity = 1 if side == 0 else -1
     wrong = np.where(X[:, feature] > threshold, polarity, -polarity) != y
     return Stump(int(feature), float(threshold), polarity, float(w[wrong].sum()))
@@ -193,8 +212,23 @@ def _best_split(X, onehot, features, criterion):
     by_feature = score.T.reshape(-1)  # feature-major, then position (threshold) ascending
     best = int(np.flatnonzero(by_feature <= by_feature.min() + 1e-12)[0])
     column, position = divmod(best, len(v) - 1)
-    threshold = (v[position, column] + v[position + 1, column]) / 2
+    threshold = threshold_between(v[position, column], v[position + 1, column])
     return int(features[column]), float(threshold)
+
+
+def _draw_features(X_node: np.ndarray, n_features: int, rng: np.random.Generator) -> np.ndarray:
+    """The features a node's split may use, ascending (the tie order): all d of them, or
+    ``n_features`` drawn without replacement. If every drawn feature is constant on the node's
+    rows X_node (shape (rows, d)), one more is drawn uniformly from those that are not, which
+    is what scikit-learn's splitter ends with when it keeps drawing until a feature varies."""
+    d = X_node.shape[1]
+    if n_features == d:
+        return np.arange(d)
+    drawn = rng.choice(d, n_features, replace=False)
+    varies = X_node.max(axis=0) > X_node.min(axis=0)
+    if not varies[drawn].any() and varies.any():  # the varying features are all undrawn
+        drawn = np.append(drawn, rng.choice(np.flatnonzero(varies)))
+    return np.sort(drawn)
 
 
 def decision_tree(X, y, weights=None, *, max_depth: int | None = None,
@@ -204,11 +238,13 @@ def decision_tree(X, y, weights=None, *, max_depth: int | None = None,
 
     At each node, among the features considered (all of them, or ``max_features`` drawn at
     random without replacement at every split, as in a random forest), choose the threshold
-    midway between consecutive distinct values that minimises the weighted impurity of the two
-    children, w_L·I(L) + w_R·I(R) (:func:`impurity`). Ties go to the lowest feature, then the
-    lowest threshold. A node becomes a leaf when it is pure, when it is at ``max_depth``, or when
-    no feature has two distinct values in it. Leaves predict the majority label (by weight),
-    ties to the smallest label.
+    between consecutive distinct values (:func:`threshold_between`) that minimises the weighted
+    impurity of the two children, w_L·I(L) + w_R·I(R) (:func:`impurity`). Ties go to the
+    lowest feature, then the lowest threshold. When every drawn feature is constant in the
+    node, one more is drawn from the features that are not (:func:`_draw_features`), so a
+    node becomes a leaf only when it is pure, when it is at ``max_depth``, or when no feature
+    has two distinct values in it: without a depth limit the trees are fully grown. Leaves
+    predict the majority label (by weight), ties to the smallest label.
 
     With every feature considered and no ties, the tree is the one scikit-learn's
     ``DecisionTreeClassifier`` grows with the same criterion and depth.
@@ -223,7 +259,8 @@ def decision_tree(X, y, weights=None, *, max_depth: int | None = None,
     max_depth : int >= 1, or None for no limit
     criterion : {"gini", "entropy"}
     max_features : int, "sqrt" or None
-        Features drawn at each split; None for all, "sqrt" for ⌊√d⌋ (at least 1).
+        Features drawn at each split; None for all, "sqrt" for ⌊√d⌋ (at least 1); one more
+        when every drawn feature is constant in the node.
     seed : int, numpy.random.Generator or None
         For the feature draws.
 
@@ -262,8 +299,7 @@ def decision_tree(X, y, weights=None, *, max_depth: int | None = None,
         nodes.append([-1, 0.0, -1, -1, classes[int(np.argmax(counts))]])
         if depth >= depth_limit or np.count_nonzero(counts) <= 1:
             return node, depth
-        features = (np.arange(d) if n_features == d
-                    else np.sort(rng.choice(d, n_features, replace=False)))
+        features = _draw_features(X[rows], n_features, rng)
         split = _best_split(X[rows], onehot[rows], features, criterion)
         if split is None:
             return node, depth

@@ -241,3 +241,22 @@ def test_oob_error_is_the_figure_bagging_computes():
         samples = np.array([r.sample for r in bag.history])
         assert E.oob_error(predictions, samples, y) == pytest.approx(bag.oob_error, abs=1e-12)
         assert oob_ok(predictions, samples, y) == pytest.approx(bag.oob_error, abs=1e-12)
+
+
+def test_the_statements_threshold_rule_separates_neighbouring_doubles():
+    """Exercise 3 says how to place a threshold between a < b so that x > t separates them even
+    where the midpoint rounds up to b (0.3 and 0.1 + 0.2). The instructor's answer follows it
+    and errs nowhere on that pair, as the checkers' reference does; it passes the hidden
+    check, and so do the plain-midpoint answers above (the hidden values have exact midpoints)."""
+    from visible_support import exercise_cell
+
+    from mllib import trees
+
+    assert "0.1 + 0.2" in exercise_cell("10_ensemble", "q_best_stump")
+    namespace = {"np": np}
+    exec(exercise_cell("10_ensemble", "best_stump"), namespace)
+    X, y, D = np.array([[0.3], [0.1 + 0.2]]), np.array([-1.0, 1.0]), np.array([0.5, 0.5])
+    feature, threshold, polarity = namespace["best_stump"](X, y, D)
+    np.testing.assert_array_equal(np.where(X[:, feature] > threshold, polarity, -polarity), y)
+    assert trees.decision_stump(X, y, D).error == 0
+    run_check(check.best_stump(), namespace["best_stump"])

@@ -22,13 +22,34 @@ def test_toy_table_shows_the_slides_alpha_rounding():
     assert rows[2] == "| 3 | 3/22 = 0.1364 | 0.14 | 0.9229 | 0.92 | 0.9076 |"
 
 
-def test_round_frame_sizes_points_by_the_distribution():
-    movie = demo.boosting_movie("toy")
-    fig = demo.show_round(2, "toy")
-    sizes = np.concatenate([c.get_sizes() for c in fig.axes[0].collections[-2:]])
-    D = movie.run.history[1].distribution
+def _frame_areas(t: int, dataset: str) -> tuple[np.ndarray, np.ndarray]:
+    """The marker areas (pt²) the round scrubber draws at round t, and the weights Dₜ of the
+    same points, in the drawing's order (y = +1 first)."""
+    movie = demo.boosting_movie(dataset)
+    fig = demo.show_round(t, dataset)
+    areas = np.concatenate([c.get_sizes() for c in fig.axes[0].collections[-2:]])
     order = np.concatenate([np.flatnonzero(movie.y == 1), np.flatnonzero(movie.y == -1)])
-    np.testing.assert_allclose(sizes / sizes.max(), D[order] / D.max())
+    return areas, movie.run.history[t - 1].distribution[order]
+
+
+@pytest.mark.parametrize("dataset", ["toy", "moons"])
+def test_round_frame_sizes_points_by_the_log_of_the_distribution_on_one_scale(dataset):
+    """§3: the area grows by the same amount for each tenfold weight, on one scale for every
+    frame of a data set (one straight line through all 30 frames' (log₁₀ D, area) pairs), and
+    no point is smaller than 12 pt², though Dₜ spans five decades on the toy points by round
+    30 (once the area was ∝ Dₜ and points shrank below 1 pt²)."""
+    frames = [_frame_areas(t, dataset) for t in range(1, 31)]
+    areas = np.concatenate([a for a, _ in frames])
+    log_weights = np.log10(np.concatenate([D for _, D in frames]))
+    slope, intercept = np.polyfit(log_weights, areas, 1)
+    np.testing.assert_allclose(areas, slope * log_weights + intercept, atol=1e-6)
+    assert slope > 0 and areas.min() >= 12
+    if dataset == "toy":
+        _, D = frames[-1]
+        assert np.log10(D.max() / D.min()) > 5  # "five decades"
+    text = markdown_text("10_ensemble/ensemble_walkthrough.ipynb")
+    assert "each tenfold weight adds the same area" in text and "span five decades" in text
+    fig = demo.show_round(2, "toy")
     assert "ε = 0.214, α = 0.650" in fig.axes[0].get_title()
 
 
@@ -196,6 +217,16 @@ def test_bagging_figure_has_a_class_legend_and_a_grey_key():
     texts = [[t.get_text() for t in ax.get_legend().get_texts()] for ax in fig.axes]
     assert texts[0] == ["y = +1", "y = -1"]
     assert texts[1] == ["all refits say −1", "all refits say +1"]
+    # each patch has the colour of its band: the shades of refit shares 0 and 1
+    shade = next(c for c in fig.axes[1].collections if hasattr(c, "layers"))
+    bands = shade.get_facecolor()
+    shares = (demo.bagging_variance().bag_maps > 0).mean(axis=0)
+    drawn_bands = [min(int(np.searchsorted(shade.levels, value, side="right")) - 1,
+                       len(bands) - 1)  # the top band includes its upper level
+                   for value in (shares.min(), shares.max())]
+    assert (shares.min(), shares.max()) == (0, 1)
+    for patch, band in zip(fig.axes[1].get_legend().get_patches(), drawn_bands, strict=True):
+        np.testing.assert_allclose(patch.get_facecolor()[:3], bands[band][:3], atol=1e-9)
 
 
 # --- §4 the round scrubber over every value ---------------------------------------------------
@@ -304,9 +335,8 @@ def test_the_bagged_line_is_almost_the_same_line():
 
 
 def test_bagged_regression_prints_paired_standard_errors_of_the_gains():
-    # §5: "both gains are real for these 40 training points, the 1-NN's by many standard
-    # errors, the line's (0.0017) by about four and a half, but the line's is tiny"; the
-    # paired s.e. is recomputed from each learner's squared errors on the same test points.
+    # §5's table: each gain ± its paired s.e. (the line's 0.0017 ± 0.0004), recomputed from
+    # each learner's squared errors on the same test points.
     r = demo.bagged_regression()
     X, y, X_test, y_test = demo.regression_data()
     table = demo.bagged_regression_table()
@@ -353,7 +383,7 @@ def test_bagging_titles_print_the_share_in_dispute_and_the_disagreement():
         majority = np.sign(maps.sum(axis=0))  # 5 refits: never a tie
         against = np.mean([np.mean(m != majority) for m in maps])
         title = ax.get_title()
-        assert f"plane where refits disagree {dispute:.3f}" in title
+        assert f"picture where refits disagree {dispute:.3f}" in title
         assert f"a refit against the majority {against:.3f}" in title
         assert against < dispute
     assert v.bag_dispute < v.tree_dispute
@@ -503,7 +533,7 @@ def test_static_figures_say_what_their_data_show():
     assert "falls from 0.30 to 0 at round 3" in margins  # the slides' ε₁ = 0.30
     assert "rises to 0.294 by round 13 and then stays between 0.24 and 0.30" in margins
     v = demo.bagging_variance()
-    assert f"{v.tree_dispute:.3f} of the plane for the tree and {v.bag_dispute:.3f}" in alt_text(
+    assert f"{v.tree_dispute:.3f} of the picture for the tree and {v.bag_dispute:.3f}" in alt_text(
         demo.show_bagging_variance())
     r = demo.bagged_regression()
     assert f"1-NN {r.single['1-NN']:.3f} for one fit" in alt_text(demo.show_bagged_regression())
@@ -553,15 +583,90 @@ def test_bagging_variance_sweep_backs_the_claim_on_average_not_in_every_draw():
 
 
 def test_bagged_regression_sweep_backs_the_one_draw():
-    """§5: over 20 fresh draws the bag lowers the 1-NN's test MSE in every draw by many standard
-    errors; the bagged line's gain is about one standard error and it wins about half."""
+    """§5: over 20 fresh draws the bag lowers the 1-NN's test MSE in every draw, by
+    0.083 ± 0.008 on average and in the weakest draw by 2.66 of that draw's paired standard
+    errors (recomputed here from the squared errors); the bagged line's gain is about one
+    standard error and it wins about half."""
     sweep = demo.bagged_regression_sweep()
     table = demo.bagged_regression_sweep_table()
-    single, bagged = sweep["1-NN"]
+    text = markdown_text("10_ensemble/ensemble_walkthrough.ipynb")
+    single, bagged = sweep.single["1-NN"], sweep.bagged["1-NN"]
     gap, se = _mean_and_se(single - bagged)
     assert len(single) == 20 and np.all(bagged < single) and gap > 5 * se
-    single, bagged = sweep["least-squares line"]
+    assert f"{gap:.3f} ± {se:.3f}" == "0.083 ± 0.008"
+    weakest = int(np.argmin(sweep.gain_in_se("1-NN")))
+    X, y, X_test, y_test = demo.regression_data.__wrapped__(seed=weakest + 1)
+    bag = E.bagging(X, y, n_estimators=50, learner=demo.NearestNeighbourRegressor,
+                    seed=weakest + 1, task="regress")
+    differences = ((demo.NearestNeighbourRegressor(X, y).predict(X_test) - y_test) ** 2
+                   - (bag.predict(X_test) - y_test) ** 2)
+    z = differences.mean() / (differences.std(ddof=1) / np.sqrt(len(differences)))
+    assert f"{z:.2f}" == "2.66"
+    assert "| 1-NN | 0.333 ± 0.010 | 0.250 ± 0.007 | 0.083 ± 0.008 | 2.66 |" in table
+    assert "by 0.083 ± 0.008 on average and, in the weakest draw, by 2.66 of that draw's" in text
+    single, bagged = sweep.single["least-squares line"], sweep.bagged["least-squares line"]
     gap, se = _mean_and_se(single - bagged)
     assert 0.5 < gap / se < 1.5
     assert 7 <= np.sum(bagged < single) <= 13
     assert f"{gap:.3f} ± {se:.3f}" in table
+
+
+def test_the_bags_own_seed_moves_the_lines_gain_far_more_than_its_paired_se():
+    """§5: on the same 40 training and 2000 test points, bag seeds 0-19: the 1-NN's gain stays
+    between 0.075 and 0.095, its spread (0.0055) about as large as its paired s.e.; the line's
+    spread is about sixteen times its paired s.e., the gain runs from −0.010 to +0.015, is
+    negative for 3 of 20 seeds and averages 0.0050 ± 0.0013. The lowest and the highest
+    gains of each learner are refitted here from their seeds."""
+    X, y, X_test, y_test = demo.regression_data()
+    one_bag = demo.bagged_regression()
+    table = demo.bag_seed_table()
+    text = markdown_text("10_ensemble/ensemble_walkthrough.ipynb")
+    gains = {}
+    for name, learner in demo.REGRESSION_LEARNERS.items():
+        gains[name] = demo.bag_seed_sweep().gain(name)
+        one_fit = np.mean((learner(X, y).predict(X_test) - y_test) ** 2)
+        for seed in (np.argmin(gains[name]), np.argmax(gains[name])):
+            bag = E.bagging(X, y, n_estimators=50, learner=learner, seed=int(seed),
+                            task="regress")
+            gain = one_fit - np.mean((bag.predict(X_test) - y_test) ** 2)
+            assert gains[name][seed] == pytest.approx(gain, abs=1e-12)
+        gap, se = _mean_and_se(gains[name])
+        assert f"| {name} | {gap:.4f} ± {se:.4f} | {gains[name].std(ddof=1):.4f} |" in table
+    knn, line = gains["1-NN"], gains["least-squares line"]
+    assert (f"{knn.min():.3f}", f"{knn.max():.3f}") == ("0.075", "0.095")
+    assert np.all(knn > 10 * one_bag.paired["1-NN"])  # far larger than the spread, too
+    assert 0.8 < knn.std(ddof=1) / one_bag.paired["1-NN"] < 1.5  # "about as large"
+    assert f"{knn.std(ddof=1):.4f}" == "0.0055"
+    assert 14.5 < line.std(ddof=1) / one_bag.paired["least-squares line"] < 17.5  # "sixteen"
+    assert (f"{line.min():+.3f}", f"{line.max():+.3f}") == ("-0.010", "+0.015")
+    assert np.sum(line < 0) == 3
+    assert "{:.4f} ± {:.4f}".format(*_mean_and_se(line)) == "0.0050 ± 0.0013"
+    assert "| least-squares line | 0.0050 ± 0.0013 |" in table and "17 of 20" in table
+    for phrase in ("between 0.075 and 0.095", "about sixteen times", "from −0.010 to +0.015",
+                   "negative for 3 of the 20", "averages 0.0050 ± 0.0013",
+                   "a standard deviation of 0.0055"):
+        assert phrase in text
+
+
+def test_the_bagged_1nn_is_a_staircase_of_finer_steps():
+    """§5: the bag's curve averages 50 staircases, so it has more, smaller steps than one fit
+    (counted on the figure's grid of 400 points)."""
+    X, y, *_ = demo.regression_data()
+    grid = np.linspace(0, 2 * np.pi, 400)[:, None]
+    one_fit = demo.NearestNeighbourRegressor(X, y).predict(grid)
+    bagged = demo.bagged_regression().bags["1-NN"].predict(grid)
+    steps = [np.abs(np.diff(curve))[np.abs(np.diff(curve)) > 1e-12] for curve in (one_fit, bagged)]
+    assert len(steps[1]) > 2 * len(steps[0]) and np.median(steps[1]) < np.median(steps[0])
+
+
+def test_no_round_repeats_the_stump_just_before_it_but_earlier_ones_come_back():
+    """§2: under D_{t+1} the stump hₜ errs on exactly half the weight, so round t + 1 "cannot
+    pick it again (an earlier stump may come back)": on the scrubber's 30 toy rounds no stump
+    equals its predecessor, and some equals an earlier one (round 1's returns)."""
+    text = markdown_text("10_ensemble/ensemble_walkthrough.ipynb")
+    assert "cannot pick it again (an earlier stump may come back)" in text
+    X, y = data.boosting_toy()
+    stumps = [(h.feature, h.threshold, h.polarity) for h in E.adaboost(X, y, rounds=30).learners]
+    assert len(stumps) == 30
+    assert all(a != b for a, b in zip(stumps, stumps[1:], strict=False))
+    assert stumps.count(stumps[0]) > 1

@@ -14,6 +14,7 @@ from sklearn.tree import DecisionTreeClassifier
 from mllib import data
 from mllib import ensemble as E
 from mllib import trees as T
+from mllib.grading.ensemble import _every_stump_error as every_stump_error
 
 
 def all_stumps(X, y, w):
@@ -274,3 +275,90 @@ def test_reweight_on_the_toy_example_gives_one_fourteenth_and_one_sixth():
 def test_plurality_vote_counts_and_breaks_ties_to_the_smallest_label():
     votes = np.array([[2, 1, 5, 0], [2, 3, 4, 1], [1, 3, 4, 1], [1, 1, 5, 0]])
     np.testing.assert_array_equal(E.plurality_vote(votes), [1, 1, 4, 0])
+
+
+# --- review round 8: edge cases of the library ------------------------------------------------
+
+
+@pytest.mark.parametrize("fit", [
+    lambda X, y: E.bagging(X, y, n_estimators=1000, seed=5),
+    lambda X, y: E.random_forest(X, y, n_estimators=1000, seed=0),
+])
+def test_a_replicate_holding_every_example_adds_no_out_of_bag_vote(fit):
+    """Seeds on which one of 1000 replicates of the 10 toy points holds all 10 (m!/mᵐ ≈ 3.6e-4
+    each): that learner votes for no example, and the OOB figures equal the hand count over
+    the replicates (:func:`E.oob_error`, which skips learners with no out-of-bag example)."""
+    X, y = data.boosting_toy()
+    bag = fit(X, y)
+    samples = np.array([r.sample for r in bag.history])
+    assert any(len(np.unique(row)) == len(y) for row in samples)  # the case this test is about
+    predictions = np.array([h.predict(X) for h in bag.learners])
+    assert bag.oob_error == pytest.approx(E.oob_error(predictions, samples, y), abs=1e-15)
+
+
+def test_a_single_example_has_no_out_of_bag_prediction():
+    bag = E.bagging([[1.0]], [1], n_estimators=3, seed=0)
+    assert np.isnan(bag.oob_error) and np.isnan(bag.oob_prediction).all()
+    np.testing.assert_array_equal(bag.predict([[0.0], [2.0]]), [1, 1])
+
+
+def test_adjacent_doubles_are_split_although_their_midpoint_rounds_up():
+    """0.3 and 0.1 + 0.2 are adjacent doubles whose midpoint rounds to 0.1 + 0.2, so the rule
+    x <= midpoint would not separate them: the stump, AdaBoost and the tree must."""
+    X, y = np.array([[0.3], [0.1 + 0.2]]), np.array([-1.0, 1.0])
+    assert (0.3 + (0.1 + 0.2)) / 2 == 0.1 + 0.2  # the premise: the midpoint rounds up
+    stump = T.decision_stump(X, y)
+    assert stump.error == 0 and stump.threshold == 0.3
+    np.testing.assert_array_equal(stump.predict(X), y)
+    assert "weighted error 0" in E.adaboost(X, y, rounds=5).stopped
+    np.testing.assert_array_equal(T.decision_tree(X, y).predict(X), y)
+    rng = np.random.default_rng(0)
+    X_more = np.vstack([rng.normal(size=(20, 1)), X])
+    y_more = np.concatenate([rng.choice([-1.0, 1.0], 20), y])
+    bag = E.bagging(X_more, y_more, n_estimators=20, seed=0)  # once: RecursionError
+    assert all(np.array_equal(h.predict(X_more[r.sample]), y_more[r.sample])
+               for r, h in zip(bag.history, bag.learners, strict=True))
+
+
+@examples(60)
+@given(st.integers(2, 12), st.integers(0, 2**32 - 1))
+def test_stump_and_tree_split_columns_of_neighbouring_doubles(m, seed):
+    """Columns of values a few ulps apart (half their neighbouring pairs have a midpoint that
+    rounds up): the stump reaches the oracle's minimum and a full tree fits every point."""
+    rng = np.random.default_rng(seed)
+    base = rng.choice([0.3, 1.0, -2.5, 1e6])
+    X = np.column_stack([base + rng.integers(0, 6, m) * np.spacing(base) for _ in range(2)])
+    y = rng.choice([-1.0, 1.0], m)
+    w = rng.random(m) + 0.01
+    # the grader's oracle: thresholds at the data values themselves, so x > v needs no rounding
+    assert T.decision_stump(X, y, w).error == pytest.approx(
+        every_stump_error(X, y, w).min(), abs=1e-12)
+    distinct = np.unique(X, axis=0, return_inverse=True)[1].ravel()
+    consistent = all(len(np.unique(y[distinct == k])) == 1 for k in np.unique(distinct))
+    if consistent:  # no two equal rows with different labels: a full tree fits them all
+        np.testing.assert_array_equal(T.decision_tree(X, y).predict(X), y)
+
+
+def test_a_node_whose_drawn_features_are_all_constant_draws_another():
+    """Feature 0 is constant, feature 1 separates the labels. With max_features = 1 a root that
+    draws feature 0 must draw again (as scikit-learn's splitter does), so every tree is fully
+    grown and fits the training points, whatever the seed (3 of seeds 0-9 once made a single
+    leaf with training error 1/2)."""
+    X = np.array([[0.0, i] for i in range(6)])
+    y = np.array([1, 1, 1, -1, -1, -1])
+    for seed in range(10):
+        tree = T.decision_tree(X, y, max_features=1, seed=seed)
+        np.testing.assert_array_equal(tree.predict(X), y)
+        assert set(tree.feature[tree.feature >= 0]) == {1}
+
+
+def test_a_run_that_kept_no_round_has_no_h_to_predict_with():
+    """The 4-point XOR: every stump errs on half, so round 1 is discarded. The staged scores
+    are then an empty (0, n) array, and predict says why it cannot vote."""
+    X = np.array([[0.0, 0], [0, 1], [1, 0], [1, 1]])
+    y = np.array([-1.0, 1, 1, -1])
+    run = E.adaboost(X, y, rounds=5)
+    assert run.history == ()
+    assert run.staged_scores(X).shape == (0, 4)
+    with pytest.raises(ValueError, match="no round.*weighted error 0.500"):
+        run.predict(X)

@@ -42,6 +42,11 @@ SLIDE_TOY = ((0.30, 0.42), (0.21, 0.65), (0.14, 0.92))
 REGION_COLOURS = (NEGATIVE, POSITIVE)  # H = -1, H = +1, as tints (REGION_ALPHA)
 REGION_ALPHA = 0.3
 ROUND_LEGEND_INCHES = 1.6  # a column right of the round scrubber's axes for its legend
+# The scrubber's marker areas (pt²): the lightest and the heaviest point of each data set, for
+# weights m·Dₜ from 10^WEIGHT_DECADES[0] to 10^WEIGHT_DECADES[1] times the uniform 1/m. By round
+# 30 the toy weights span five decades: areas ∝ Dₜ would shrink the light points below 1 pt².
+MARKER_AREAS = {"toy": (12.0, 320.0), "moons": (12.0, 120.0)}
+WEIGHT_DECADES = (-5.0, 1.5)
 GRID = 100
 
 
@@ -76,6 +81,7 @@ def reweighting_table() -> str:
 
 def _grid(X: np.ndarray, pad: float = 0.5, size: int = GRID
           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A size × size grid over the picture: the data's range plus ``pad`` on every side."""
     lo, hi = X.min(axis=0) - pad, X.max(axis=0) + pad
     gx, gy = np.meshgrid(np.linspace(lo[0], hi[0], size), np.linspace(lo[1], hi[1], size))
     return gx, gy, np.column_stack([gx.ravel(), gy.ravel()])
@@ -166,9 +172,20 @@ def _round_view(dataset: str) -> _RoundView:
     return _RoundView(fig, ax, regions, points, stump)
 
 
+def marker_areas(D: np.ndarray, dataset: str) -> np.ndarray:
+    """The scrubber's marker areas in pt² for the weights D of shape (m,): linear in
+    log₁₀(m·D), so each tenfold weight adds the same area, on one scale for every round (the
+    same weight, the same size), and never below the data set's smallest area (clipped outside
+    WEIGHT_DECADES, which the two runs' 30 rounds stay inside)."""
+    smallest, largest = MARKER_AREAS[dataset]
+    low, high = WEIGHT_DECADES
+    position = (np.log10(len(D) * D) - low) / (high - low)
+    return smallest + (largest - smallest) * np.clip(position, 0.0, 1.0)
+
+
 def show_round(t: int = 1, dataset: str = "toy") -> Figure:
-    """The widget frame for round t: points sized by Dₜ, the stump hₜ (a dashed line; the title
-    names its +1 side) and the regions of H after t rounds.
+    """The widget frame for round t: points sized by Dₜ (:func:`marker_areas`), the stump hₜ
+    (a dashed line; the title names its +1 side) and the regions of H after t rounds.
 
     The figure of each data set is built once and redrawn in place: each call with the same
     ``dataset`` returns the same Figure."""
@@ -177,7 +194,7 @@ def show_round(t: int = 1, dataset: str = "toy") -> Figure:
     r = movie.run.history[t - 1]
     view = _round_view(dataset)
     view.regions.set_array(movie.grid_scores[t - 1] > 0)
-    size = 2000 * r.distribution / r.distribution.max() ** 0.5 / len(movie.y) ** 0.5
+    size = marker_areas(r.distribution, dataset)
     for points, label in zip(view.points, (1, -1), strict=True):
         points.set_sizes(size[movie.y == label])
     stump = r.learner
@@ -464,19 +481,21 @@ def show_bagging_variance() -> Figure:
             ax.contour(v.grid_x, v.grid_y, m, levels=[0], colors="black", linewidths=0.7)
         scatter_labelled(ax, X, y, size=10)
         ax.set_title(f"{name}: {len(maps)} refits, each contour one boundary\n"
-                     f"plane where refits disagree {dispute:.3f}; a refit against the "
+                     f"picture where refits disagree {dispute:.3f}; a refit against the "
                      f"majority {disagreement:.3f}", fontsize=8)
         ax.set_xlabel("$x_1$")
     axes[0].set_ylabel("$x_2$")
     axes[0].legend(fontsize=7, loc="lower left", framealpha=0.9)
-    key = [Patch(facecolor=shade.cmap(shade.norm(level)), alpha=0.45, edgecolor="grey",
-                 label=text) for level, text in ((0.0, "all refits say −1"),
-                                                 (1.0, "all refits say +1"))]
+    # The key's colours are those of the lowest and the highest band (contourf colours a band
+    # by its layer, the middle of its two levels), not the colour map's ends.
+    key = [Patch(facecolor=shade.cmap(shade.norm(layer)), alpha=0.45, edgecolor="grey",
+                 label=text) for layer, text in ((shade.layers[0], "all refits say −1"),
+                                                 (shade.layers[-1], "all refits say +1"))]
     axes[1].legend(handles=key, fontsize=7, loc="lower left", framealpha=0.9)
     return describe(fig, f"{len(y)} moons points; one deep tree and a bag of 15 trees, each "
                          f"refitted on {len(v.tree_maps)} bootstrap samples, with each refit's "
                          f"boundary drawn. The refits disagree on {v.tree_dispute:.3f} of the "
-                         f"plane for the tree and {v.bag_dispute:.3f} for the bag; a refit "
+                         f"picture for the tree and {v.bag_dispute:.3f} for the bag; a refit "
                          f"differs from the majority on {v.tree_disagreement:.3f} against "
                          f"{v.bag_disagreement:.3f}.")
 
@@ -495,7 +514,7 @@ class VarianceSweep:
 @lru_cache(maxsize=1)
 def bagging_variance_sweep(seeds: int = 10, grid_size: int = GRID // 2) -> VarianceSweep:
     """One refit set is one draw of the bootstrap samples, and a bag of 15 adds its own
-    resampling noise; ``seeds`` draws show what holds on average. The shares of the plane are
+    resampling noise; ``seeds`` draws show what holds on average. The shares of the picture are
     measured on a coarser grid than the figure's (50 × 50 points, not 100 × 100): a share moves
     by about 0.01, far less than the seeds' spread, and the sweep runs a third faster."""
     runs = [bagging_variance.__wrapped__(seed=s, grid_size=grid_size) for s in range(seeds)]
@@ -510,7 +529,7 @@ def bagging_variance_sweep_table() -> str:
     rows = [[name, mean_and_se(tree), mean_and_se(bag), mean_and_se(tree - bag),
              f"{int(np.sum(bag < tree))} of {len(tree)}"]
             for name, tree, bag in (
-                ("plane where the refits disagree", w.tree_dispute, w.bag_dispute),
+                ("picture where the refits disagree", w.tree_dispute, w.bag_dispute),
                 ("a refit against the majority", w.tree_disagreement, w.bag_disagreement))]
     return markdown_table(["measure", "one tree", "bag of 15", "tree − bag", "bag lower"], rows)
 
@@ -589,24 +608,73 @@ def _bag_regressors(X, y, X_test, y_test, n_estimators: int, seed) -> BaggedRegr
     return BaggedRegression(single, bagged, oob, bags, paired)
 
 
+@dataclass(frozen=True)
+class RegressionSweep:
+    """:func:`_bag_regressors` repeated: per learner, arrays of shape (runs,) of the test MSE
+    of one fit, of the bag, and the :func:`paired_se` of their difference in each run."""
+
+    single: dict[str, np.ndarray]
+    bagged: dict[str, np.ndarray]
+    paired: dict[str, np.ndarray]
+
+    def gain(self, name: str) -> np.ndarray:
+        """One fit's test MSE minus the bag's, per run."""
+        return self.single[name] - self.bagged[name]
+
+    def gain_in_se(self, name: str) -> np.ndarray:
+        """Each run's gain in units of that run's own paired standard error."""
+        return self.gain(name) / self.paired[name]
+
+
+def _regression_sweep(runs: list[BaggedRegression]) -> RegressionSweep:
+    return RegressionSweep(*({name: np.array([getattr(r, field)[name] for r in runs])
+                              for name in REGRESSION_LEARNERS}
+                             for field in ("single", "bagged", "paired")))
+
+
 @lru_cache(maxsize=1)
-def bagged_regression_sweep(draws: int = 20) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Per learner, the test MSE of one fit and of a bag of 50 on ``draws`` fresh data sets
-    (:func:`regression_data` with seeds 1, 2, ...): two arrays of shape (draws,)."""
-    runs = [_bag_regressors(*regression_data.__wrapped__(seed=s), 50, s)
-            for s in range(1, draws + 1)]
-    return {name: (np.array([r.single[name] for r in runs]),
-                   np.array([r.bagged[name] for r in runs])) for name in REGRESSION_LEARNERS}
+def bagged_regression_sweep(draws: int = 20) -> RegressionSweep:
+    """One fit and a bag of 50 on ``draws`` fresh data sets (:func:`regression_data` with
+    seeds 1, 2, ..., each bag seeded alike): what holds beyond the one draw."""
+    return _regression_sweep([_bag_regressors(*regression_data.__wrapped__(seed=s), 50, s)
+                              for s in range(1, draws + 1)])
 
 
 def bagged_regression_sweep_table() -> str:
-    """Mean ± standard error over the sweep's draws of each test MSE, and how often the bag
-    wins."""
-    rows = [[name, mean_and_se(single), mean_and_se(bagged), mean_and_se(single - bagged),
-             f"{int(np.sum(bagged < single))} of {len(single)}"]
-            for name, (single, bagged) in bagged_regression_sweep().items()]
+    """Mean ± standard error over the sweep's draws of each test MSE and of the gain, the
+    smallest gain in units of its draw's paired standard error, and how often the bag wins."""
+    w = bagged_regression_sweep()
+    rows = [[name, mean_and_se(w.single[name]), mean_and_se(w.bagged[name]),
+             mean_and_se(w.gain(name)), f"{w.gain_in_se(name).min():.2f}",
+             f"{int(np.sum(w.gain(name) > 0))} of {len(w.gain(name))}"]
+            for name in REGRESSION_LEARNERS]
     return markdown_table(["learner", "test MSE, one fit", "test MSE, bag of 50",
-                           "one fit − bag", "bag lower"], rows)
+                           "one fit − bag", "weakest draw: gain / its paired s.e.",
+                           "bag lower"], rows)
+
+
+@lru_cache(maxsize=1)
+def bag_seed_sweep(seeds: int = 20) -> RegressionSweep:
+    """The one draw of :func:`regression_data` (the same 40 training and 2000 test points)
+    with the bag's own seed 0, 1, ..., ``seeds`` − 1: the bag's resampling noise, which the
+    paired standard errors, computed on the test points for one bag, leave out. Seed 0 is
+    :func:`bagged_regression`'s bag."""
+    return _regression_sweep([bagged_regression(), *(_bag_regressors(*regression_data(), 50, s)
+                                                     for s in range(1, seeds))])
+
+
+def bag_seed_table() -> str:
+    """The gain of the bag over one fit across bag seeds: mean ± standard error, the standard
+    deviation beside the one bag's paired standard error, the range, and the wins."""
+    w, one_bag = bag_seed_sweep(), bagged_regression()
+    rows = [[name, mean_and_se(w.gain(name), ".4f"), f"{w.gain(name).std(ddof=1):.4f}",
+             f"{one_bag.paired[name]:.4f}",
+             f"{w.gain(name).min():+.4f} to {w.gain(name).max():+.4f}",
+             f"{int(np.sum(w.gain(name) > 0))} of {len(w.gain(name))}"]
+            for name in REGRESSION_LEARNERS]
+    return markdown_table(["learner", "one fit − bag, mean ± s.e. over bag seeds",
+                           "its standard deviation", "paired s.e. of seed 0",
+                           "lowest to highest", "bag lower"], rows)
 
 
 def bagged_regression_table() -> str:
