@@ -287,6 +287,10 @@ def test_the_walkthroughs_svms_match_sklearn_linear_svc(loss):
 
 def test_bias_variance_claims_hold():
     bv = demo.bias_variance()
+    # "600 training sets of 20 points (10 of each class)"
+    assert (bv.sets, bv.n_train) == (600, 20)
+    _, y = demo.logistic_sample(bv.n_train, np.random.default_rng(0))
+    assert np.sum(y == 1) == np.sum(y == -1) == 10
     assert np.all(np.diff(bv.variance) > 0)  # "the variance rises at every step"
     # "the bias² falls, then levels off": it falls at first, by far more than it moves at the end
     low = int(np.argmin(bv.bias2))
@@ -408,6 +412,9 @@ def test_losses_figure_draws_five_curves_and_the_squared_hinge():
     lines = demo.show_losses().axes[0].get_lines()
     assert [line.get_label() for line in lines[:6]] == ["0-1", "squared", "hinge", "log",
                                                         "exponential", "squared hinge"]
+    # the 0-1 loss is drawn as a step at z = 0, not as a slope to the next sample point
+    drawn_01 = lines[0].get_path().vertices
+    np.testing.assert_allclose(drawn_01[np.abs(drawn_01[:, 0]) < 1e-9, 1], [1.0, 0.0])
 
 
 def test_hinge_squared_hinge_and_exponential_lie_above_the_zero_one_loss():

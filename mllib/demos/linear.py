@@ -758,8 +758,10 @@ def show_losses() -> Figure:
         # for z < 1 the squared hinge is the squared loss: drawn wide and underneath, it shows
         # as a band around the squared loss's dashes instead of hiding them
         wide = name == "squared hinge"
+        # the 0-1 loss drops at z = 0 itself ("steps-pre"), not along a slope to the next z
         ax.plot(z, value, color=colour, linestyle=style, label=name,
-                linewidth=5 if wide else 1.6, alpha=0.5 if wide else 1.0, zorder=1 if wide else 2)
+                linewidth=5 if wide else 1.6, alpha=0.5 if wide else 1.0, zorder=1 if wide else 2,
+                drawstyle="steps-pre" if name == "0-1" else "default")
     ax.set(xlabel="margin z = y·(w·x)", ylabel="loss", ylim=(-0.1, 4),
            title="five losses, and the squared hinge")
     ax.axvline(0, color="grey", linewidth=0.6)
