@@ -28,6 +28,21 @@ def test_example_12_2_figure_marks_the_minimum_at_three_fifths_and_one():
     assert labels[1:] == ["y = x: 4", f"b = 0, a = 14/15: {origin.sse:.3g}"]
 
 
+def test_the_best_quadratic_through_example_12_2_is_the_line():
+    # Going further, MMDS Exercise 12.1.1(b): least squares on the features (x², x) with an
+    # intercept gives a = 0, b = 0.6, c = 1 (numpy's polyfit agrees), because the line's
+    # residuals 0.4, −1.2, 1.2, −0.4 are orthogonal to x²; the sum of squared errors stays 3.2.
+    x, y = demo.EX_12_2_X[:, 0], demo.EX_12_2_Y
+    quadratic = linear.least_squares(np.c_[x**2, x], y)
+    np.testing.assert_allclose(np.r_[quadratic.w, quadratic.b], np.polyfit(x, y, 2), atol=1e-9)
+    np.testing.assert_allclose(np.r_[quadratic.w, quadratic.b], [0, 0.6, 1], atol=1e-9)
+    assert quadratic.sse == pytest.approx(3.2, rel=1e-9)
+    residuals = y - (0.6 * x + 1)
+    np.testing.assert_allclose(residuals, [0.4, -1.2, 1.2, -0.4], atol=1e-12)
+    np.testing.assert_allclose(x**2 * residuals, [0.4, -4.8, 10.8, -6.4], atol=1e-12)
+    assert abs(np.sum(x**2 * residuals)) < 1e-12
+
+
 # The sliders of the walk-through, as the notebook wires them (FloatLogSlider: base 10, the
 # exponent from min to max in steps).
 ETA_EXPONENTS = np.log10(0.005) + np.arange(0, 1.6 + 1e-9, 0.1)  # 0.005·10^(0.1k), k = 0 … 16
