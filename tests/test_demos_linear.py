@@ -22,6 +22,25 @@ def test_example_12_2_figure_marks_the_minimum_at_three_fifths_and_one():
     fig = demo.show_example_12_2()
     star = fig.axes[1].get_lines()[0]
     np.testing.assert_allclose(np.ravel(star.get_data()), [0.6, 1.0])
+    # the legend gives each marker's sum of squared errors, 14/15's as §1 computes it (3.87 < 4)
+    origin = linear.least_squares(demo.EX_12_2_X, demo.EX_12_2_Y, fit_intercept=False)
+    labels = [line.get_label() for line in fig.axes[1].get_lines()]
+    assert labels[1:] == ["y = x: 4", f"b = 0, a = 14/15: {origin.sse:.3g}"]
+
+
+def test_the_best_quadratic_through_example_12_2_is_the_line():
+    # Going further, MMDS Exercise 12.1.1(b): least squares on the features (x², x) with an
+    # intercept gives a = 0, b = 0.6, c = 1 (numpy's polyfit agrees), because the line's
+    # residuals 0.4, −1.2, 1.2, −0.4 are orthogonal to x²; the sum of squared errors stays 3.2.
+    x, y = demo.EX_12_2_X[:, 0], demo.EX_12_2_Y
+    quadratic = linear.least_squares(np.c_[x**2, x], y)
+    np.testing.assert_allclose(np.r_[quadratic.w, quadratic.b], np.polyfit(x, y, 2), atol=1e-9)
+    np.testing.assert_allclose(np.r_[quadratic.w, quadratic.b], [0, 0.6, 1], atol=1e-9)
+    assert quadratic.sse == pytest.approx(3.2, rel=1e-9)
+    residuals = y - (0.6 * x + 1)
+    np.testing.assert_allclose(residuals, [0.4, -1.2, 1.2, -0.4], atol=1e-12)
+    np.testing.assert_allclose(x**2 * residuals, [0.4, -4.8, 10.8, -6.4], atol=1e-12)
+    assert abs(np.sum(x**2 * residuals)) < 1e-12
 
 
 # The sliders of the walk-through, as the notebook wires them (FloatLogSlider: base 10, the
@@ -207,7 +226,10 @@ def test_risk_table_claims_hold():
     for exact, fresh, se in ((exact0, fresh0, se0), (exact_ls, fresh_ls, se_ls)):
         assert abs(fresh - exact) < 2 * se and se < 0.005 * exact
     assert abs(train0 - exact0) > 5 * abs(fresh0 - exact0)  # "the training examples miss it"
-    assert train_ls < exact_ls  # the empirical risk at w_LS is optimistic
+    # The take-aways: "the training mean at the fitted weights estimates it optimistically";
+    # only there: at w = 0, fitted to nothing, it is above J in this draw.
+    assert train_ls < exact_ls
+    assert train0 > exact0
     _, _, w_ls = demo.race_data()
     assert exact_ls == pytest.approx(demo.expected_squared_risk(w_ls), abs=5e-5)
 
@@ -280,6 +302,10 @@ def test_the_walkthroughs_svms_match_sklearn_linear_svc(loss):
 
 def test_bias_variance_claims_hold():
     bv = demo.bias_variance()
+    # "600 training sets of 20 points (10 of each class)"
+    assert (bv.sets, bv.n_train) == (600, 20)
+    _, y = demo.logistic_sample(bv.n_train, np.random.default_rng(0))
+    assert np.sum(y == 1) == np.sum(y == -1) == 10
     assert np.all(np.diff(bv.variance) > 0)  # "the variance rises at every step"
     # "the bias² falls, then levels off": it falls at first, by far more than it moves at the end
     low = int(np.argmin(bv.bias2))
@@ -376,11 +402,19 @@ def test_logistic_widget_sweep_fits_longer_w_for_larger_C():
 
 def test_lasso_paths_have_exact_zeros_and_ridge_paths_do_not():
     paths = demo.coefficient_paths()
+    assert len(paths.alphas) == 49  # "the figure's 49-value grid"
     assert np.all(paths.lasso[-1] == 0)
     assert not np.any(paths.ridge == 0)
     zeros = np.sum(paths.lasso == 0, axis=1)
     assert zeros[0] == 0
     assert np.all(np.diff(zeros) >= 0)  # on this data the zeros only accumulate as α grows
+    # §3: "LASSO holds the useless ones at exactly 0 over a whole range of α, dropping them one
+    # after another (two at the same grid α)": each, once 0, stays 0 up to the largest α.
+    useless = paths.lasso[:, paths.true_w == 0] == 0
+    first = useless.argmax(axis=0)
+    assert useless.any(axis=0).all() and first.min() > 0
+    assert all(useless[k:, j].all() for j, k in enumerate(first))
+    assert sorted(np.bincount(first)[np.bincount(first) > 0].tolist()) == [1, 1, 1, 2]
 
 
 def test_logistic_figure_title_shows_the_fitted_weights():
@@ -393,6 +427,9 @@ def test_losses_figure_draws_five_curves_and_the_squared_hinge():
     lines = demo.show_losses().axes[0].get_lines()
     assert [line.get_label() for line in lines[:6]] == ["0-1", "squared", "hinge", "log",
                                                         "exponential", "squared hinge"]
+    # the 0-1 loss is drawn as a step at z = 0, not as a slope to the next sample point
+    drawn_01 = lines[0].get_path().vertices
+    np.testing.assert_allclose(drawn_01[np.abs(drawn_01[:, 0]) < 1e-9, 1], [1.0, 0.0])
 
 
 def test_hinge_squared_hinge_and_exponential_lie_above_the_zero_one_loss():
@@ -422,8 +459,8 @@ def test_explore_draws_a_static_frame_under_nbgrader(monkeypatch):
 
 
 def test_ridge_shortens_w_while_a_single_weight_may_grow_or_change_sign():
-    """The walk-through: ridge shortens w as a whole, two thin lines cross zero, none reaches
-    0."""
+    """§3: ridge shortens w as a whole; two thin lines cross zero (one rises only to 0.01
+    after), each once, and no grid value is 0."""
     paths = demo.coefficient_paths()
     lengths = np.linalg.norm(paths.ridge, axis=1)
     assert np.all(np.diff(lengths) < 0)  # along α from 10⁻³ to 10³
@@ -431,6 +468,10 @@ def test_ridge_shortens_w_while_a_single_weight_may_grow_or_change_sign():
     crossed = np.any(np.diff(np.sign(paths.ridge[:, useless]), axis=0) != 0, axis=0)
     assert crossed.sum() == 2  # "two thin lines cross zero": the 4th and the 7th coefficient
     assert np.flatnonzero(useless)[crossed].tolist() == [3, 6]
+    signs = np.sign(paths.ridge[:, [3, 6]])
+    assert np.all(np.sum(np.diff(signs, axis=0) != 0, axis=0) == 1)  # a single crossing each
+    after = [np.abs(paths.ridge[signs[:, k] != signs[0, k], j]).max() for k, j in enumerate((3, 6))]
+    assert f"{after[1]:.2f}" == "0.01" and after[0] > 0.05  # "one rises only to 0.01 after"
     grows = np.any(np.diff(np.abs(paths.ridge), axis=0) > 0, axis=0)
     assert grows.any()
     assert np.all(paths.ridge != 0)
@@ -505,13 +546,30 @@ def test_bias_variance_estimates_are_corrected_for_the_number_of_sets():
     X_test, _ = demo.logistic_sample(1000, rng)
     truth = demo.true_probability(X_test)
     training = [demo.logistic_sample(bv.n_train, rng) for _ in range(bv.sets)]
-    p = np.array([LogisticRegression(C=100.0, fit_intercept=False, tol=1e-10, max_iter=10_000)
-                  .fit(X, y).predict_proba(X_test)[:, 1] for X, y in training])
+    models = [LogisticRegression(C=100.0, fit_intercept=False, tol=1e-10, max_iter=10_000)
+              .fit(X, y) for X, y in training]
+    p = np.array([m.predict_proba(X_test)[:, 1] for m in models])
     spread = p.var(axis=0, ddof=1)
     # two solvers to 1e-10 tolerance: the fitted probabilities agree to far better than 1e-6
     assert bv.variance[-1] == pytest.approx(np.mean(spread), rel=1e-4)
     assert bv.bias2[-1] == pytest.approx(np.mean((p.mean(axis=0) - truth) ** 2
                                                  - spread / bv.sets), rel=1e-3)
+    norms = [np.linalg.norm(np.r_[m.coef_[0]]) for m in models]
+    assert bv.mean_norm[-1] == pytest.approx(np.mean(norms), rel=1e-4)
+    farther = np.abs(p.mean(axis=0) - 0.5) > np.abs(truth - 0.5)
+    assert bv.sharper[-1] == pytest.approx(farther.mean(), abs=0.0015)  # a point may tie
+
+
+def test_the_fits_at_c_100_are_long_but_their_average_is_not_uniformly_sharper():
+    # §4: "At C = 100 the fits are overconfident: on average 2.2 times as long as the true w
+    # (printed above) ... it is farther from ½ at only 37 % of the test points". The lengths
+    # fall with a stronger penalty, and at C = 3.16 the mean fit is about as long as the truth.
+    bv = demo.bias_variance()
+    truth = np.linalg.norm(demo.TRUE_LOGISTIC_W)
+    assert truth == pytest.approx(np.hypot(2, 1.4))
+    assert f"{bv.mean_norm[-1] / truth:.1f}" == "2.2"
+    assert f"{bv.sharper[-1]:.0%}" == "37%"
+    assert np.all(np.diff(bv.mean_norm) > 0)
 
 
 def test_the_lms_noise_floor_is_about_proportional_to_eta():
@@ -532,6 +590,11 @@ def test_the_lms_noise_floor_is_about_proportional_to_eta():
             assert lms[-1] > 2 * eta and lms[-1] < 0.95 * lms[-2], eta
     slow = demo.race(0.01, 0.01, 0.2).distances
     assert slow["SGD, η₀/(1 + ct)"][-1] > slow["LMS (constant η)"][-1]
+    # "at the slider's top, 0.199, the floor is 1.4η and LMS ends behind even gradient descent"
+    assert max(readouts(ETA_EXPONENTS)) == 0.199
+    top = demo.race(0.199, 0.01, 0.2).distances
+    assert f"{top['LMS (constant η)'][-1] / 0.199:.1f}" == "1.4"
+    assert top["LMS (constant η)"][-1] > top["gradient descent"][-1]
     default = demo.race(0.05, 0.01, 0.2).distances
     assert default["SGD, η₀/(1 + ct)"][-1] < default["LMS (constant η)"][-1] / 5
 

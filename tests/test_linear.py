@@ -450,6 +450,33 @@ def test_adagrad_step_leaves_w_alone_when_the_squared_gradient_underflows():
     np.testing.assert_array_equal(w, [1.0, 1.0])
 
 
+def test_adagrads_first_step_is_the_rate_unless_the_squared_gradient_underflows():
+    # §2: "its first step moves every coordinate with a nonzero gradient g by g·r/√g² = ±r (up
+    # to rounding, unless g² underflows to 0: Exercise 3), whatever the size of g". Over 300
+    # decades the step is ±r to a few ulps; just above the underflow g² is subnormal, its square
+    # root inexact, and the step off by far more than rounding; below it, no step at all.
+    g = np.array([-1e150, -3.0, -1e-3, 1e-100, 1e-150])
+    w, _ = adagrad_step(np.zeros(5), g, np.zeros(5), 0.2)
+    np.testing.assert_allclose(w, -0.2 * np.sign(g), rtol=4 * np.finfo(float).eps)
+    w, _ = adagrad_step(np.zeros(2), np.array([1e-161, 1e-170]), np.zeros(2), 1.0)
+    assert abs(w[0] + 1) > 1e-3 and w[1] == 0
+
+
+def test_exercise_5_numbers_for_a_floor_of_0_1():
+    # Exercise 5(a)'s answer: with s = 1, η = 2/101 gives the stationary variance
+    # ηs²/(2 − η) = 0.01 (RMS 0.1), and (1 − η)^t first reaches 0.01 at t = 231. Checked by
+    # iterating the recursions rather than by the closed forms the answer uses.
+    eta = 2 / 101
+    v = 0.0
+    for _ in range(20_000):
+        v = (1 - eta) ** 2 * v + eta**2
+    assert np.sqrt(v) == pytest.approx(0.1, rel=1e-9)
+    mean, steps = 1.0, 0
+    while mean > 0.01:
+        mean, steps = (1 - eta) * mean, steps + 1
+    assert steps == 231
+
+
 def test_exercise_5_reference_answer_on_the_one_weight_lms():
     """Written Exercise 5 in the simplest case (x = 1, y = μ + ε, Var ε = s²): with a constant rate
     η the error's variance tends to ηs²/(2 − η); with ηₜ = 1/(1 + t) the weight is the running

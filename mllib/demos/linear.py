@@ -89,7 +89,7 @@ def show_example_12_2() -> Figure:
     right.clabel(contours, contours.levels[1:], fontsize=7)  # 3.5's ring is too small to label
     right.plot(0.6, 1, "k*", markersize=12, label="minimum (3/5, 1): 3.2, inner ring 3.5")
     right.plot(1, 0, "o", color=PALETTE[1], label="y = x: 4")
-    right.plot(14 / 15, 0, "s", color=PALETTE[2], label="b = 0, a = 14/15")
+    right.plot(14 / 15, 0, "s", color=PALETTE[2], label="b = 0, a = 14/15: 3.87")
     right.set(xlabel="slope a", ylabel="intercept b", title="sum of squared errors")
     right.legend(fontsize=8, loc="upper right")
     best = linear.least_squares(EX_12_2_X, EX_12_2_Y)
@@ -490,10 +490,15 @@ def logistic_data(n: int = 80, seed: int = 2) -> tuple[np.ndarray, np.ndarray]:
     return logistic_sample(n, np.random.default_rng(seed))
 
 
+# With equal priors and N(±μ, I) the log-odds are 2μ·x: the weights a fit with the constant
+# feature 1 would find from unlimited data.
+TRUE_LOGISTIC_W = np.r_[2 * LOGISTIC_MEAN, 0.0]
+
+
 def true_probability(X) -> np.ndarray:
-    """P(y = +1 | x) for :func:`logistic_sample`'s distribution: with equal priors and N(±μ, I),
-    the log-odds are 2μ·x, so it is σ(w*·x) with w* = (2μ, 0). X (n, 3) -> (n,)."""
-    return linear.predict_proba(np.r_[2 * LOGISTIC_MEAN, 0.0], X)
+    """P(y = +1 | x) for :func:`logistic_sample`'s distribution, σ(w*·x) with w* =
+    :data:`TRUE_LOGISTIC_W` = (2μ, 0). X (n, 3) -> (n,)."""
+    return linear.predict_proba(TRUE_LOGISTIC_W, X)
 
 
 @dataclass(frozen=True)
@@ -511,6 +516,12 @@ class BiasVariance:
     variance : ndarray of shape (k,)
         The mean over test points of the sample variance (ddof = 1) of the ``sets`` fits, an
         unbiased estimate of Var_D p̂(x).
+    mean_norm : ndarray of shape (k,)
+        The mean length ‖w‖ of the ``sets`` fitted weight vectors (the true one is
+        :data:`TRUE_LOGISTIC_W`): how confident the individual fits are.
+    sharper : ndarray of shape (k,)
+        The share of test points where the average of the fits is farther from ½ than the true
+        P(y = +1 | x): how confident the average fit is.
     n_train, sets : int
         The size of each training set and how many were drawn.
     """
@@ -518,6 +529,8 @@ class BiasVariance:
     Cs: np.ndarray
     bias2: np.ndarray
     variance: np.ndarray
+    mean_norm: np.ndarray
+    sharper: np.ndarray
     n_train: int
     sets: int
 
@@ -532,14 +545,17 @@ def _decompose(Cs, n_train: int, sets: int, n_test: int, seed: int) -> BiasVaria
     X_test, _ = logistic_sample(n_test, rng)
     truth = true_probability(X_test)
     training = [logistic_sample(n_train, rng) for _ in range(sets)]
-    bias2, variance = [], []
+    bias2, variance, mean_norm, sharper = [], [], [], []
     for C in Cs:
-        p = np.array([linear.predict_proba(linear.logistic_regression(X, y, C=C).w, X_test)
-                      for X, y in training])
+        w = np.array([linear.logistic_regression(X, y, C=C).w for X, y in training])
+        p = np.array([linear.predict_proba(w_set, X_test) for w_set in w])
         spread = p.var(axis=0, ddof=1)
         bias2.append(np.mean((p.mean(axis=0) - truth) ** 2 - spread / sets))
         variance.append(np.mean(spread))
-    return BiasVariance(np.asarray(Cs), np.array(bias2), np.array(variance), n_train, sets)
+        mean_norm.append(np.mean(np.linalg.norm(w, axis=1)))
+        sharper.append(np.mean(np.abs(p.mean(axis=0) - 0.5) > np.abs(truth - 0.5)))
+    return BiasVariance(np.asarray(Cs), np.array(bias2), np.array(variance),
+                        np.array(mean_norm), np.array(sharper), n_train, sets)
 
 
 @lru_cache(maxsize=1)
@@ -742,8 +758,10 @@ def show_losses() -> Figure:
         # for z < 1 the squared hinge is the squared loss: drawn wide and underneath, it shows
         # as a band around the squared loss's dashes instead of hiding them
         wide = name == "squared hinge"
+        # the 0-1 loss drops at z = 0 itself ("steps-pre"), not along a slope to the next z
         ax.plot(z, value, color=colour, linestyle=style, label=name,
-                linewidth=5 if wide else 1.6, alpha=0.5 if wide else 1.0, zorder=1 if wide else 2)
+                linewidth=5 if wide else 1.6, alpha=0.5 if wide else 1.0, zorder=1 if wide else 2,
+                drawstyle="steps-pre" if name == "0-1" else "default")
     ax.set(xlabel="margin z = y·(w·x)", ylabel="loss", ylim=(-0.1, 4),
            title="five losses, and the squared hinge")
     ax.axvline(0, color="grey", linewidth=0.6)
