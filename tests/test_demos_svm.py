@@ -256,22 +256,77 @@ def race_step():
     return demo.batch_step(np.hstack([X, np.ones((200, 1))]), 1.0)
 
 
-def test_a_small_c_keeps_the_separator_in_view():
-    ax = demo.show_c_gallery().axes[-1]  # C = 0.01
-    fit = demo.soft_margin(0.01)
-    w, b = fit.solution.w, fit.solution.b
-    centre = (fit.X.min(axis=0) + fit.X.max(axis=0)) / 2
-    assert abs(centre @ w + b) / np.linalg.norm(w) > 2  # far from the data: it was off-screen
-    nearest = centre - (centre @ w + b) / (w @ w) * w  # a point of the separator
-    (x_lo, x_hi), (y_lo, y_hi) = ax.get_xlim(), ax.get_ylim()
-    assert x_lo < nearest[0] < x_hi and y_lo < nearest[1] < y_hi
-
-
 # --- Issue 28: claims bound to the computations, widgets swept -------------------------------
 
 # FloatSlider(min=0.05, max=1.5, step=0.05)
 ETA_VALUES = [round(0.05 * k, 2) for k in range(1, 31)]
 C_VALUES = [10.0**e for e in np.arange(-2, 2.01, 0.25)]  # FloatLogSlider(min=-2, max=2, step=0.25)
+
+
+def _crosses_view(ax, w, b, offset: float) -> bool:
+    """Whether the line w·x + b = offset passes through ``ax``'s view: w·x + b - offset changes
+    sign over the view's four corners (an oracle that does not use the module's own view)."""
+    (x_lo, x_hi), (y_lo, y_hi) = ax.get_xlim(), ax.get_ylim()
+    values = [w @ [x, y] + b - offset for x in (x_lo, x_hi) for y in (y_lo, y_hi)]
+    return min(values) < 0 < max(values)
+
+
+def _fills_its_box(ax) -> bool:
+    """An equal-aspect panel keeps its box (within 1%) instead of shrinking to a sliver."""
+    ax.apply_aspect()
+    shown, box = ax.get_position(), ax.get_position(original=True)
+    return shown.width >= 0.99 * box.width and shown.height >= 0.99 * box.height
+
+
+def test_every_gallery_panel_shows_its_whole_band():
+    # Reviews r9/r10 of lecture 02: at C = 0.01 the margin line w·x + b = -1 was out of view, so
+    # the 19 misclassified negatives' slack segments started on an undrawn line, and the panel
+    # was a narrow sliver. C = 0.01 puts the separator itself far from the data.
+    fig = demo.show_c_gallery()
+    for ax, C in zip(fig.axes, demo.CS578_C, strict=True):
+        sol = demo.soft_margin(C).solution
+        assert all(_crosses_view(ax, sol.w, sol.b, o) for o in (-1, 0, 1)), C
+        assert _fills_its_box(ax), C
+    fit = demo.soft_margin(0.01)
+    centre = (fit.X.min(axis=0) + fit.X.max(axis=0)) / 2
+    w, b = fit.solution.w, fit.solution.b
+    assert abs(centre @ w + b) / np.linalg.norm(w) > 2  # the separator is far from the data
+
+
+@pytest.mark.parametrize("eta", ETA_VALUES)
+def test_every_descent_frame_shows_both_margin_lines(eta):
+    # Review r9 of lecture 02: at the book's η = 0.2 the lower margin line was out of view for
+    # k = 8...60, at η = 0.4 the upper one at every even k >= 6 (931 lines missing over the
+    # 30 x 61 frames), so crossed bad points had no band edge near them.
+    run = demo.book_run(60, eta)
+    for k, step in enumerate(run.history):
+        ax = demo.show_descent(eta, k).axes[0]
+        assert all(_crosses_view(ax, step.w, step.b, o) for o in (-1, 0, 1)), (eta, k)
+        assert _fills_its_box(ax), (eta, k)
+
+
+@pytest.mark.parametrize("C", C_VALUES)
+def test_every_c_slider_frame_shows_both_margin_lines(C):
+    # Review r9 of lecture 02: C = 0.01, 0.0178 and 0.0316 left w·x + b = -1 out of view.
+    sol = demo.soft_margin(C).solution
+    ax = demo.show_soft_margin(C).axes[0]
+    assert all(_crosses_view(ax, sol.w, sol.b, o) for o in (-1, 0, 1)), C
+    assert _fills_its_box(ax), C
+
+
+def test_no_mark_reuses_a_class_colour():
+    # Review r10 of lecture 02: the "misclassified" bar and the iteration marker were the
+    # negative class's orange.
+    from matplotlib.colors import same_color
+
+    from mllib.plotting import NEGATIVE, POSITIVE
+
+    bars = demo.show_soft_margin(1.0).axes[1].patches
+    marker = demo.show_descent(0.2, 5).axes[1].lines[-1]
+    for colour in [bar.get_facecolor() for bar in bars] + [marker.get_color()]:
+        assert not same_color(colour, NEGATIVE) and not same_color(colour, POSITIVE)
+
+
 
 
 def test_a_point_on_its_margin_line_can_need_weight_zero():
