@@ -26,6 +26,7 @@ from mllib.plotting import (
     hyperplane_points,
     log_axis,
     markdown_table,
+    mean_and_se,
     scatter_labelled,
 )
 from mllib.validation import as_data
@@ -639,9 +640,15 @@ def batch_step(X: np.ndarray, C: float) -> float:
     return 1.0 / (C * float(np.sum(X * X)))
 
 
+def race_sample(*, n: int = 200, seed: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """The race's noisy 2-D sample, a tenth of its labels flipped: X (n, 2), y (n,)."""
+    X, y, _ = data.noisy(n, 2, margin=0.05, flip=0.1, seed=seed)
+    return X, y
+
+
 def race_step(*, n: int = 200, C: float = 1.0, seed: int = 5) -> float:
     """:func:`batch_step` for the race's sample, with the constant feature for b."""
-    X, _, _ = data.noisy(n, 2, margin=0.05, flip=0.1, seed=seed)
+    X, _ = race_sample(n=n, seed=seed)
     return batch_step(np.hstack([X, np.ones((n, 1))]), C)
 
 
@@ -652,7 +659,7 @@ def compare_methods(*, n: int = 200, C: float = 1.0, epochs: int = 60, eta: floa
     Batch descent takes step ``eta`` (constant, or decaying from it; by default
     :func:`batch_step`); SGD takes the constant ``gamma`` or Pegasos's 1/t.
     """
-    X, y, _ = data.noisy(n, 2, margin=0.05, flip=0.1, seed=seed)
+    X, y = race_sample(n=n, seed=seed)
     eta = race_step(n=n, C=C, seed=seed) if eta is None else eta
     best = svm.solve(X, y, C=C, regularize_bias=True)
     optimum = svm.objective(best.w, best.b, X, y, C, regularize_bias=True)
@@ -674,13 +681,38 @@ def compare_methods(*, n: int = 200, C: float = 1.0, epochs: int = 60, eta: floa
     )
 
 
+def _curves(comparison: MethodComparison) -> list[tuple[str, np.ndarray]]:
+    """The race's four gap curves, each with its name."""
+    return [("batch GD, constant η", comparison.batch_constant),
+            ("batch GD, decaying η", comparison.batch_decaying),
+            ("SGD, constant γ (CS446)", comparison.sgd_constant),
+            ("SGD, γ = 1/t (Pegasos)", comparison.sgd_pegasos)]
+
+
+def race_ends(seeds=tuple(range(20))) -> tuple[tuple[str, ...], np.ndarray]:
+    """The race (:func:`compare_methods`) rerun on a fresh sample and shuffle for each seed in
+    ``seeds``: the four methods' names and their relative gaps after the last epoch, an array of
+    shape (len(seeds), 4), one row per seed."""
+    runs = [_curves(compare_methods(seed=seed)) for seed in seeds]
+    return (tuple(name for name, _ in runs[0]),
+            np.array([[gap[-1] for _, gap in run] for run in runs]))
+
+
+def race_ends_table(names: tuple[str, ...], ends: np.ndarray) -> str:
+    """:func:`race_ends` as a Markdown table: each method's mean end gap ± its standard error,
+    its median, and how many samples it ends best on."""
+    best = np.argmin(ends, axis=1)
+    return markdown_table(
+        ["method", f"(f − f*)/f* after 60 epochs, mean ± SE over {len(ends)} samples", "median",
+         "samples where it ends lowest"],
+        [[name, mean_and_se(ends[:, j], ".1e"), f"{np.median(ends[:, j]):.1e}",
+          int(np.sum(best == j))] for j, name in enumerate(names)])
+
+
 def show_comparison(comparison: MethodComparison) -> Figure:
     """The four gaps against epochs, on a log scale."""
     fig, (ax,) = figure(1, width=6.5, height=4)
-    curves = [("batch GD, constant η", comparison.batch_constant),
-              ("batch GD, decaying η", comparison.batch_decaying),
-              ("SGD, constant γ (CS446)", comparison.sgd_constant),
-              ("SGD, γ = 1/t (Pegasos)", comparison.sgd_pegasos)]
+    curves = _curves(comparison)
     for (name, gap), style in zip(curves, ("-", "--", "-.", ":"), strict=True):
         ax.plot(comparison.epochs, np.maximum(gap, 1e-16), linestyle=style, label=name)
     ax.set_yscale("log")
