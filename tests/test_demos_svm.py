@@ -915,6 +915,14 @@ def test_at_c_01_most_leave_one_out_fits_have_a_flat_b():
     assert "$C = 10$ and $C = 1$ rows every $b$ is unique" in text
 
 
+def test_the_hard_margins_support_vectors_cause_no_leave_one_out_mistake():
+    # Review r9 of lecture 02: CS578's "leave out a support vector and you make a mistake" is the
+    # bound's worst case; the hard-margin row has three support vectors and no mistake.
+    hard = demo.leave_one_out_study()[0]
+    assert hard.C is None and hard.support == 3 and hard.error == 0
+    assert "the hard margin's three support vectors cause none" in _walkthrough_text()
+
+
 def _optimal_bs_without(out: int, C: float) -> tuple[svm.SVMSolution, np.ndarray]:
     """solve's answer without example ``out`` of the LOOCV sample, and every b on a 1e-5 grid
     of [-0.5, 1] at which its (unique) w attains the minimum: the objective scanned over b."""
