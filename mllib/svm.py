@@ -193,8 +193,11 @@ def gradient_descent(
 
     With ``decay`` the step shrinks as ηₜ = η / (1 + η·t) at update t = 0, 1, ...: it starts at η
     and falls like 1/t, the step that makes subgradient descent converge on an objective whose
-    ½‖w‖² term is 1-strongly convex. A constant η instead ends up circling the optimum, as
-    MMDS's run does (Fig. 12.20 alternates between two patterns).
+    ½‖w‖² term is 1-strongly convex. A constant η converges only by luck: on MMDS's Example 12.9
+    η <= 0.35 settles on one pattern and then approaches the optimum geometrically, because the
+    one point on its margin line there has dual weight 0; from η = 0.4 the run alternates
+    between two points. Where points on their margin lines carry weights strictly between 0
+    and C, no pattern's gradient vanishes at the optimum and a constant η never converges.
 
     Parameters
     ----------
@@ -445,9 +448,13 @@ def solve(X, y, *, C: float | None = None, regularize_bias: bool = False) -> SVM
     steps; that splits the examples into those beyond their margin (α = 0), on it (0 <= α <= C)
     and inside it (α = C). For that split the optimality (KKT) conditions are linear; they are
     solved and checked: the answer is exact, to rounding, once the split is right. Otherwise h
-    shrinks tenfold and Newton continues. Should the check never pass (degenerate data with more
-    points on the margin than dimensions plus one), the smoothed minimiser at h = 1e-10 is
-    returned with ``exact=False``; it exceeds the optimum by at most C·n·h/2.
+    shrinks tenfold and Newton continues. Should the check never pass, the smoothed minimiser at
+    h = 1e-10 is returned with ``exact=False``; it exceeds the optimum by at most C·n·h/2. That
+    happens on degenerate data with many examples exactly on their margin lines: when more than
+    2(d + 1) of them get weights strictly between 0 and C (the check is then not attempted), as
+    for the eight points (i, ±1), i = 0, ..., 3, labelled by the sign of the second coordinate,
+    at C = 1, or when the split those weights suggest fails the check. MMDS Example 12.8 at
+    C = 1, four points on their margin lines, is solved exactly.
 
     Parameters
     ----------

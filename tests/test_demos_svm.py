@@ -1,5 +1,7 @@
 """The SVM walk-through's widget logic, tables and figures, driven without a browser."""
 
+import itertools
+
 import ipywidgets
 import numpy as np
 import pytest
@@ -142,7 +144,100 @@ def test_a_smaller_c_never_narrows_the_margin_nor_empties_the_band():
     # 1e-9: the solver's tolerance (C = 100 and 10 share one margin)
     assert all(b >= a - 1e-9 for a, b in zip(margins[:-1], margins[1:], strict=True))
     assert all(b >= a for a, b in zip(band[:-1], band[1:], strict=True))
-    assert "never narrows and the band holds no fewer points" in _walkthrough_text()
+    text = _walkthrough_text()
+    assert "never narrows ($b$ is free here), and on this sample the band holds no fewer" in text
+    assert "other samples break that second rule" in text
+
+
+def test_the_band_rule_of_section_5_is_this_samples_not_the_svms():
+    # Review r10 of lecture 02: a sample (its counterexample, b unique) where the smaller C puts
+    # fewer points inside the band: at C = 6 points 1 and 6 have z < 1, at C = 5 only point 6
+    # (point 1 moves onto its margin line). scikit-learn's SVC, an independent solver, agrees.
+    sklearn_svm = pytest.importorskip("sklearn.svm")
+    X = np.array([[.947, -.379], [-.819, -.969], [.123, -.648], [-.765, .811], [.365, -.395],
+                  [.734, 1.367], [-1.094, -.603], [.943, .719], [.227, 1.162],
+                  [-1.088, -1.479], [-.867, .123]])
+    y = np.array([1, 1, 1, -1, 1, -1, -1, -1, -1, 1, -1.0])
+    inside = {}
+    for C in (6.0, 5.0):
+        sol = svm.solve(X, y, C=C)
+        assert sol.exact
+        z = svm.margins(sol.w, sol.b, X, y)
+        inside[C] = set(np.flatnonzero(z < 1 - 1e-6))  # 1e-6: far below the 0.27 of point 1
+        fit = sklearn_svm.SVC(kernel="linear", C=C, tol=1e-12).fit(X, y)
+        np.testing.assert_allclose(fit.coef_[0], sol.w, atol=1e-5)  # SVC's own tolerance
+        assert fit.intercept_[0] == pytest.approx(sol.b, abs=1e-5)
+    assert inside == {6.0: {1, 6}, 5.0: {6}}
+
+
+def test_with_b_regularised_a_smaller_c_can_narrow_the_margin():
+    # Review r10 of lecture 02: the optional part's proof needs b free. With MMDS's b²/2 on
+    # Exercise 12.3.2's data the margin goes 1.377, 1.289, 1.392 as C falls 4, 3.5, 3; with b
+    # free it stays √2. scipy's SLSQP on the constrained QP (an independent solver) agrees.
+    from scipy.optimize import minimize
+
+    X, y = demo.exercise_12_3_2()
+    margins = {C: svm.solve(X, y, C=C, regularize_bias=True).margin for C in (4.0, 3.5, 3.0)}
+    assert [round(m, 3) for m in margins.values()] == [1.377, 1.289, 1.392]
+    for C in margins:
+        assert svm.solve(X, y, C=C).margin == pytest.approx(np.sqrt(2), abs=1e-9)
+    n, d = X.shape  # variables [w, b, ξ]: ½(‖w‖² + b²) + C Σξ, yᵢ(w·xᵢ + b) >= 1 - ξᵢ, ξ >= 0
+    C = 3.5
+    result = minimize(
+        lambda v: 0.5 * v[:d + 1] @ v[:d + 1] + C * v[d + 1:].sum(), np.zeros(n + d + 1),
+        method="SLSQP", bounds=[(None, None)] * (d + 1) + [(0, None)] * n,
+        constraints={"type": "ineq",
+                     "fun": lambda v: y * (X @ v[:d] + v[d]) - 1 + v[d + 1:]},
+        options={"ftol": 1e-12, "maxiter": 500})
+    assert 1 / np.linalg.norm(result.x[:d]) == pytest.approx(margins[3.5], abs=1e-4)
+    text = _walkthrough_text()
+    assert "**Why, with $b$ free, a smaller $C$ never narrows the margin.**" in text
+    assert "With $b$ free, a smaller $C$ never narrows the margin" in text  # §6
+    assert ("$C = 4$ gives a margin of 1.377, the smaller $C = 3.5$ a narrower 1.289, and $C = 3$ "
+            "a wider 1.392 again, while with $b$ free all three give $\\sqrt2$") in text
+
+
+def test_a_constant_step_settles_only_where_the_margin_points_carry_no_weight():
+    # Review r10 of lecture 02. Example 12.9: the one point on its margin line, (1, 4), has dual
+    # weight 0, so the gradient of the settled pattern oxxxxx vanishes at the optimum. The
+    # race: three points on their margin lines with weights strictly between 0 and C = 1, and
+    # for each of the 2³ ways to count them bad the gradient at the optimum is far from 0.
+    X, y = svm.mmds_fig_12_18()
+    best = svm.solve(X, y, C=demo.BOOK_C, regularize_bias=True)
+    np.testing.assert_allclose(best.alpha, [0, 0.1, 0.1, 0.1, 0.1, 0.1], atol=1e-12)
+    assert svm.bad_pattern(svm.margins(best.w, best.b, X, y)) == "oxxxxx"
+    assert np.abs(svm.gradient(best.w, best.b, X, y, demo.BOOK_C)).max() < 1e-12
+    X, y = demo.race_sample()
+    best = svm.solve(X, y, C=1.0, regularize_bias=True)
+    z = svm.margins(best.w, best.b, X, y)
+    on_line = np.flatnonzero(np.abs(z - 1) < 1e-9)
+    assert np.round(best.alpha[on_line], 3).tolist() == [0.016, 0.729, 0.467]
+    Z = y[:, None] * np.hstack([X, np.ones((len(y), 1))])
+    inside = Z[z < 1 - 1e-9].sum(axis=0)
+    for counted in itertools.product((0, 1), repeat=len(on_line)):  # 1: counted as bad
+        gradient = np.append(best.w, best.b) - inside - np.array(counted) @ Z[on_line]
+        assert np.linalg.norm(gradient) > 0.01, counted
+    text = _walkthrough_text()
+    assert "$(1, 4)$, carries dual weight 0 (printed above)" in text
+    assert "lie on their margin lines with weights strictly between 0 and $C = 1$" in text
+    assert "no constant step can converge" in text
+
+
+def test_the_race_is_one_run_and_the_sweep_says_how_often_each_method_wins():
+    # Review r10 of lecture 02: with seed 6 Pegasos ends above batch descent. Over seeds 0-19
+    # Pegasos ends lowest on 16 samples, constant-step batch descent on 4, SGD's constant γ on 0.
+    names, ends = demo.race_ends()
+    assert ends.shape == (20, 4) and names[3] == "SGD, γ = 1/t (Pegasos)"
+    lowest = np.bincount(np.argmin(ends, axis=1), minlength=4)
+    assert lowest.tolist() == [4, 0, 0, 16]
+    six = demo.compare_methods(seed=6)
+    assert six.sgd_pegasos[-1] > six.batch_constant[-1]
+    table = demo.race_ends_table(names, ends)
+    assert "| SGD, γ = 1/t (Pegasos) | " in table and table.rstrip().endswith("| 16 |")
+    text = _walkthrough_text()
+    assert "These numbers come from one sample and one shuffle (seed 5)" in text
+    assert ("Pegasos ends lowest on 16 of them, batch descent with the constant step on the "
+            "other 4, and SGD's constant $\\gamma$ never") in text
 
 
 def test_a_unit_step_lands_on_the_optimum_once_the_pattern_is_fixed():
@@ -256,22 +351,77 @@ def race_step():
     return demo.batch_step(np.hstack([X, np.ones((200, 1))]), 1.0)
 
 
-def test_a_small_c_keeps_the_separator_in_view():
-    ax = demo.show_c_gallery().axes[-1]  # C = 0.01
-    fit = demo.soft_margin(0.01)
-    w, b = fit.solution.w, fit.solution.b
-    centre = (fit.X.min(axis=0) + fit.X.max(axis=0)) / 2
-    assert abs(centre @ w + b) / np.linalg.norm(w) > 2  # far from the data: it was off-screen
-    nearest = centre - (centre @ w + b) / (w @ w) * w  # a point of the separator
-    (x_lo, x_hi), (y_lo, y_hi) = ax.get_xlim(), ax.get_ylim()
-    assert x_lo < nearest[0] < x_hi and y_lo < nearest[1] < y_hi
-
-
 # --- Issue 28: claims bound to the computations, widgets swept -------------------------------
 
 # FloatSlider(min=0.05, max=1.5, step=0.05)
 ETA_VALUES = [round(0.05 * k, 2) for k in range(1, 31)]
 C_VALUES = [10.0**e for e in np.arange(-2, 2.01, 0.25)]  # FloatLogSlider(min=-2, max=2, step=0.25)
+
+
+def _crosses_view(ax, w, b, offset: float) -> bool:
+    """Whether the line w·x + b = offset passes through ``ax``'s view: w·x + b - offset changes
+    sign over the view's four corners (an oracle that does not use the module's own view)."""
+    (x_lo, x_hi), (y_lo, y_hi) = ax.get_xlim(), ax.get_ylim()
+    values = [w @ [x, y] + b - offset for x in (x_lo, x_hi) for y in (y_lo, y_hi)]
+    return min(values) < 0 < max(values)
+
+
+def _fills_its_box(ax) -> bool:
+    """An equal-aspect panel keeps its box (within 1%) instead of shrinking to a sliver."""
+    ax.apply_aspect()
+    shown, box = ax.get_position(), ax.get_position(original=True)
+    return shown.width >= 0.99 * box.width and shown.height >= 0.99 * box.height
+
+
+def test_every_gallery_panel_shows_its_whole_band():
+    # Reviews r9/r10 of lecture 02: at C = 0.01 the margin line w·x + b = -1 was out of view, so
+    # the 19 misclassified negatives' slack segments started on an undrawn line, and the panel
+    # was a narrow sliver. C = 0.01 puts the separator itself far from the data.
+    fig = demo.show_c_gallery()
+    for ax, C in zip(fig.axes, demo.CS578_C, strict=True):
+        sol = demo.soft_margin(C).solution
+        assert all(_crosses_view(ax, sol.w, sol.b, o) for o in (-1, 0, 1)), C
+        assert _fills_its_box(ax), C
+    fit = demo.soft_margin(0.01)
+    centre = (fit.X.min(axis=0) + fit.X.max(axis=0)) / 2
+    w, b = fit.solution.w, fit.solution.b
+    assert abs(centre @ w + b) / np.linalg.norm(w) > 2  # the separator is far from the data
+
+
+@pytest.mark.parametrize("eta", ETA_VALUES)
+def test_every_descent_frame_shows_both_margin_lines(eta):
+    # Review r9 of lecture 02: at the book's η = 0.2 the lower margin line was out of view for
+    # k = 8...60, at η = 0.4 the upper one at every even k >= 6 (931 lines missing over the
+    # 30 x 61 frames), so crossed bad points had no band edge near them.
+    run = demo.book_run(60, eta)
+    for k, step in enumerate(run.history):
+        ax = demo.show_descent(eta, k).axes[0]
+        assert all(_crosses_view(ax, step.w, step.b, o) for o in (-1, 0, 1)), (eta, k)
+        assert _fills_its_box(ax), (eta, k)
+
+
+@pytest.mark.parametrize("C", C_VALUES)
+def test_every_c_slider_frame_shows_both_margin_lines(C):
+    # Review r9 of lecture 02: C = 0.01, 0.0178 and 0.0316 left w·x + b = -1 out of view.
+    sol = demo.soft_margin(C).solution
+    ax = demo.show_soft_margin(C).axes[0]
+    assert all(_crosses_view(ax, sol.w, sol.b, o) for o in (-1, 0, 1)), C
+    assert _fills_its_box(ax), C
+
+
+def test_no_mark_reuses_a_class_colour():
+    # Review r10 of lecture 02: the "misclassified" bar and the iteration marker were the
+    # negative class's orange.
+    from matplotlib.colors import same_color
+
+    from mllib.plotting import NEGATIVE, POSITIVE
+
+    bars = demo.show_soft_margin(1.0).axes[1].patches
+    marker = demo.show_descent(0.2, 5).axes[1].lines[-1]
+    for colour in [bar.get_facecolor() for bar in bars] + [marker.get_color()]:
+        assert not same_color(colour, NEGATIVE) and not same_color(colour, POSITIVE)
+
+
 
 
 def test_a_point_on_its_margin_line_can_need_weight_zero():
@@ -731,6 +881,46 @@ def test_the_c_01_loocv_entry_rests_on_a_tie_break_in_b():
     assert "every $b$ from about 0.313 to 0.399" in text and "$5/30 = 0.167$" in text
     assert "Here `svm.solve` returns the lowest such $b$" in text
     assert "which with point 13 left out is the highest $b$" in text
+
+
+def _optimal_b_interval(w: np.ndarray, X: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """The interval of b at which w attains the least hinge sum: the sum is convex and piecewise
+    linear in b with kinks at bᵢ = yᵢ - w·xᵢ, so its minimisers are the kinks between the
+    lowest and the highest kink where it is least (to a relative 1e-12)."""
+    kinks = y - X @ w
+    sums = np.maximum(0, 1 - y[None, :] * ((X @ w)[None, :] + kinks[:, None])).sum(axis=1)
+    least = kinks[sums <= sums.min() * (1 + 1e-12) + 1e-12]
+    return float(least.min()), float(least.max())
+
+
+def test_at_c_01_most_leave_one_out_fits_have_a_flat_b():
+    # Review r10 of lecture 02: at C = 0.1, 24 of the 30 fits have an interval of optimal b (up
+    # to 0.19 wide), only point 4's changes the verdict; at C = 10 and 1 every b is unique.
+    X, y = demo.leave_one_out_sample()
+    for C, flat, widest, changed in ((10.0, 0, 0.0, 0), (1.0, 0, 0.0, 0), (0.1, 24, 0.19, 1)):
+        widths, verdicts = [], 0
+        for out in range(len(y)):
+            keep = np.arange(len(y)) != out
+            w = svm.solve(X[keep], y[keep], C=C).w
+            ends = np.array(_optimal_b_interval(w, X[keep], y[keep]))
+            widths.append(ends[1] - ends[0])
+            verdicts += len({bool(v > 0) for v in y[out] * (X[out] @ w + ends)}) > 1
+        widths = np.array(widths)
+        # unique b: width 0 up to rounding; a flat b: far wider than 1e-6
+        assert np.all((widths < 1e-9) | (widths > 1e-3)), C
+        assert (np.sum(widths > 1e-6), round(widths.max(), 2), verdicts) == (flat, widest, changed)
+    text = _walkthrough_text()
+    assert "at $C = 0.1$, 24 of the 30 fits below have a whole interval of optimal $b$" in text
+    assert "24 of the 30 leave-one-out fits have one (up to 0.19 wide)" in text
+    assert "$C = 10$ and $C = 1$ rows every $b$ is unique" in text
+
+
+def test_the_hard_margins_support_vectors_cause_no_leave_one_out_mistake():
+    # Review r9 of lecture 02: CS578's "leave out a support vector and you make a mistake" is the
+    # bound's worst case; the hard-margin row has three support vectors and no mistake.
+    hard = demo.leave_one_out_study()[0]
+    assert hard.C is None and hard.support == 3 and hard.error == 0
+    assert "the hard margin's three support vectors cause none" in _walkthrough_text()
 
 
 def _optimal_bs_without(out: int, C: float) -> tuple[svm.SVMSolution, np.ndarray]:

@@ -131,6 +131,25 @@ def test_solves_mmds_example_12_8_exactly(regularize_bias):
     assert sol.exact
 
 
+def test_exact_is_false_only_as_solves_docstring_says():
+    # Review r9 of lecture 02: the docstring said "more points on the margin than dimensions
+    # plus one", but Example 12.8 at C = 1 has four (> 2 + 1) and is solved exactly, while the
+    # eight points (i, ±1), i = 0..3, exceed 2(d + 1) = 6 and get exact=False, with a right
+    # answer w = [0, 1], b = 0 (each point's weight is 1/8 < C, checked against the KKT below).
+    X8, y8 = svm.mmds_example_12_8()
+    sol = svm.solve(X8, y8, C=1.0)
+    assert sol.exact and np.sum(np.isclose(svm.margins(sol.w, sol.b, X8, y8), 1)) == 4
+    X = np.array([[i, s] for s in (1.0, -1.0) for i in range(4)])
+    y = np.sign(X[:, 1])
+    sol = svm.solve(X, y, C=1.0)
+    assert not sol.exact
+    np.testing.assert_allclose(sol.w, [0, 1], atol=1e-6)  # within C·n·h/2 of the optimum
+    assert sol.b == pytest.approx(0, abs=1e-6)
+    # KKT of the answer: α = 1/8 for all eight gives Σαᵢyᵢxᵢ = [0, 1] and Σαᵢyᵢ = 0
+    np.testing.assert_allclose((np.full(8, 1 / 8) * y) @ X, [0, 1], atol=1e-15)
+    assert "more than\n    2(d + 1) of them" in svm.solve.__doc__
+
+
 def test_hard_margin_of_fig_12_18_is_the_horizontal_line_at_1_5():
     """MMDS Example 12.9's closing remark: the line at height 1.5 separates with margin 1/2."""
     sol = svm.solve(FIG_12_18_X, FIG_12_18_Y)

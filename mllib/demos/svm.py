@@ -26,6 +26,7 @@ from mllib.plotting import (
     hyperplane_points,
     log_axis,
     markdown_table,
+    mean_and_se,
     scatter_labelled,
 )
 from mllib.validation import as_data
@@ -37,6 +38,10 @@ CS578_C = (100.0, 10.0, 1.0, 0.1, 0.01)
 
 # What is wrong with a point (its slack, a bad point's cross): a palette colour no class uses.
 SLACK_COLOUR = PALETTE[3]
+
+# The lines every view of a solution shows: w·x + b = o for o in BAND, the separator and both
+# margin lines, so that a crossed bad point or a slack segment always has its band edge drawn.
+BAND = (-1.0, 0.0, 1.0)
 
 # Room under the axes for the x label and a legend below it (inches), see :func:`legend_below`.
 BELOW = 1.3
@@ -90,26 +95,34 @@ def book_run(iterations: int = 5, eta: float = BOOK_ETA) -> svm.DescentResult:
 # --- Drawing a separator ---------------------------------------------------------------------
 
 
-def _frame(ax: Axes, X: np.ndarray, pad: float = 0.6, w=None, b: float = 0.0,
-           in_view: tuple[float, ...] = (0.0,)) -> None:
-    """Fit the view to the data with some room around it (:func:`_view`)."""
-    lo, hi = _view(X, pad, w, b, in_view)
-    ax.set_xlim(lo[0], hi[0])
-    ax.set_ylim(lo[1], hi[1])
+def _frame(ax: Axes, X: np.ndarray, pad: float = 0.6, w=None, b: float = 0.0) -> None:
+    """Set ``ax``'s limits to :func:`_view`'s."""
+    xlim, ylim = _view(ax, X, pad, w, b)
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
 
 
-def _view(X: np.ndarray, pad: float = 0.6, w=None, b: float = 0.0,
-          in_view: tuple[float, ...] = (0.0,)) -> tuple[np.ndarray, np.ndarray]:
-    """The view's lower and upper corners: the data with ``pad`` to spare on every side, and
-    each line w·x + b = o for o in ``in_view`` (by default the separator, which a small C can
-    put outside the data): its point nearest to the data's centre is brought into view."""
+def _view(ax: Axes, X: np.ndarray, pad: float = 0.6, w=None,
+          b: float = 0.0) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The limits (xlim, ylim) of a view of the data X, shape (n, 2), with ``pad`` to spare on
+    every side, that also shows the separator w·x + b = 0 and both margin lines w·x + b = ±1
+    (a small C or a wild descent step can put them far from the data): each line's point
+    nearest the data's centre is brought into view. The shorter side is then widened, about
+    the same centre, to the shape of ``ax``'s box, so that an equal-aspect panel fills its box
+    instead of shrinking to a sliver."""
     lo, hi = X.min(axis=0), X.max(axis=0)
     if w is not None and np.any(w):
         centre = (lo + hi) / 2
-        for offset in in_view:
+        for offset in BAND:
             nearest = centre - (centre @ w + b - offset) / (w @ w) * w
             lo, hi = np.minimum(lo, nearest), np.maximum(hi, nearest)
-    return lo - pad, hi + pad
+    lo, hi = lo - pad, hi + pad
+    box = ax.get_position(original=True)
+    width, height = ax.figure.get_size_inches() * (box.width, box.height)
+    span = np.maximum(hi - lo, (hi - lo)[::-1] * [width / height, height / width])
+    middle = (lo + hi) / 2
+    return ((middle[0] - span[0] / 2, middle[0] + span[0] / 2),
+            (middle[1] - span[1] / 2, middle[1] + span[1] / 2))
 
 
 def slack_segments(w: np.ndarray, b: float, X: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -121,14 +134,12 @@ def slack_segments(w: np.ndarray, b: float, X: np.ndarray, y: np.ndarray) -> np.
 
 
 def draw_svm(ax: Axes, X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float, *,
-             support: np.ndarray | None = None, slacks: bool = False, pad: float = 0.6,
-             in_view: tuple[float, ...] = (0.0,)) -> None:
+             support: np.ndarray | None = None, slacks: bool = False, pad: float = 0.6) -> None:
     """Points, the separator w·x + b = 0, its margin lines (±1), rings on ``support`` and, with
     ``slacks``, each bad point's slack drawn as a pink segment from its margin line. The view
-    holds the data with ``pad`` to spare on every side and the lines w·x + b = o for o in
-    ``in_view`` (:func:`_view`)."""
+    holds the data with ``pad`` to spare on every side and all three lines (:func:`_view`)."""
     scatter_labelled(ax, X, y, size=30)
-    _frame(ax, X, pad, w, b, in_view)
+    _frame(ax, X, pad, w, b)
     draw_hyperplane(ax, w, b, color="black", label="w·x + b = 0")
     for offset in (-1, 1):
         draw_hyperplane(ax, w, b, offset=offset, color="grey", linestyle="--", linewidth=1,
@@ -228,7 +239,7 @@ def show_bias_conventions() -> Figure:
     for ax, regularize, name in ((axes[0], False, "eq. 12.4 (b free)"),
                                  (axes[1], True, "eq. 12.4 + b²/2 (MMDS's descent)")):
         sol = svm.solve(X, y, C=BOOK_C, regularize_bias=regularize)
-        draw_svm(ax, X, y, sol.w, sol.b, pad=1.0, in_view=(-1.0, 0.0, 1.0))  # the whole band
+        draw_svm(ax, X, y, sol.w, sol.b, pad=1.0)
         ax.set_title(f"{name}\nw = [{_short(sol.w)}], b = {_short([sol.b])}, "
                      f"γ = {sol.margin:.2f}", fontsize=9)
         panels.append(f"{name}, {_separator_text(sol.w, sol.b)}, margin γ = {sol.margin:.2f}")
@@ -309,7 +320,7 @@ def _soft_margin_view(seed: int) -> _SoftMarginView:
     # Below the axes, not on them: at small C the separator runs where "best" would put it.
     legend_below(fig, left, height)
     bars = right.bar(["on the\nmargin", "inside the\nmargin", "mis-\nclassified"], [0, 0, 0],
-                     color=["grey", PALETTE[5], PALETTE[1]])
+                     color=["grey", PALETTE[5], PALETTE[2]])  # not a class's colour
     right.set_ylabel("support vectors")
     right.set_ylim(0, len(fit.y))
     animate(separator, *margin_lines, support, slacks, *bars, left.title, right.title)
@@ -325,8 +336,7 @@ def show_soft_margin(C: float, seed: int = 3) -> Figure:
     fit = soft_margin(C, seed=seed)
     sol = fit.solution
     view = _soft_margin_view(seed)
-    lo, hi = _view(fit.X, 0.6, sol.w, sol.b)
-    set_view(view.left, (lo[0], hi[0]), (lo[1], hi[1]))
+    set_view(view.left, *_view(view.left, fit.X, 0.6, sol.w, sol.b))
     view.separator.set_data(*hyperplane_points(view.left, sol.w, sol.b))
     for line, offset in zip(view.margin_lines, (-1, 1), strict=True):
         line.set_data(*hyperplane_points(view.left, sol.w, sol.b, offset=offset))
@@ -544,7 +554,7 @@ def _descent_view() -> _DescentView:
                            label="bad point")
     legend_below(fig, left, height)
     gap, = right.plot([0], [1], "o-", ms=3, color="black")
-    marker = right.axvline(0, color=PALETTE[1], linewidth=1)
+    marker = right.axvline(0, color="grey", linewidth=1)  # not a class's colour
     log_axis(right, "y")
     right.set_xlabel("iteration")
     right.set_ylabel("f(w, b) − f* (log scale)")
@@ -567,8 +577,7 @@ def show_descent(eta: float, k: int, iterations: int = 60) -> Figure:
     optimum = book_optimum()
     step = run.history[k]
     view = _descent_view()
-    lo, hi = _view(X, 1.2, step.w, step.b)
-    set_view(view.left, (lo[0], hi[0]), (lo[1], hi[1]))
+    set_view(view.left, *_view(view.left, X, 1.2, step.w, step.b))
     view.separator.set_data(*hyperplane_points(view.left, step.w, step.b))
     for line, offset in zip(view.margin_lines, (-1, 1), strict=True):
         line.set_data(*hyperplane_points(view.left, step.w, step.b, offset=offset))
@@ -631,9 +640,15 @@ def batch_step(X: np.ndarray, C: float) -> float:
     return 1.0 / (C * float(np.sum(X * X)))
 
 
+def race_sample(*, n: int = 200, seed: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """The race's noisy 2-D sample, a tenth of its labels flipped: X (n, 2), y (n,)."""
+    X, y, _ = data.noisy(n, 2, margin=0.05, flip=0.1, seed=seed)
+    return X, y
+
+
 def race_step(*, n: int = 200, C: float = 1.0, seed: int = 5) -> float:
     """:func:`batch_step` for the race's sample, with the constant feature for b."""
-    X, _, _ = data.noisy(n, 2, margin=0.05, flip=0.1, seed=seed)
+    X, _ = race_sample(n=n, seed=seed)
     return batch_step(np.hstack([X, np.ones((n, 1))]), C)
 
 
@@ -644,7 +659,7 @@ def compare_methods(*, n: int = 200, C: float = 1.0, epochs: int = 60, eta: floa
     Batch descent takes step ``eta`` (constant, or decaying from it; by default
     :func:`batch_step`); SGD takes the constant ``gamma`` or Pegasos's 1/t.
     """
-    X, y, _ = data.noisy(n, 2, margin=0.05, flip=0.1, seed=seed)
+    X, y = race_sample(n=n, seed=seed)
     eta = race_step(n=n, C=C, seed=seed) if eta is None else eta
     best = svm.solve(X, y, C=C, regularize_bias=True)
     optimum = svm.objective(best.w, best.b, X, y, C, regularize_bias=True)
@@ -666,13 +681,38 @@ def compare_methods(*, n: int = 200, C: float = 1.0, epochs: int = 60, eta: floa
     )
 
 
+def _curves(comparison: MethodComparison) -> list[tuple[str, np.ndarray]]:
+    """The race's four gap curves, each with its name."""
+    return [("batch GD, constant η", comparison.batch_constant),
+            ("batch GD, decaying η", comparison.batch_decaying),
+            ("SGD, constant γ (CS446)", comparison.sgd_constant),
+            ("SGD, γ = 1/t (Pegasos)", comparison.sgd_pegasos)]
+
+
+def race_ends(seeds=tuple(range(20))) -> tuple[tuple[str, ...], np.ndarray]:
+    """The race (:func:`compare_methods`) rerun on a fresh sample and shuffle for each seed in
+    ``seeds``: the four methods' names and their relative gaps after the last epoch, an array of
+    shape (len(seeds), 4), one row per seed."""
+    runs = [_curves(compare_methods(seed=seed)) for seed in seeds]
+    return (tuple(name for name, _ in runs[0]),
+            np.array([[gap[-1] for _, gap in run] for run in runs]))
+
+
+def race_ends_table(names: tuple[str, ...], ends: np.ndarray) -> str:
+    """:func:`race_ends` as a Markdown table: each method's mean end gap ± its standard error,
+    its median, and how many samples it ends best on."""
+    best = np.argmin(ends, axis=1)
+    return markdown_table(
+        ["method", f"(f − f*)/f* after 60 epochs, mean ± SE over {len(ends)} samples", "median",
+         "samples where it ends lowest"],
+        [[name, mean_and_se(ends[:, j], ".1e"), f"{np.median(ends[:, j]):.1e}",
+          int(np.sum(best == j))] for j, name in enumerate(names)])
+
+
 def show_comparison(comparison: MethodComparison) -> Figure:
     """The four gaps against epochs, on a log scale."""
     fig, (ax,) = figure(1, width=6.5, height=4)
-    curves = [("batch GD, constant η", comparison.batch_constant),
-              ("batch GD, decaying η", comparison.batch_decaying),
-              ("SGD, constant γ (CS446)", comparison.sgd_constant),
-              ("SGD, γ = 1/t (Pegasos)", comparison.sgd_pegasos)]
+    curves = _curves(comparison)
     for (name, gap), style in zip(curves, ("-", "--", "-.", ":"), strict=True):
         ax.plot(comparison.epochs, np.maximum(gap, 1e-16), linestyle=style, label=name)
     ax.set_yscale("log")
