@@ -35,6 +35,7 @@ HUB_ENV = Path(os.environ.get("COURSE_HUB_ENV", "/opt/ml-course/venv"))
 RUNUSER = shutil.which("runuser") or "/usr/sbin/runuser"  # util-linux: run as an account
 HUB_START_TIMEOUT = 120  # the hub, its proxy and the formgrader service, on 2 busy cores
 SPAWN_TIMEOUT = 180  # a person's first JupyterLab, while the other xdist worker runs
+STOP_TIMEOUT = 90  # make hub to end after SIGTERM, its services stopped first (ClassHub.stop)
 
 
 def require_root() -> None:
@@ -155,12 +156,16 @@ class ClassHub:
         """Stop the hub as its instructor would, by SIGTERM to the hub's process (its servers
         and proxy outlive it, as a restart needs); return ``make hub``'s exit status (None:
         it had to be killed)."""
+        if self.process.poll() is not None:  # already ended (a failed restart killed it)
+            return self.process.returncode
         try:
             os.kill(int((self.state / "jupyterhub.pid").read_text()), signal.SIGTERM)
         except (OSError, ValueError):  # the hub never wrote its pid: stop make and its children
             os.killpg(self.process.pid, signal.SIGTERM)
         try:
-            return self.process.wait(30)
+            # The hub stops its services before it exits (SIGINT, then SIGTERM after their
+            # timeouts): at a load average of 12 on 2 cores that took over 30 s.
+            return self.process.wait(STOP_TIMEOUT)
         except subprocess.TimeoutExpired:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
