@@ -454,7 +454,10 @@ def solve(X, y, *, C: float | None = None, regularize_bias: bool = False) -> SVM
     2(d + 1) of them get weights strictly between 0 and C (the check is then not attempted), as
     for the eight points (i, ±1), i = 0, ..., 3, labelled by the sign of the second coordinate,
     at C = 1, or when the split those weights suggest fails the check. MMDS Example 12.8 at
-    C = 1, four points on their margin lines, is solved exactly.
+    C = 1, four points on their margin lines, is solved exactly. When C is so large for the
+    features' scale that Newton's Hessian is singular to working precision (features ~1e6 at
+    C = 1e4), the hard-margin optimum is returned if its dual weights are at most C, for it is
+    then the soft one; otherwise a ValueError says to rescale the features or lower C.
 
     Parameters
     ----------
@@ -487,8 +490,13 @@ def solve(X, y, *, C: float | None = None, regularize_bias: bool = False) -> SVM
         exact = True
     else:
         Z, R = _augmented(X, y, regularize_bias)
-        v, alpha, exact = _soft_margin(Z, R, positive(C, "C"))
-        w, b = v[:-1], float(v[-1])
+        C = positive(C, "C")
+        try:
+            v, alpha, exact = _soft_margin(Z, R, C)
+        except np.linalg.LinAlgError:  # Newton's Hessian singular: C·|x|² far above 1/h
+            (w, b, alpha), exact = _hard_margin_as_soft(X, y, C, regularize_bias), True
+        else:
+            w, b = v[:-1], float(v[-1])
     norm = float(np.linalg.norm(w))
     support = support_vectors(w, b, X, y)
     return SVMSolution(w, b, support, alpha, 1 / norm if norm > 0 else np.inf, C, exact)
@@ -525,6 +533,23 @@ def _hard_margin(X, y, regularize_bias):
     p = sum(weight * X[i] for (i, _), weight in zip(keys, weights, strict=True))
     q = p - u  # the nearest points of the two hulls: the separator lies halfway
     return w, float(-(w @ p + w @ q) / 2), alpha
+
+
+def _hard_margin_as_soft(X, y, C, regularize_bias):
+    """The soft-margin optimum when C is so large for the features' scale (features ~1e6 at
+    C = 1e4, say) that Newton's Hessian is singular to working precision: the hard-margin
+    optimum, if its dual weights are at most C, for then they meet the soft margin's optimality
+    conditions (every zᵢ >= 1, no hinge loss, w = Σαᵢyᵢxᵢ with 0 <= αᵢ <= C). Else a ValueError."""
+    problem = ValueError(
+        f"C = {C:g} is too large for features as large as {np.abs(X).max():.3g}: the problem is "
+        "singular to working precision; rescale the features or lower C.")
+    try:
+        w, b, alpha = _hard_margin(X, y, regularize_bias)
+    except ValueError:  # not separable
+        raise problem from None
+    if alpha.max() > C or np.any(margins(w, b, X, y) < 1 - 1e-9):  # the latter: rounding
+        raise problem
+    return w, b, alpha
 
 
 def _require_separable(norm_sq: float, spread: float) -> None:

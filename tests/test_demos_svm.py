@@ -1,6 +1,8 @@
 """The SVM walk-through's widget logic, tables and figures, driven without a browser."""
 
+import inspect
 import itertools
+import math
 
 import ipywidgets
 import numpy as np
@@ -236,6 +238,11 @@ def test_the_race_is_one_run_and_the_sweep_says_how_often_each_method_wins():
     assert "| SGD, γ = 1/t (Pegasos) | " in table and table.rstrip().endswith("| 16 |")
     text = _walkthrough_text()
     assert "These numbers come from one sample and one shuffle (seed 5)" in text
+    # Review r11: the constant SGD step is stated; each pull adds γC' = γ·nC times an example.
+    gamma = inspect.signature(demo.compare_methods).parameters["gamma"].default
+    assert math.isclose(gamma * len(demo.race_sample()[1]) * 1.0, 0.2, rel_tol=1e-12)
+    assert "constant step is $\\gamma = 0.001$: with $n = 200$ and $C = 1$" in text
+    assert "pull adds $\\gamma C' = 0.2$ times an example" in text
     assert ("Pegasos ends lowest on 16 of them, batch descent with the constant step on the "
             "other 4, and SGD's constant $\\gamma$ never") in text
 
@@ -248,7 +255,11 @@ def test_a_unit_step_lands_on_the_optimum_once_the_pattern_is_fixed():
     step = svm.gradient_descent(X, y, C=demo.BOOK_C, eta=1.0, w0=row7.w, b0=row7.b,
                                 iterations=1)
     np.testing.assert_allclose(np.append(step.w, step.b), [-0.1, 0.3, -0.1], atol=1e-12)
-    assert "$\\eta = 1$ would land in one step" in _walkthrough_text()
+    text = _walkthrough_text()
+    assert "from a point already in that pattern $\\eta = 1$ would land in one step" in text
+    # Reviews r11/r12 of lecture 02: from the book's start η = 1 never settles (§4's table).
+    assert demo.descent_cycle(1.0).period == 2
+    assert "from the book's start it never gets there: it ends in a 2-cycle" in text
 
 
 def test_descent_frame_crosses_the_bad_points_of_iteration_k():
@@ -806,6 +817,7 @@ def test_descent_alt_text_counts_the_bad_points_of_step_k():
     text = alt_text(demo.show_descent(0.2, 7))
     assert "after 7 steps of size η = 0.2: " in text and f"bad points: {bad} " in text
     assert alt_text(demo.show_descent(0.2, 8)) != text
+    assert "after 1 step of size" in alt_text(demo.show_descent(0.2, 1))  # review r12: "1 steps"
 
 
 def test_hinge_alt_text_reads_the_losses_off_the_curves():
@@ -910,7 +922,7 @@ def test_at_c_01_most_leave_one_out_fits_have_a_flat_b():
         assert np.all((widths < 1e-9) | (widths > 1e-3)), C
         assert (np.sum(widths > 1e-6), round(widths.max(), 2), verdicts) == (flat, widest, changed)
     text = _walkthrough_text()
-    assert "at $C = 0.1$, 24 of the 30 fits below have a whole interval of optimal $b$" in text
+    assert "at $C = 0.1$, 24 of the 30 fits below have an interval of optimal $b$" in text
     assert "24 of the 30 leave-one-out fits have one (up to 0.19 wide)" in text
     assert "$C = 10$ and $C = 1$ rows every $b$ is unique" in text
 
@@ -972,3 +984,17 @@ def test_the_bias_conventions_figure_shows_each_solutions_whole_band():
             point = centre - (centre @ sol.w + sol.b - offset) / (sol.w @ sol.w) * sol.w
             (x_lo, x_hi), (y_lo, y_hi) = ax.get_xlim(), ax.get_ylim()
             assert x_lo < point[0] < x_hi and y_lo < point[1] < y_hi, (regularised, offset)
+
+
+def test_the_exercises_descents_end_as_the_walkthrough_says():
+    # Review r12 of lecture 02: Exercises 12.3.2(c) and 12.3.3(b) ask for gradient descent. The
+    # optional part runs it: from 12.3.2's suggested start at C = 10 it ends "a few hundredths"
+    # from the exact optimum, from w = [-1, 1], b = 0 at C = 1 "within a hundredth".
+    X, y = demo.exercise_12_3_2()
+    run, gap = demo.exercise_descent(X, y, 10.0, np.full(3, 2 / 3), -19 / 3)
+    assert len(run.history) == 5001 and 0.01 < gap < 0.1
+    X, y = demo.exercise_12_3_3()
+    assert demo.exercise_descent(X, y, 1.0, np.array([-1.0, 1.0]), 0.0)[1] < 0.01
+    text = _walkthrough_text()
+    assert "5,000 steps with a decaying step still end a few hundredths from the optimum" in text
+    assert "(b) gets within a hundredth of the regularised optimum in 5,000 steps" in text

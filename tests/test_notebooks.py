@@ -221,6 +221,71 @@ def test_every_figure_says_what_its_data_show(executed: dict, path: Path, mode: 
     assert not missing, f"{label(path)}: figures not described:\n" + "\n".join(missing)
 
 
+def figure_makers() -> set[str]:
+    """Names of the ``mllib.demos`` functions annotated to return a matplotlib ``Figure``."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import mllib.demos
+
+    names = set()
+    for info in pkgutil.iter_modules(mllib.demos.__path__):
+        module = importlib.import_module(f"mllib.demos.{info.name}")
+        for name, function in inspect.getmembers(module, inspect.isfunction):
+            returned = inspect.signature(function).return_annotation
+            if (returned if isinstance(returned, str) else getattr(returned, "__name__", "")) \
+                    == "Figure":
+                names.add(name)
+    return names
+
+
+def called_name(node: ast.AST) -> str | None:
+    """``f`` for a call ``f(...)`` or ``module.f(...)``, else None."""
+    if not isinstance(node, ast.Call):
+        return None
+    function = node.func
+    return function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", None)
+
+
+def figure_calls(source: str, makers: set[str]) -> tuple[list[str], list[str]]:
+    """The figure-making calls of a code cell: (shown, dropped). A call is shown when it is the
+    cell's last statement or the argument of ``display``; any other bare call is dropped."""
+    tree = ast.parse("\n".join(line for line in source.splitlines()
+                               if not line.lstrip().startswith(("%", "!"))))
+    last = tree.body[-1] if tree.body else None
+    shown, dropped = [], []
+    for node in ast.walk(tree):
+        if called_name(node) == "display":
+            shown += [ast.unparse(a) for a in node.args if called_name(a) in makers]
+        elif isinstance(node, ast.Expr) and called_name(node.value) in makers:
+            (shown if node is last else dropped).append(ast.unparse(node.value))
+    return shown, dropped
+
+
+@pytest.mark.parametrize("path", WALKTHROUGHS, ids=lambda p: p.parent.name)
+def test_no_figure_is_built_and_dropped(path: Path) -> None:
+    """mllib's figures are bare matplotlib Figures, which the inline backend shows only when
+    they are displayed: a figure-making call in the middle of a cell draws nothing (review r11
+    of lecture 02: the race figure its prose described never appeared)."""
+    makers = figure_makers()
+    dropped = [f"cell {i}: {call}" for i, cell in enumerate(read(path).cells)
+               if cell.cell_type == "code" for call in figure_calls(cell.source, makers)[1]]
+    assert not dropped, f"{label(path)}: figures built and never displayed:\n" + "\n".join(dropped)
+
+
+@pytest.mark.parametrize("path", WALKTHROUGHS, ids=label)
+def test_every_figure_a_walkthrough_displays_is_in_its_output(executed: dict, path: Path):
+    """A cell that displays a figure-making call has an image among its outputs (as nbgrader
+    runs it)."""
+    makers = figure_makers()
+    blank = [f"cell {i}: {shown[0]}"
+             for i, cell in enumerate(result_of(executed, path, "autograde").cells)
+             if cell.cell_type == "code" and (shown := figure_calls(cell.source, makers)[0])
+             and not any("image/png" in out.get("data", {}) for out in cell.get("outputs", []))]
+    assert not blank, f"{label(path)}: no image from:\n" + "\n".join(blank)
+
+
 @pytest.mark.parametrize("path", WALKTHROUGHS, ids=label)
 def test_live_widgets_never_ask_for_capture(executed: dict, path: Path) -> None:
     """No widget makes the headless front end send output back to the kernel (the send that

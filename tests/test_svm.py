@@ -150,6 +150,31 @@ def test_exact_is_false_only_as_solves_docstring_says():
     assert "more than\n    2(d + 1) of them" in svm.solve.__doc__
 
 
+@pytest.mark.parametrize(("scale", "C"), [(1e6, 1e4), (1e6, 1e6), (1e7, 1e2), (1e7, 1e4),
+                                          (1e7, 1e6)])
+def test_large_features_at_large_c_give_the_hard_margin_instead_of_a_linalg_error(scale, C):
+    # Review r11 of lecture 02: these raised numpy's LinAlgError ("Singular matrix"). The data
+    # are separable and C·scale² is huge, so the soft optimum is the hard one; with b free the
+    # problem is scale-equivariant: the answer is the unit-scale hard margin's w / scale, b.
+    X, y = np.array([[0.0, 0.0], [1.0, 1.0], [1.0, 0.0]]), np.array([-1.0, 1.0, 1.0])
+    hard = svm.solve(X, y)
+    sol = svm.solve(scale * X, y, C=C)
+    assert sol.exact
+    np.testing.assert_allclose(sol.w * scale, hard.w, atol=1e-9)  # w is of order 1/scale
+    assert sol.b == pytest.approx(hard.b, abs=1e-9)
+    assert np.all(sol.alpha <= C)
+
+
+def test_a_problem_singular_to_working_precision_is_a_clear_value_error():
+    # Inseparable data (MMDS Exercise 12.3.3's six points, odd coordinate sum positive) at a
+    # scale and C where Newton's Hessian is singular: no hard margin to fall back on, so a
+    # ValueError naming the problem rather than numpy's LinAlgError.
+    X = 1e6 * np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 2.0], [2.0, 4.0], [3.0, 1.0], [7.0, 3.0]])
+    y = [1, 1, 1, -1, -1, -1]
+    with pytest.raises(ValueError, match="too large for features as large as 7e\\+06"):
+        svm.solve(X, y, C=1e4)
+
+
 def test_hard_margin_of_fig_12_18_is_the_horizontal_line_at_1_5():
     """MMDS Example 12.9's closing remark: the line at height 1.5 separates with margin 1/2."""
     sol = svm.solve(FIG_12_18_X, FIG_12_18_Y)

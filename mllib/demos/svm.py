@@ -20,6 +20,7 @@ from mllib import data, svm
 from mllib.demos.live import animate, set_view
 from mllib.plotting import (
     PALETTE,
+    counted,
     describe,
     draw_hyperplane,
     figure,
@@ -408,6 +409,19 @@ def exercise_12_3_3() -> tuple[np.ndarray, np.ndarray]:
     return X, np.array([1.0, 1, 1, -1, -1, -1])
 
 
+def exercise_descent(X: np.ndarray, y: np.ndarray, C: float, w0: np.ndarray, b0: float, *,
+                     iterations: int = 5000) -> tuple[svm.DescentResult, float]:
+    """Exercises 12.3.2(c) and 12.3.3(b) as set: descend on MMDS's objective (eq. 12.4 + b²/2)
+    from the start (``w0`` of shape (d,), ``b0``) for ``iterations`` steps decaying from
+    :func:`batch_step`'s η. Returns the run and the largest coordinate of its distance to the
+    exact optimum of :func:`mllib.svm.solve` (X of shape (n, d), y of shape (n,))."""
+    eta = batch_step(np.hstack([X, np.ones((len(y), 1))]), C)
+    run = svm.gradient_descent(X, y, C=C, eta=eta, w0=w0, b0=b0, iterations=iterations,
+                               regularize_bias=True, decay=True)
+    best = svm.solve(X, y, C=C, regularize_bias=True)
+    return run, float(np.abs(np.append(run.w - best.w, run.b - best.b)).max())
+
+
 # --- Leave-one-out ---------------------------------------------------------------------------
 
 
@@ -597,7 +611,7 @@ def show_descent(eta: float, k: int, iterations: int = 60) -> Figure:
     view.right.title.set_text(f"f = {step.objective:.4f} at iteration {k}; f* = {optimum:.4f}")
     bad_count = int(bad.sum())
     return describe(view.fig, (
-        f"Left: the {points_text(labels)} of MMDS Example 12.9 after {k} steps of size "
+        f"Left: the {points_text(labels)} of MMDS Example 12.9 after {counted(k, 'step')} of size "
         f"η = {eta:g}: {_separator_text(step.w, step.b)}; bad points: {bad_count}"
         f" (pattern {step.pattern}), crossed. Right: the objective's gap to the optimum f* = "
         f"{optimum:.4f} over {iterations} iterations, log scale, from {above[0]:.3g} to "
