@@ -533,8 +533,9 @@ def kernel_regression(x, y, queries, *, kernel: str = "inverse_square",
     nothing overflows, underflows to 0/0 or loses its digits to a subnormal square:
     1/dᵢ² becomes (d_min/dᵢ)², and the Gaussian weight exp(−(dᵢ² − d_min²)/σ²), with the
     exponent taken as ((dᵢ − d_min)/σ)·((dᵢ + d_min)/σ) (σ² itself may under- or overflow).
-    The nearest weight is then 1: far from the data (beyond about 27σ every plain Gaussian
-    weight underflows) the estimate tends to the nearest point's label, and within 1e-154 of a
+    The nearest weight is then 1: far from the data (from about 26.6σ the plain Gaussian
+    weights are subnormal and lose digits, from 27.3σ they underflow to 0) the estimate tends
+    to the nearest point's label, and within 1e-154 of a
     point (where 1/(x − q)² overflows) to that point's label, as the formula's limits do.
 
     Within the range Exercise 1 promises (x, y, q in [−1000, 1000], σ in [0.001, 1000], a
