@@ -25,6 +25,10 @@ def test_fig_12_24_table_prints_the_books_lines_and_sums():
     assert table[4] == "| (3) | wᵢ | 4/25 | 4/9 | 4 | 4 | 4/9 | 4/25 | 4/49 | Σ = 9.29 |"
     assert table[5] == "| (4) | wᵢ yᵢ | 4/25 | 8/9 | 16 | 32 | 16/9 | 8/25 | 4/49 | Σ = 51.23 |"
     assert table[-1] == "Estimate at q = 3.5: 51.23 / 9.29 = 5.51"
+    # Review r9-09 (trivia): on a training point it raised OverflowError from the fractions.
+    for q in (3, 4.0):
+        with pytest.raises(ValueError, match="is a training point"):
+            demo.fig_12_24_table(q)
 
 
 def test_rules_figure_draws_each_rule_and_the_books_line():
@@ -778,3 +782,17 @@ def test_the_lsh_standard_error_is_said_to_be_given_the_hash_functions():
     # standard error given them.
     assert demo.LSH_HASHES == 60 and len(demo.lsh_sets()[1]) == 100
     assert "given these 60 hash functions (all queries share them" in _neighbors_text()
+
+
+def test_the_knn_shading_puts_each_pixel_on_its_grid_point():
+    """Review r10-09 (trivia): the labels computed on linspace(lo, hi, GRID) were drawn into
+    GRID equal pixels spanning lo..hi, half a pixel off; now pixel i's centre is grid point i."""
+    demo.show_knn(19, "uniform")
+    view = demo._knn_view()
+    *_, gx, gy = demo._moons_split()
+    left, right, bottom, top = view.regions.get_extent()
+    step_x, step_y = (right - left) / gx.shape[1], (top - bottom) / gx.shape[0]
+    centres_x = left + step_x * (np.arange(gx.shape[1]) + 0.5)
+    centres_y = bottom + step_y * (np.arange(gx.shape[0]) + 0.5)
+    np.testing.assert_allclose(centres_x, gx[0], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(centres_y, gy[:, 0], rtol=0, atol=1e-12)

@@ -50,8 +50,12 @@ def _fraction(value: float) -> str:
 
 def fig_12_24_table(q: float = 3.5) -> str:
     """MMDS Fig. 12.24 as a Markdown table: lines (1)-(4) for the query q with the weights
-    1/(x - q)², then the two sums and the estimate, to the book's two decimals."""
+    1/(x - q)², then the two sums and the estimate, to the book's two decimals. A q on a
+    training point (weight 1/0) raises ValueError."""
     x, y = data.mmds_peak()
+    if np.any(x == q):
+        raise ValueError(f"q = {q:g} is a training point: its weight 1/(x − q)² is infinite, "
+                         "so the figure's lines (3) and (4) are undefined there.")
     w = N.kernel_weights(x, q)
     rows = [
         ["(1)", "xᵢ", *(f"{v:g}" for v in x), ""],
@@ -369,13 +373,16 @@ def _knn_view() -> _KnnView:
     width = 5.5 + KNN_LEGEND_INCHES
     fig, (ax,) = figure(1, width=width, height=4.2)
     fig.subplots_adjust(right=1 - KNN_LEGEND_INCHES / width)
-    extent = (gx.min(), gx.max(), gy.min(), gy.max())
+    # Each pixel centred on its grid point (half a step beyond the outer ones), so that the
+    # shading under a point is the label of its nearest grid point.
+    half_x, half_y = (gx[0, 1] - gx[0, 0]) / 2, (gy[1, 0] - gy[0, 0]) / 2
+    extent = (gx.min() - half_x, gx.max() + half_x, gy.min() - half_y, gy.max() + half_y)
     regions = ax.imshow(np.zeros(gx.shape), origin="lower", extent=extent, aspect="auto",
                         cmap=ListedColormap([NEGATIVE, POSITIVE]), vmin=-1, vmax=1,
                         alpha=REGION_ALPHA, interpolation="nearest")
     scatter_labelled(ax, X, y, size=16)
-    ax.set_xlim(extent[:2])  # the axes end where the shading does
-    ax.set_ylim(extent[2:])
+    ax.set_xlim(gx.min(), gx.max())  # the outer grid points: shading fills the axes
+    ax.set_ylim(gy.min(), gy.max())
     handles, _ = ax.get_legend_handles_labels()
     ax.legend(handles=[*handles, *region_key("k-NN")], fontsize=8, loc="upper left",
               bbox_to_anchor=(1.02, 1.0))
