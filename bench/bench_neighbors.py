@@ -5,9 +5,10 @@ Both sides compute the exact Euclidean neighbours by brute force (scikit-learn w
 ``algorithm="brute"``), with one BLAS and one OpenMP thread each (threadpoolctl; the line
 "thread pools" shows what the process has while timing). The script checks that both predict the
 same labels (Gaussian data: no distance ties) and prints the time ratio. mllib selects
-neighbours by ‖x‖² − 2q·x and then finishes the k distances it keeps, recomputing from the
-differences those that lost digits to cancellation (nearby points; none here), so the timing
-includes that check; the issue's target is mllib within 1.5× of scikit-learn.
+neighbours by ‖x‖² − 2q·x on coordinates centred on the training mean, searches again by
+differences any query whose k-th and (k + 1)-th values are within rounding, and computes the k
+distances it keeps from the differences, so the timing includes those checks; the issue's
+target is mllib within 1.5× of scikit-learn.
 
 Times are the best of a few interleaved runs (so a busy spell on the machine hits both), as
 wall-clock time and as this process's CPU time: on a machine shared with other jobs the CPU

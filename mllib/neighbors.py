@@ -222,10 +222,15 @@ def kneighbors(X_train, X_query, *, k: int, metric: str = "euclidean"
     ``TILE_COLUMNS`` training points, at most ``BLOCK_ENTRIES`` entries), so memory stays
     bounded for any number of queries and training points. Ties in distance are broken by
     training order. Euclidean neighbours are selected by ‖x‖² − 2 q·x (one matrix product per
-    tile), so two distances equal in exact arithmetic can differ in the last bits; for data on a
-    grid of binary fractions such as the book's examples the computation is exact. The k
-    distances returned are finished as in :func:`pairwise_distances` (nearby points recomputed
-    from the differences) and sorted again.
+    tile) with the points centred on the training mean, which changes no distance but keeps an
+    offset (coordinates such as 1e6 + N(0, 1)) from cancelling the digits away. The k + 1 best
+    are kept; a query whose k-th and (k + 1)-th values are closer than the rounding bound of
+    the product (:func:`_rounding_bound`) is searched again by squared differences Σⱼ (qⱼ − xⱼ)²,
+    so the k neighbours are the true ones unless distances differ in their last bits only
+    (ties included: exact ties go to training order). The k distances returned are
+    computed from the differences and sorted again, so two distances equal in exact arithmetic
+    can differ in the last bits (not on a grid of binary fractions such as the book's examples,
+    where they are exact).
 
     Parameters
     ----------
@@ -252,30 +257,78 @@ def kneighbors(X_train, X_query, *, k: int, metric: str = "euclidean"
         raise ValueError(f"X_query has {X_query.shape[1]} features but X_train has "
                          f"{X_train.shape[1]}; they must match.")
     _choice(metric, METRICS, "metric")
+    if metric != "euclidean":
+        return _search(X_train, X_query, k, lambda Q, X: pairwise_distances(Q, X, metric),
+                       X_train.shape[1] if metric == "manhattan" else 1)
+    centre = X_train.mean(axis=0)  # distances unchanged; the product keeps its digits
+    X_c, Q_c = X_train - centre, X_query - centre
+    kept = min(k + 1, n)  # one more than asked: its gap to the k-th says if the set is sure
+    values, indices = _search(X_c, Q_c, kept, None, 1)
+    if kept > k:
+        unsure = np.flatnonzero(values[:, k] - values[:, k - 1]
+                                <= 2 * _rounding_bound(X_c, Q_c))
+        if len(unsure):
+            indices[unsure] = _search(X_train, X_query[unsure], kept, _squared_differences,
+                                      X_train.shape[1])[1]
+        indices = indices[:, :k]
+    distances = np.sqrt(_squared_differences_of_pairs(X_query, X_train, indices))
+    order = np.lexsort((indices, distances), axis=-1)  # recomputed: sort again, ties by index
+    return np.take_along_axis(distances, order, axis=1), np.take_along_axis(indices, order, axis=1)
+
+
+def _search(X_train: np.ndarray, X_query: np.ndarray, k: int, distance, per_entry: int
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """The k smallest values of ``distance`` (Q, X) per query, and their training rows, shape
+    (q, k) each, computed a tile at a time (see :func:`kneighbors`); ``distance`` None means
+    the ranking values ‖x‖² − 2q·x of :func:`_shifted_squares`. ``per_entry`` is the memory a
+    distance takes while computed, in floats (d for differences of d features)."""
+    n = len(X_train)
     width = min(n, TILE_COLUMNS)
-    per_entry = X_train.shape[1] if metric == "manhattan" else 1
     block = max(1, BLOCK_ENTRIES // (width * per_entry))
-    if metric == "euclidean":  # select on ‖x‖² − 2q·x; finish the distances of the k only
+    if distance is None:
         X_aug, Q_lift = _augment(X_train), _lift(X_query)
-    distances = np.empty((len(X_query), k))
+    values = np.empty((len(X_query), k))
     indices = np.empty((len(X_query), k), dtype=np.intp)
     for start in range(0, len(X_query), block):
         Q = X_query[start : start + block]
-        if metric == "euclidean":
+        if distance is None:
             tiles = _euclidean_tiles(Q_lift[start : start + block], X_aug, width)
         else:
-            tiles = ((column, pairwise_distances(Q, X_train[column : column + width], metric))
+            tiles = ((column, distance(Q, X_train[column : column + width]))
                      for column in range(0, n, width))
-        distances[start : start + block], indices[start : start + block] = _k_smallest(
+        values[start : start + block], indices[start : start + block] = _k_smallest(
             tiles, len(Q), n, k)
-    if metric == "euclidean":
-        distances += (X_query * X_query).sum(axis=1)[:, None]
-        rows = np.broadcast_to(np.arange(len(X_query))[:, None], indices.shape)
-        distances = _euclidean(distances, X_query, X_train, rows, indices)
-        order = np.lexsort((indices, distances), axis=-1)  # recomputed: sort again, ties by index
-        distances = np.take_along_axis(distances, order, axis=1)
-        indices = np.take_along_axis(indices, order, axis=1)
-    return distances, indices
+    return values, indices
+
+
+def _rounding_bound(X: np.ndarray, Q: np.ndarray) -> np.ndarray:
+    """A bound on the rounding error of ‖x‖² − 2q·x as :func:`_shifted_squares` computes it,
+    for every query and any training point, shape (q,): a sum of 2d + 1 products of sizes
+    ‖x‖² and 2|qⱼxⱼ| is within about (2d + 1)·u·(‖x‖² + 2‖q‖‖x‖) of the exact one in any order
+    of summation (Higham, Accuracy and Stability of Numerical Algorithms, §3.1), u = eps/2;
+    taken as (2d + 4)·eps·(...), with room for the rounding of the centred coordinates, of the
+    norms and of the comparison itself."""
+    d = X.shape[1]
+    largest = np.sqrt((X * X).sum(axis=1).max())
+    q_norm = np.sqrt((Q * Q).sum(axis=1))
+    return (2 * d + 4) * np.finfo(float).eps * (largest**2 + 2 * q_norm * largest)
+
+
+def _squared_differences(Q: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """Σⱼ (qⱼ − xⱼ)² for every query and training point, shape (q, n): no cancellation."""
+    return ((Q[:, None, :] - X[None, :, :]) ** 2).sum(axis=2)
+
+
+def _squared_differences_of_pairs(Q: np.ndarray, X: np.ndarray, indices: np.ndarray
+                                  ) -> np.ndarray:
+    """Σⱼ (qⱼ − xⱼ)² of each query and the training rows ``indices`` (q, k) it kept, shape
+    (q, k), a block of queries at a time so that the (block, k, d) differences stay small."""
+    out = np.empty(indices.shape)
+    block = max(1, BLOCK_ENTRIES // (indices.shape[1] * X.shape[1]))
+    for start in range(0, len(Q), block):
+        rows = slice(start, start + block)
+        out[rows] = ((Q[rows, None, :] - X[indices[rows]]) ** 2).sum(axis=2)
+    return out
 
 
 def neighbour_weights(distances: np.ndarray, weights: str = "uniform") -> np.ndarray:
@@ -480,8 +533,9 @@ def kernel_regression(x, y, queries, *, kernel: str = "inverse_square",
     nothing overflows, underflows to 0/0 or loses its digits to a subnormal square:
     1/dᵢ² becomes (d_min/dᵢ)², and the Gaussian weight exp(−(dᵢ² − d_min²)/σ²), with the
     exponent taken as ((dᵢ − d_min)/σ)·((dᵢ + d_min)/σ) (σ² itself may under- or overflow).
-    The nearest weight is then 1: far from the data (beyond about 27σ every plain Gaussian
-    weight underflows) the estimate tends to the nearest point's label, and within 1e-154 of a
+    The nearest weight is then 1: far from the data (from about 26.6σ the plain Gaussian
+    weights are subnormal and lose digits, from 27.3σ they underflow to 0) the estimate tends
+    to the nearest point's label, and within 1e-154 of a
     point (where 1/(x − q)² overflows) to that point's label, as the formula's limits do.
 
     Within the range Exercise 1 promises (x, y, q in [−1000, 1000], σ in [0.001, 1000], a

@@ -4,6 +4,7 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 import pytest
+from prose_support import markdown_text
 
 from mllib import neighbors as reference
 from mllib.grading import ExerciseFailed, run_check
@@ -30,6 +31,15 @@ def kernel_plain(x, y, q, kernel="inverse_square", sigma=1.0):  # unscaled: 0/0 
     with np.errstate(divide="ignore", invalid="ignore"):
         w = np.exp(-d2 / sigma**2) if kernel == "gaussian" else 1 / d2
         return float(w @ y / w.sum())
+
+
+def kernel_plain_catching_nan(x, y, q, kernel="inverse_square", sigma=1.0):
+    """The plain formula, with the nearest point's label when it gives 0/0: the fallback the
+    statement says is not enough (subnormal weights lose digits before they underflow)."""
+    estimate = kernel_plain(x, y, q, kernel, sigma)
+    if np.isnan(estimate):
+        return kernel_vectorised(x, y, q, kernel, sigma)
+    return estimate
 
 
 def kernel_loops(x, y, q, kernel="inverse_square", sigma=1.0):
@@ -244,6 +254,7 @@ def test_correct_answers_pass(checker, answer):
     (check.kernel_regression, kernel_first_hit, "two training points coincide"),
     (check.kernel_regression, kernel_standard_deviation, "Gaussian"),
     (check.kernel_regression, kernel_plain, "far from every training point"),
+    (check.kernel_regression, kernel_plain_catching_nan, "subnormal"),
     (check.weighted_two_nn, two_nn_first_label, "two training points at the query"),
     (check.knn_classify, knn_last_tie, "same distance"),
     (check.knn_classify, knn_largest_label_wins, "tied vote"),
@@ -265,3 +276,21 @@ def test_unimplemented_and_broken_answers_are_reported():
         run_check(check.kernel_regression(), todo)
     with pytest.raises(ExerciseFailed, match="raised ZeroDivisionError"):
         run_check(check.relative_contrast(), lambda X, q: 1 / 0)
+
+
+def test_the_plain_formula_loses_digits_from_26_6_sigma_as_exercise_1_says():
+    """Review r9-09: the weights turn subnormal (below numpy's smallest normal float) from
+    √708.4 ≈ 26.6σ and underflow to 0 from √744.4 ≈ 27.3σ; in between, the plain formula is
+    already off by more than the hidden test's tolerance. The reviewer's case: points 0 and
+    −0.5 with labels 0.3 and 0.7, σ = 1, q = 27 (relative error 6e-8, against 50 digits)."""
+    tiny, least = np.finfo(float).tiny, np.finfo(float).smallest_subnormal
+    assert round(float(np.sqrt(-np.log(tiny))), 1) == 26.6
+    assert round(float(np.sqrt(-np.log(least))), 1) == 27.3
+    x, y = [0.0, -0.5], [0.3, 0.7]
+    exact = _exact_estimate(x, y, 27.0, "gaussian", 1.0)
+    assert abs(kernel_plain(x, y, 27.0, "gaussian", 1.0) - exact) > 1e-8 * (1 + abs(exact))
+    assert abs(kernel_vectorised(x, y, 27.0, "gaussian", 1.0) - exact) <= 1e-12
+    text = markdown_text("09_neighbors/neighbors_exercises.ipynb")
+    assert "From about 26.6σ from every training point the Gaussian weights fall below" in text
+    assert "by 27σ the estimate can be off by more than the tolerance" in text
+    assert "Beyond about 27.3σ they underflow to 0" in text

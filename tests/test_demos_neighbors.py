@@ -25,6 +25,10 @@ def test_fig_12_24_table_prints_the_books_lines_and_sums():
     assert table[4] == "| (3) | wᵢ | 4/25 | 4/9 | 4 | 4 | 4/9 | 4/25 | 4/49 | Σ = 9.29 |"
     assert table[5] == "| (4) | wᵢ yᵢ | 4/25 | 8/9 | 16 | 32 | 16/9 | 8/25 | 4/49 | Σ = 51.23 |"
     assert table[-1] == "Estimate at q = 3.5: 51.23 / 9.29 = 5.51"
+    # Review r9-09 (trivia): on a training point it raised OverflowError from the fractions.
+    for q in (3, 4.0):
+        with pytest.raises(ValueError, match="is a training point"):
+            demo.fig_12_24_table(q)
 
 
 def test_rules_figure_draws_each_rule_and_the_books_line():
@@ -162,24 +166,34 @@ def test_dachshund_and_beagle_regions_are_not_convex(breed, other):
     assert w.depth > 0.5  # visibly inside the regions, in inches/pounds: not a grid artefact
 
 
-def test_the_chihuahua_region_has_no_witness_in_the_window_but_one_beyond_it():
-    """The notebook finds no grid pair of the Chihuahuas' region in the window with a midpoint
-    outside it, and (review r4) no longer calls the region convex: beyond the window (height
-    -6) there is such a pair, so the printout and the alt text say the search is the window's."""
+def test_the_chihuahua_region_is_not_convex_by_a_pair_beyond_the_window():
+    """Review r10-09: no grid pair of the Chihuahuas' region inside the picture's window has a
+    midpoint outside it, but the region is not convex: the wider search finds a pair beyond the
+    window (checked with scipy's tree, by clear margins), and the printout and the alt text say
+    so instead of leaving it open. The reviewers' witnesses agree: (−6, 13) and (16, 10);
+    (17, 9.5) and (−18, 15)."""
     assert demo.nonconvex_witness(0) is None
-    X, y, breeds = data.dogs()
-    p1, p2 = np.array([-6.0, 13.0]), np.array([16.0, 10.0])  # the reviewer's witness
-    labels = N.knn_predict(X, y, np.array([p1, p2, (p1 + p2) / 2]), k=1)
-    assert list(labels) == [0, 0, 1]  # two Chihuahuas, a Dachshund midway
-    # decided by clear margins (nearest against second nearest), not by rounding
-    d = np.sort(N.pairwise_distances(np.array([p1, p2, (p1 + p2) / 2]), X), axis=1)
-    assert np.all(d[:, 1] - d[:, 0] > 0.2)
+    w = demo.nonconvex_witness(0, margin=demo.WIDE_MARGIN)
+    assert w is not None and w.midpoint_breed == 1 and w.depth > 0.2
+    np.testing.assert_array_equal(_scipy_breed([w.p1, w.p2, w.midpoint]), [0, 0, 1])
     gx, gy, _ = demo._dog_grid(41)
-    assert p1[0] < gx.min()  # outside the searched window
-    assert "found no such pair for Chihuahua" in alt_text(demo.show_voronoi())
+    outside = [not (gx.min() <= p[0] <= gx.max() and gy.min() <= p[1] <= gy.max())
+               for p in (w.p1, w.p2)]
+    assert any(outside)
+    X, y, breeds = data.dogs()
+    for p1, p2 in (([-6.0, 13.0], [16.0, 10.0]), ([17.0, 9.5], [-18.0, 15.0])):
+        points = np.array([p1, p2, np.add(p1, p2) / 2])
+        assert list(_scipy_breed(points)) == [0, 0, 1]  # two Chihuahuas, a Dachshund midway
+        d = np.sort(cdist(points, X), axis=1)  # decided by clear margins, not by rounding
+        assert np.all(d[:, 1] - d[:, 0] > 0.2)
+    described_pair = (f"({w.p1[0]:.1f}, {w.p1[1]:.1f}) and ({w.p2[0]:.1f}, {w.p2[1]:.1f}), "
+                      f"midpoint ({w.midpoint[0]:.1f}, {w.midpoint[1]:.1f}) a Dachshund")
+    assert ("Chihuahua's is not convex either, by a pair beyond the window (" + described_pair
+            in alt_text(demo.show_voronoi()))
     code = json.loads((SOLUTIONS / "09_neighbors/neighbors_walkthrough.ipynb").read_text())
     printed = "".join("".join(c["source"]) for c in code["cells"] if c["cell_type"] == "code")
-    assert "(convex)" not in printed and "beyond the window it may still be non-convex" in printed
+    assert "margin=demo.WIDE_MARGIN), \"beyond the window\"" in printed
+    assert "may still be" not in printed
 
 
 def test_the_dachshunds_midpoint_is_a_beagle():
@@ -228,6 +242,13 @@ def test_book_line_in_the_rules_figure_is_the_signed_weight_formula():
     assert np.all(np.diff(left) < 0)  # rising as q moves left, away from x = 1
     right = N.one_d_rule(x, y, np.linspace(7.01, 8, 30), rule)
     assert np.all(np.diff(right) > 0)
+    # Review r9-09: the erratum quotes the book's two phrases that disagree (MMDS §12.4.3,
+    # Example 12.12 rule 3, word for word) instead of crediting it with a line it never names.
+    text = _neighbors_text()
+    for quote in ('"the same weights make sense, and the resulting estimate is an',
+                  '"in inverse proportion to their distance"'):
+        assert quote in text
+    assert "the extrapolation the text describes" not in text
 
 
 def test_tie_claims_under_the_rules_table():
@@ -288,12 +309,18 @@ def test_distance_weights_keep_training_error_zero_for_every_k():
     assert ks[-1] == 149 and np.all(train == 0)
 
 
-def test_curse_table_claims_thousands_and_ten_per_cent():
-    """'In one dimension the median query's nearest point is thousands of times closer than its
-    farthest; in a thousand dimensions the two differ by about ten per cent.'"""
-    c = N.distance_concentration(demo.CURSE_DIMS, n=500, queries=20, seed=0)
-    assert c.contrast[0] > 1000
-    assert 0.05 < c.contrast[-1] < 0.15
+def test_curse_table_claims_about_a_thousand_and_ten_per_cent_over_seeds():
+    """'In one dimension the median query's nearest point is about a thousand times closer than
+    its farthest (660 to 2,100 over seeds 0–9); in a thousand dimensions the two differ by
+    about ten per cent.' Review r9-09: seed 0 alone (2,102) had been called 'thousands'."""
+    tables = [N.distance_concentration(demo.CURSE_DIMS, n=500, queries=20, seed=seed)
+              for seed in range(10)]
+    one_d = [t.contrast[0] for t in tables]
+    assert (round(min(one_d), -1), round(max(one_d), -2)) == (660, 2100)
+    assert 500 < np.median(one_d) < 2000  # "about a thousand"
+    assert all(0.09 < t.contrast[-1] < 0.13 for t in tables)  # "about ten per cent"
+    assert ("about a thousand times closer than its farthest (660 to 2,100 over seeds 0–9)"
+            in _neighbors_text())
 
 
 def test_lsh_table_trade_off():
@@ -307,9 +334,16 @@ def test_lsh_table_trade_off():
     r3 = next(t for t in table if t.rows == 3)
     assert r3.scanned < 0.01 and r3.found >= 0.95
     assert table[0].found == 1 and table[-1].found < 0.2
-    # "One row per band (r = 1) ...: the neighbour is always found, but so are most other sets"
-    assert table[0].rows == 1 and table[0].scanned > 0.5
-    assert "One row per band (r = 1) makes buckets easy to share" in _neighbors_text()
+    # "One row per band (r = 1) ...: the neighbour is found for every query here (a miss has
+    # probability at most (1 − 0.6)^60 ≈ 1e-24), but so are most other sets" (review r10-09)
+    assert table[0].rows == 1 and table[0].bands == 60 and table[0].scanned > 0.5
+    S, Q = demo.lsh_sets()
+    nearest_similarity = 1 - N.pairwise_distances(Q, S, "jaccard").min(axis=1)
+    assert nearest_similarity.min() >= 0.6
+    assert ((1 - nearest_similarity) ** 60).max() <= 0.4**60  # a band is one minhash: P(miss)
+    assert round(float(np.log10(0.4**60))) == -24
+    assert ("the neighbour is found for every query here (a miss has probability at most "
+            "$(1 - 0.6)^{60} \\approx 10^{-24}$)") in _neighbors_text()
     assert all(abs(t.found - t.predicted) < 0.1 for t in table)
 
 
@@ -642,19 +676,33 @@ def test_breeds_and_classes_differ_by_marker_as_well_as_colour():
 
 
 def test_exercise_5_reference_answer_on_mmds_exercise_12_4_3():
-    # The reference answer to written Exercise 5 (MMDS 12.4.3(c)) on 4 < q < 8:
-    # (5q − 14)/(2q − 6) on 4 < q ≤ 5, (q + 8)/4 on 5 < q < 8, a jump from 2.75 to 3.25 at
-    # q = 5, and none at q = 6 where the nearest point changes from 4 to 8 (3.5 either side).
+    """The reference answer to written Exercise 5.1 (MMDS 12.4.3(c), q > 1; review r10-09: no
+    longer cell 14's computation on one interval): ŷ(2q) = ŷ(q) + 1 on 2.5 < q < 16; jumps of
+    0.5 at 2.5, 5, 10 and 20 only (1.75 → 2.25, ..., 4.75 → 5.25), the left value at the point
+    itself; none where the nearest point changes (1.5, 3, 6, 12, 24); (11q − 256)/(2q − 48)
+    beyond 32, 6 at 32 and tending to 5.5."""
     x, y = [1.0, 2.0, 4.0, 8.0, 16.0, 32.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
-    rule = "weighted average of 2 nearest"
-    left, right = np.linspace(4.01, 5.0, 100), np.linspace(5.01, 7.99, 299)
-    np.testing.assert_allclose(N.one_d_rule(x, y, left, rule), (5 * left - 14) / (2 * left - 6),
-                               rtol=1e-12)  # a few roundings of numbers near 3
-    np.testing.assert_allclose(N.one_d_rule(x, y, right, rule), (right + 8) / 4, rtol=1e-12)
-    at, after = N.one_d_rule(x, y, [5.0, 5.0 + 1e-9], rule)
-    assert at == pytest.approx(2.75, abs=1e-12) and after == pytest.approx(3.25, abs=1e-8)
-    around_six = N.one_d_rule(x, y, [6 - 1e-9, 6.0, 6 + 1e-9], rule)
-    np.testing.assert_allclose(around_six, 3.5, atol=1e-8)
+
+    def f(q):
+        return N.one_d_rule(x, y, np.atleast_1d(q), "weighted average of 2 nearest")
+
+    q = np.linspace(2.5, 16, 5401)[1:-1]
+    np.testing.assert_allclose(f(2 * q), f(q) + 1, rtol=1e-12)
+    for point, before, after in ((2.5, 1.75, 2.25), (5, 2.75, 3.25), (10, 3.75, 4.25),
+                                 (20, 4.75, 5.25)):
+        left, at, right = f([point - 1e-9, point, point + 1e-9])
+        assert at == pytest.approx(before, abs=1e-12)  # the tie rule: the left value
+        assert left == pytest.approx(before, abs=1e-7) and right == pytest.approx(after, abs=1e-7)
+    np.testing.assert_allclose(f(np.array([1.5, 3, 6, 12, 24]) - 1e-9),
+                               f(np.array([1.5, 3, 6, 12, 24]) + 1e-9), atol=1e-7)
+    # no other jump: on a fine grid of (1, 64) the only steps above 1e-3 are the four above
+    grid = np.linspace(1.0, 64.0, 630_001)[1:]
+    steps = grid[1:][np.abs(np.diff(f(grid))) > 1e-3]
+    np.testing.assert_allclose(steps, [2.5, 5, 10, 20], atol=2e-4)
+    far = np.linspace(32.0, 1e6, 1000)
+    np.testing.assert_allclose(f(far), (11 * far - 256) / (2 * far - 48), rtol=1e-12)
+    assert f(32.0)[0] == pytest.approx(6, abs=1e-12) and f(1e12)[0] == pytest.approx(5.5, abs=1e-9)
+    assert np.all(np.diff(f(far)) < 0) and np.all(f(far[1:]) > 5.5)
 
 
 def test_exercise_5_reference_answer_on_mmds_exercise_12_4_4():
@@ -734,3 +782,17 @@ def test_the_lsh_standard_error_is_said_to_be_given_the_hash_functions():
     # standard error given them.
     assert demo.LSH_HASHES == 60 and len(demo.lsh_sets()[1]) == 100
     assert "given these 60 hash functions (all queries share them" in _neighbors_text()
+
+
+def test_the_knn_shading_puts_each_pixel_on_its_grid_point():
+    """Review r10-09 (trivia): the labels computed on linspace(lo, hi, GRID) were drawn into
+    GRID equal pixels spanning lo..hi, half a pixel off; now pixel i's centre is grid point i."""
+    demo.show_knn(19, "uniform")
+    view = demo._knn_view()
+    *_, gx, gy = demo._moons_split()
+    left, right, bottom, top = view.regions.get_extent()
+    step_x, step_y = (right - left) / gx.shape[1], (top - bottom) / gx.shape[0]
+    centres_x = left + step_x * (np.arange(gx.shape[1]) + 0.5)
+    centres_y = bottom + step_y * (np.arange(gx.shape[0]) + 0.5)
+    np.testing.assert_allclose(centres_x, gx[0], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(centres_y, gy[:, 0], rtol=0, atol=1e-12)

@@ -50,8 +50,12 @@ def _fraction(value: float) -> str:
 
 def fig_12_24_table(q: float = 3.5) -> str:
     """MMDS Fig. 12.24 as a Markdown table: lines (1)-(4) for the query q with the weights
-    1/(x - q)², then the two sums and the estimate, to the book's two decimals."""
+    1/(x - q)², then the two sums and the estimate, to the book's two decimals. A q on a
+    training point (weight 1/0) raises ValueError."""
     x, y = data.mmds_peak()
+    if np.any(x == q):
+        raise ValueError(f"q = {q:g} is a training point: its weight 1/(x − q)² is infinite, "
+                         "so the figure's lines (3) and (4) are undefined there.")
     w = N.kernel_weights(x, q)
     rows = [
         ["(1)", "xᵢ", *(f"{v:g}" for v in x), ""],
@@ -109,10 +113,11 @@ def _dogs_sentence(y: np.ndarray, breeds) -> str:
     return f"{len(y)} dogs ({counts}) by height and weight"
 
 
-def _dog_grid(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """An n × n grid over the dogs' picture (4 units beyond the dogs on every side)."""
+def _dog_grid(n: int, margin: float = 4.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """An n × n grid over the dogs' picture (``margin`` units beyond the dogs on every side;
+    the picture's window is 4)."""
     X, _, _ = data.dogs()
-    lo, hi = X.min(axis=0) - 4, X.max(axis=0) + 4
+    lo, hi = X.min(axis=0) - margin, X.max(axis=0) + margin
     gx, gy = np.meshgrid(np.linspace(lo[0], hi[0], n), np.linspace(lo[1], hi[1], n))
     return gx, gy, np.column_stack([gx.ravel(), gy.ravel()])
 
@@ -141,13 +146,18 @@ def _margin(X: np.ndarray, y: np.ndarray, points: np.ndarray, breed: int) -> np.
     return D[:, y != breed].min(axis=1) - D[:, y == breed].min(axis=1)
 
 
-@lru_cache(maxsize=3)
-def nonconvex_witness(breed: int, n: int = 41) -> Witness | None:
+# How far beyond the dogs the search for a witness reaches when the picture's window (4 units)
+# holds none: the Chihuahuas' region loses a midpoint only to pairs reaching past it.
+WIDE_MARGIN = 25.0
+
+
+@lru_cache(maxsize=6)  # three breeds, in the window and beyond it
+def nonconvex_witness(breed: int, n: int = 41, margin: float = 4.0) -> Witness | None:
     """The deepest witness that a breed's 1-NN region is not convex, searched over pairs of an
-    n × n grid of the picture's window, or None when there is none there (the region can still
-    be non-convex beyond the window)."""
+    n × n grid reaching ``margin`` beyond the dogs (4: the picture's window), or None when there
+    is none there (the region can still be non-convex beyond it)."""
     X, y, _ = data.dogs()
-    *_, grid = _dog_grid(n)
+    *_, grid = _dog_grid(n, margin)
     inside = grid[_margin(X, y, grid, breed) > 0]
     depth_in = _margin(X, y, inside, breed)
     mids = (inside[:, None] + inside[None]) / 2
@@ -203,13 +213,23 @@ def show_voronoi() -> Figure:
     ax.legend(fontsize=8, loc="upper left")
     found = [nonconvex_witness(b) is not None for b in range(len(breeds))]
     not_convex = [name for name, f in zip(breeds, found, strict=True) if f]
-    unknown = [name for name, f in zip(breeds, found, strict=True) if not f]
+    beyond = [f"{breeds[b]}'s is not convex either, by a pair beyond the window "
+              f"({_pair_sentence(nonconvex_witness(b, margin=WIDE_MARGIN), breeds)})"
+              for b, f in enumerate(found) if not f]
     return describe(fig, f"Voronoi cells of {_dogs_sentence(y, breeds)}. The 1-NN regions "
                          f"cover {_breed_shares(y[cell], breeds)} of the window; not convex: "
                          f"{' and '.join(not_convex) or 'none'}, each shown by two of its "
                          f"points whose midpoint lies in another breed's region"
-                         + (f"; the search, inside the window only, found no such pair for "
-                            f"{' or '.join(unknown)}." if unknown else "."))
+                         + "".join(f"; {sentence}" for sentence in beyond) + ".")
+
+
+def _pair_sentence(w: Witness, breeds) -> str:
+    """'(p1) and (p2), midpoint (m) a <breed>', to one decimal."""
+    def point(p):
+        return f"({p[0]:.1f}, {p[1]:.1f})"
+
+    return (f"{point(w.p1)} and {point(w.p2)}, midpoint {point(w.midpoint)} a "
+            f"{breeds[w.midpoint_breed]}")
 
 
 def two_nn_regions(n: int = 201) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -353,13 +373,16 @@ def _knn_view() -> _KnnView:
     width = 5.5 + KNN_LEGEND_INCHES
     fig, (ax,) = figure(1, width=width, height=4.2)
     fig.subplots_adjust(right=1 - KNN_LEGEND_INCHES / width)
-    extent = (gx.min(), gx.max(), gy.min(), gy.max())
+    # Each pixel centred on its grid point (half a step beyond the outer ones), so that the
+    # shading under a point is the label of its nearest grid point.
+    half_x, half_y = (gx[0, 1] - gx[0, 0]) / 2, (gy[1, 0] - gy[0, 0]) / 2
+    extent = (gx.min() - half_x, gx.max() + half_x, gy.min() - half_y, gy.max() + half_y)
     regions = ax.imshow(np.zeros(gx.shape), origin="lower", extent=extent, aspect="auto",
                         cmap=ListedColormap([NEGATIVE, POSITIVE]), vmin=-1, vmax=1,
                         alpha=REGION_ALPHA, interpolation="nearest")
     scatter_labelled(ax, X, y, size=16)
-    ax.set_xlim(extent[:2])  # the axes end where the shading does
-    ax.set_ylim(extent[2:])
+    ax.set_xlim(gx.min(), gx.max())  # the outer grid points: shading fills the axes
+    ax.set_ylim(gy.min(), gy.max())
     handles, _ = ax.get_legend_handles_labels()
     ax.legend(handles=[*handles, *region_key("k-NN")], fontsize=8, loc="upper left",
               bbox_to_anchor=(1.02, 1.0))

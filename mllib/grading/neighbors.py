@@ -45,6 +45,10 @@ def kernel_regression() -> Check:
         Case("the Gaussian kernel far from every training point (30 sigma beyond the largest x), "
              "where every plain weight underflows to 0",
              (x, y, float(x.max() + 30 * 0.4), "gaussian", 0.4)),
+        # 27.1 from the smallest x, 27.86 from the next: a subnormal weight and a zero one
+        Case("the Gaussian kernel 27.1 sigma below the smallest x, where the plain weights are "
+             "subnormal and have lost digits",
+             (x, y, float(x.min() - 27.1), "gaussian", 1.0)),
     ]
     return Check("kernel_regression", cases, _kernel_estimate, domain=_regression_domain)
 
