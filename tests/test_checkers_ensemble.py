@@ -38,16 +38,25 @@ def reweight_unnormalised(D, y, h, alpha):
     return D_next, D_next.sum()
 
 
-def stump_brute(X, y, D):
+def _stump_search(X, y, D, constant_threshold):
+    """Every feature, the midpoints and constant_threshold(the column's sorted values)."""
     best = None
     for j in range(X.shape[1]):
         values = np.unique(X[:, j])
-        for t in [values[0] - 1, *((values[1:] + values[:-1]) / 2)]:
+        for t in [constant_threshold(values), *((values[1:] + values[:-1]) / 2)]:
             for p in (1, -1):
                 error = D[np.where(X[:, j] > t, p, -p) != y].sum()
                 if best is None or error < best[0]:
                     best = (error, j, t, p)
     return best[1:]
+
+
+def stump_brute(X, y, D):
+    return _stump_search(X, y, D, lambda values: -np.inf)
+
+
+def stump_minus_one(X, y, D):  # slip: min - 1 as the constant's threshold, == min near 1e17
+    return _stump_search(X, y, D, lambda values: values[0] - 1)
 
 
 def stump_last_tie(X, y, D):  # the last of the tied stumps, thresholds on data values + 0.5
@@ -175,6 +184,7 @@ def test_correct_answers_pass(checker, answer):
     (check.alpha, alpha_samme, "error 0.1"),
     (check.reweight, reweight_unnormalised, "non-uniform D"),
     (check.best_stump, stump_midpoints_only, "every label \\+1"),
+    (check.best_stump, stump_minus_one, "values near 10\\^17"),
     (check.best_stump, stump_unweighted, "non-uniform D"),
     (check.bagging_vote, vote_first_seen, "tied columns"),
     (check.bagging_vote, vote_mean_sign, "three classes"),
@@ -260,3 +270,29 @@ def test_the_statements_threshold_rule_separates_neighbouring_doubles():
     np.testing.assert_array_equal(np.where(X[:, feature] > threshold, polarity, -polarity), y)
     assert trees.decision_stump(X, y, D).error == 0
     run_check(check.best_stump(), namespace["best_stump"])
+
+
+def test_the_constant_stump_needs_a_threshold_below_large_values():
+    """Reviews r9 and r10: "the smallest value minus 1" is no threshold below 1e17 (v - 1 == v
+    for |v| >= 2^54), so the instructor's answer, which used it, missed the constant stump on
+    X = [[1e17], [2e17]], y = [1, 1] (error 0.5, not 0). The statement now recommends -np.inf,
+    and the instructor's answer errs nowhere there, as the reference does."""
+    from visible_support import exercise_cell
+
+    from mllib import trees
+
+    statement = exercise_cell("10_ensemble", "q_best_stump")
+    assert "use `-np.inf`" in statement and "smallest value minus 1, ..." not in statement
+    for v in (2.0**54, -(2.0**54), 1e17, -3e20):
+        assert v - 1.0 == v
+    namespace = {"np": np}
+    exec(exercise_cell("10_ensemble", "best_stump"), namespace)
+    X, y, D = np.array([[1e17], [2e17]]), np.array([1.0, 1.0]), np.array([0.5, 0.5])
+    for answer in (namespace["best_stump"], stump_brute):
+        feature, threshold, polarity = answer(X, y, D)
+        np.testing.assert_array_equal(np.where(X[:, feature] > threshold, polarity, -polarity), y)
+    assert trees.decision_stump(X, y, D).error == 0
+    j, t, p = stump_minus_one(X, y, D)
+    assert D[np.where(X[:, j] > t, p, -p) != y].sum() == 0.5  # the old rule's error
+    case = check.best_stump().cases[-1]
+    assert np.all(np.abs(case.args[0]) >= 2.0**54)

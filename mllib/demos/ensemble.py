@@ -237,6 +237,7 @@ class ToyMargins:
     rounds: np.ndarray  # (T,)
     training_error: np.ndarray  # (T,)
     min_margin: np.ndarray  # (T,)
+    equal_votes: float  # the smallest margin when rounds 1-3's stumps vote with equal weights
 
     @property
     def first_perfect(self) -> int:
@@ -254,12 +255,16 @@ MARGIN_RISEN = 13
 
 
 def toy_margins(rounds: int = 30) -> ToyMargins:
-    """AdaBoost on the toy points (the scrubber's run) and its margins, round by round."""
+    """AdaBoost on the toy points (the scrubber's run) and its margins, round by round, beside
+    a benchmark: the first three stumps with equal votes (each point is wrong under at most one
+    of them, so every margin is at least 1/3)."""
     X, y = data.boosting_toy()
     run = E.adaboost(X, y, rounds=rounds)
+    first_three = np.array([h.predict(X) for h in run.learners[:3]])
     return ToyMargins(np.array([r.t for r in run.history]),
                       np.array([r.training_error for r in run.history]),
-                      run.staged_margins(X, y).min(axis=1))
+                      run.staged_margins(X, y).min(axis=1),
+                      float((y * first_three).mean(axis=0).min()))
 
 
 def show_toy_margins() -> Figure:
@@ -747,6 +752,12 @@ def _heard(result: E.BaggingResult, m: int) -> np.ndarray:
     return np.logical_or.accumulate(out, axis=0).mean(axis=1)
 
 
+# §6's data and forest: the moons' 2 coordinates plus pure-noise features, and the number of
+# features a forest's split may choose among.
+FOREST_NOISE_FEATURES = 3
+FOREST_MAX_FEATURES = 2
+
+
 @lru_cache(maxsize=1)
 def forest_curves(n_estimators: int = 60, seed: int = 0) -> ForestCurves:
     """Bagged trees and a random forest (max_features = 2 of the 5 features: the 2 moons
@@ -754,10 +765,12 @@ def forest_curves(n_estimators: int = 60, seed: int = 0) -> ForestCurves:
     split."""
     X, y, X_test, y_test = _moons_split()
     rng = np.random.default_rng(seed)
-    noise = rng.normal(size=(len(X), 3)), rng.normal(size=(len(X_test), 3))
+    noise = (rng.normal(size=(len(X), FOREST_NOISE_FEATURES)),
+             rng.normal(size=(len(X_test), FOREST_NOISE_FEATURES)))
     X, X_test = np.hstack([X, noise[0]]), np.hstack([X_test, noise[1]])
     bag = E.bagging(X, y, n_estimators=n_estimators, seed=rng)
-    forest = E.random_forest(X, y, n_estimators=n_estimators, max_features=2, seed=rng)
+    forest = E.random_forest(X, y, n_estimators=n_estimators, max_features=FOREST_MAX_FEATURES,
+                             seed=rng)
 
     bag_wrong = bag.staged_predict(X_test) != y_test  # (B, n_test)
     forest_wrong = forest.staged_predict(X_test) != y_test

@@ -123,6 +123,12 @@ def _stump_judge(answer, expected, case: Case) -> str | None:
     return None
 
 
+# The large-values case: 10^17 + 128·k, k = 0..9, far above 2^54, where v - 1 rounds to v (so
+# "the smallest value minus 1" is no threshold below it); 128 is a multiple of the doubles'
+# spacing there (16), so the values and their midpoints are exact.
+BIG, BIG_STEP = 1e17, 128.0
+
+
 def best_stump() -> Check:
     """Check ``best_stump(X, y, D)``: any stump of minimum weighted error is accepted."""
     rng = _rng(2)
@@ -140,6 +146,8 @@ def best_stump() -> Check:
         Case("uniform weights", (X, y, np.full(25, 1 / 25))),
         Case("one example carrying most of the weight", (X, y, heavy)),
         Case("every label +1 (the best stump errs nowhere)", (X, one_label, D)),
+        Case("values near 10^17, where v - 1 == v, and every label +1",
+             (BIG + BIG_STEP * X, one_label, D)),
     ]
     return Check("best_stump", cases, _stump_error, judge=_stump_judge, domain=_stump_domain)
 
