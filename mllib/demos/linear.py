@@ -333,7 +333,7 @@ def hinge_steps_table(eta: float = 0.5) -> str:
         z = HINGE_Y[i] * (before @ HINGE_X[i])
         moved = not np.array_equal(before, after)
         rows.append([i + 1, HINGE_X[i].tolist(), f"{HINGE_Y[i]:+.0f}", f"{z:.3g}",
-                     f"yes: w += {eta:g}·y·x" if moved else "no (z >= 1)",
+                     f"yes: w += {eta:g}·y·x" if moved else "no (z ≥ 1)",
                      np.round(after, 4).tolist()])
     return markdown_table(["step", "x", "y", "z = y·w·x before", "update?", "w after"], rows)
 
