@@ -507,14 +507,24 @@ def adagrad_step(w, g, G, eta: float) -> tuple[np.ndarray, np.ndarray]:
     With Gⱼ ← Gⱼ + gⱼ² (the squared gradients of feature j so far, this one included), set
     wⱼ ← wⱼ - gⱼ·η/√Gⱼ. A feature whose gradients have all been 0 (Gⱼ = 0) is left alone.
     Shapes: w, g, G (d,). Returns the new (w, G).
+
+    The step is computed as (gⱼ/√Gⱼ)·η: since Gⱼ ≥ gⱼ², the ratio is at most about 1.22 in size
+    (±1 up to rounding on a first step, unless gⱼ² is subnormal), so nothing overflows while the
+    step itself is finite, whereas η/√Gⱼ overflows for a tiny gⱼ and a huge η (Exercise 3 bounds
+    η so that every order of evaluation is accurate).
     """
     G = G + g * g
-    return w - _adagrad_rates(G, eta) * g, G
+    return w - g / _adagrad_roots(G) * eta, G
+
+
+def _adagrad_roots(G: np.ndarray) -> np.ndarray:
+    """√Gⱼ per coordinate, and ∞ where Gⱼ = 0 (so that x/√Gⱼ = 0 there, without a warning)."""
+    return np.sqrt(np.where(G > 0, G, np.inf))
 
 
 def _adagrad_rates(G: np.ndarray, eta: float) -> np.ndarray:
-    """η/√Gⱼ per coordinate, and 0 where Gⱼ = 0 (η/√∞ = 0, without a division warning)."""
-    return eta / np.sqrt(np.where(G > 0, G, np.inf))
+    """η/√Gⱼ per coordinate, and 0 where Gⱼ = 0."""
+    return eta / _adagrad_roots(G)
 
 
 def adagrad(

@@ -1,8 +1,10 @@
 """Hidden checkers of lecture 11: right answers (written several ways) pass, typical slips fail
 with a hint that reveals neither the hidden inputs nor the answers."""
 
+import itertools
 import math
 import re
+from decimal import Decimal, getcontext
 
 import numpy as np
 import pytest
@@ -57,6 +59,13 @@ def adagrad_loop(w, g, G, eta):
         new_w.append(wj - gj * eta / math.sqrt(Gj) if Gj > 0 else wj)
         new_G.append(Gj)
     return new_w, new_G
+
+
+def adagrad_ratio_first(w, g, G, eta):  # the notebook's solution: (g/√G)·η
+    G = G + g * g
+    step = np.zeros_like(G)
+    step[G > 0] = g[G > 0] / np.sqrt(G[G > 0]) * eta
+    return w - step, G
 
 
 def adagrad_old_G(w, g, G, eta):  # slip: divides by the sum before adding this gradient
@@ -116,6 +125,7 @@ def logistic_wrong_sign(w, X, y, C):
     (check.lms_step, lms_loop),
     (check.adagrad_step, adagrad_vectorised),
     (check.adagrad_step, adagrad_loop),
+    (check.adagrad_step, adagrad_ratio_first),
     (check.logistic_gradient, logistic_stable),
     (check.logistic_gradient, logistic_loop),
 ])
@@ -172,3 +182,57 @@ def test_the_underflow_case_has_a_nonzero_gradient_whose_square_is_zero():
     _, g, G, _ = case.args
     underflowing = (g != 0) & (G + g * g == 0)
     assert np.any(underflowing)  # the case tests what its hint says
+
+
+# Exercise 3's range, at its edges: g from a subnormal or an underflowing square through
+# subnormal squares to just under 1e150, sums G from 0 through the smallest subnormal to 1e300,
+# rates from the smallest float to far beyond the statement's bound.
+EDGE_GRADIENTS = [1e-320, 1e-170, 2.5e-162, 3e-162, 1e-161, 1e-160, 1.5e-154, 1e-100, 1.0, 1e100,
+                  9.9e149]
+EDGE_SUMS = [0.0, 5e-324, 1e-300, 1.0, 1e300]
+EDGE_RATES = [5e-324, 1e-300, 1e-3, 1.0, check.ADAGRAD_MAX_ETA, 1e200, 1e300]
+ADAGRAD_ORDERS = {"η/√G first": adagrad_vectorised, "g·η first": adagrad_loop,
+                  "g/√G first": adagrad_ratio_first, "mllib": check.reference.adagrad_step}
+
+
+def exact_adagrad_w(g: float, G: float, eta: float) -> Decimal:
+    """w after one step from w = 0, to 50 digits, with the updated G as floating point makes it
+    (the statement defines G_j ← G_j + g_j² in floating point, underflow included)."""
+    G = G + g * g
+    return Decimal(0) if G == 0 else -Decimal(g) * Decimal(eta) / Decimal(G).sqrt()
+
+
+def test_every_order_of_evaluation_is_accurate_wherever_exercise_3_promises_inputs():
+    # Exercise 3: "0 < η ≤ 10³, so g_j η/√G_j stays finite in whichever order you compute it".
+    # Inside the declared domain every order is accurate to 1e-12 relative, plus an absolute
+    # 1e-150: an intermediate that underflows (g·η for g = 1e-320, or 1e-160 and η = 1e-300) can
+    # lose a step of about 1e-160 or less, far below the checker's tolerance (1e-8). Outside the
+    # domain (η = 1e200 or 1e300) some order overflows, so the bound is what makes every order
+    # right.
+    domain = check.adagrad_step().domain
+    getcontext().prec = 50
+    inside = outside_failures = 0
+    for g, G, eta in itertools.product(EDGE_GRADIENTS, EDGE_SUMS, EDGE_RATES):
+        args = (np.zeros(2), np.array([g, -g]), np.array([G, G]), eta)
+        if domain(*args) is not None:
+            continue
+        exact = exact_adagrad_w(g, G, eta)
+        for name, order in ADAGRAD_ORDERS.items():
+            with np.errstate(all="ignore"):
+                w = np.asarray(order(*args)[0], dtype=float)
+            error = max(abs(Decimal(float(w[0])) - exact), abs(Decimal(float(w[1])) + exact))
+            accurate = error <= Decimal("1e-12") * abs(exact) + Decimal("1e-150")
+            if eta <= check.ADAGRAD_MAX_ETA:
+                inside += 1
+                assert accurate, (name, g, G, eta, w, exact)
+            else:
+                outside_failures += not accurate
+    assert inside == len(ADAGRAD_ORDERS) * len(EDGE_GRADIENTS) * len(EDGE_SUMS) * 5
+    assert outside_failures == 0  # the domain refuses every η above the bound
+    # ... and it must: beyond the bound the orders disagree (review r10-11's two cases)
+    with np.errstate(over="ignore"):
+        overflowed = adagrad_vectorised(np.zeros(1), np.array([1e-160]), np.zeros(1), 1e200)[0]
+    assert np.isinf(overflowed[0])
+    assert math.isinf(adagrad_loop([0.0], [1e10], [0.0], 1e300)[0][0])
+    assert check.reference.adagrad_step(np.zeros(1), np.array([1e-160]), np.zeros(1),
+                                        1e200)[0][0] == pytest.approx(-1e200, rel=1e-4)

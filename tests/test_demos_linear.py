@@ -130,7 +130,7 @@ def test_the_slider_values_the_race_prose_names_are_on_the_sliders_and_show_its_
     assert (eta, rate) == ("0.00998", "0.0501")
     slow = demo.race(float(eta), 0.01, 0.2).distances  # "still on its way after 25 epochs"
     assert slow["SGD, η₀/(1 + ct)"][-1] > slow["LMS (constant η)"][-1]
-    crawl = demo.race(0.05, 0.01, float(rate)).distances  # "AdaGrad crawls like gradient descent"
+    crawl = demo.race(0.05, 0.01, float(rate)).distances  # "AdaGrad ends near gradient descent"
     assert 0.5 < crawl["AdaGrad"][-1] / crawl["gradient descent"][-1] < 2
 
 
@@ -139,8 +139,8 @@ def readouts(exponents) -> list[float]:
     return [float(format(10.0**e, demo.READOUT)) for e in exponents]
 
 
-def test_adagrad_with_r_equal_to_eta_crawls_like_gradient_descent_only_up_to_0_05():
-    # §2: "Set r = η up to 0.05 (the slider's 0.0501) and AdaGrad crawls like gradient descent;
+def test_adagrad_with_r_equal_to_eta_ends_near_gradient_descent_only_up_to_0_05():
+    # §2: "Set r = η up to 0.05 (the slider's 0.0501) and AdaGrad ends near gradient descent;
     # at larger equal rates it pulls ahead" and "(not at larger equal rates)": every AdaGrad
     # slider value r up to the η slider's top, with the η slider's nearest value. After 25 epochs
     # AdaGrad ends within 15 % of gradient descent up to 0.0501 (the worst, 12 %, at 0.0316),
@@ -572,9 +572,55 @@ def test_the_fits_at_c_100_are_long_but_their_average_is_not_uniformly_sharper()
     assert np.all(np.diff(bv.mean_norm) > 0)
 
 
+def lms_floor(eta: float) -> float:
+    """LMS's distance to w_LS once it has settled: after 400 epochs, where its end-of-epoch
+    distance has stopped changing (a cycle through the fixed order)."""
+    X, y, w_ls = demo.race_data()
+    path = linear.lms(X, y, eta=eta, epochs=400).path()[:: len(y)]
+    settled = np.linalg.norm(path[-2:] - w_ls, axis=1)
+    assert settled[1] == pytest.approx(settled[0], rel=1e-9)
+    return float(settled[1])
+
+
+def test_lms_reaches_its_floor_within_25_epochs_only_above_0_0079():
+    # §2: "the floor is about proportional to η for η from 0.01 to 0.1 (printed below after 25
+    # epochs, within 3 % of it). At 0.0079 and below, LMS needs more than 25 epochs to reach it"
+    # (review r10-11: at 0.00998 it already has). The printed 25-epoch values lie within 3 % of
+    # the floor (0.977 at 0.01, approached from below after an overshoot); every slider value
+    # from 0.00998 up ends within 4 % (0.970 at 0.0126); at 0.00792 and below LMS ends at more
+    # than 1.5 times its floor (1.94 at 0.00792).
+    for eta in (0.01, 0.02, 0.05, 0.1):
+        ends = demo.race(eta, 0.01, 0.2).distances["LMS (constant η)"][-1]
+        assert abs(ends / lms_floor(eta) - 1) < 0.03, eta
+    for eta in readouts(ETA_EXPONENTS):
+        ratio = demo.race(eta, 0.01, 0.2).distances["LMS (constant η)"][-1] / lms_floor(eta)
+        assert (abs(ratio - 1) < 0.04) if eta >= 0.00998 else (ratio > 1.5), (eta, ratio)
+    assert max(e for e in readouts(ETA_EXPONENTS) if e < 0.00998) == pytest.approx(0.00792)
+
+
+def test_the_training_mean_at_the_fit_is_optimistic_on_average_over_training_sets():
+    # §2: "the training mean is below the true risk, as it is on average over training sets: at
+    # w_LS it is at most the training mean at the minimiser w* of J, whose average is
+    # J(w*) ≤ J(w_LS)". Over 400 training sets of 40 from the race's distribution: the first
+    # inequality holds in every draw, and the mean gap J(w_LS) − train(w_LS) is positive by many
+    # standard errors (theory: σ²/2·(1 + p/(n − p − 1)) − σ²/2·(1 − p/n) ≈ 0.02).
+    gaps = []
+    for seed in range(400):
+        X, y, w_ls = demo.race_data(seed=seed)
+        train_ls, train_star = (0.5 * np.mean((y - X @ w) ** 2) for w in (w_ls, demo.RACE_W))
+        assert train_ls <= train_star + 1e-12  # least squares minimises the training mean
+        assert demo.expected_squared_risk(demo.RACE_W) <= demo.expected_squared_risk(w_ls)
+        gaps.append(demo.expected_squared_risk(w_ls) - train_ls)
+    mean, se = np.mean(gaps), np.std(gaps, ddof=1) / np.sqrt(len(gaps))
+    assert mean > 5 * se
+    p, n, half_var = 3, 40, demo.RACE_NOISE**2 / 2
+    assert mean == pytest.approx(half_var * (1 + p / (n - p - 1)) - half_var * (1 - p / n),
+                                 abs=3 * se)
+
+
 def test_the_lms_noise_floor_is_about_proportional_to_eta():
-    # §2: "with the examples in a fixed order ... the floor is about proportional to η once LMS
-    # reaches it (printed below; below η ≈ 0.01 that takes more than 25 epochs)": after 25
+    # §2: "with the examples in a fixed order ... the floor is about proportional to η for η
+    # from 0.01 to 0.1 (printed below after 25 epochs ...)": after 25
     # epochs LMS ends at between 0.8 and 1.5 times η for every η slider value from 0.00998 up
     # (0.93 to 1.41), as printed for 0.01 to 0.1; below 0.01 it is still more than twice η
     # (16 η at 0.005) and still falling by over 5 % an epoch. With η = 0.01 SGD's decaying rate

@@ -162,6 +162,7 @@ OPEN_EDGES = [  # (checker, the first hidden case's arguments -> an input left o
     ("linear.lms_step", lambda w, x, y, eta: (w, x, y, 0.0), "eta > 0"),
     ("linear.adagrad_step", lambda w, g, G, eta: (w, g, -G - 1, eta), ">= 0"),
     ("linear.adagrad_step", lambda w, g, G, eta: (w, g + 1e155, G, eta), "overflows"),
+    ("linear.adagrad_step", lambda w, g, G, eta: (w, g, G, 1e200), "eta <= 1000"),
     ("linear.logistic_gradient", lambda w, X, y, C: (w, X, 0 * y, C), "-1 and +1"),
     ("linear.logistic_gradient", lambda w, X, y, C: (w, X, y, 0.0), "C > 0"),
     ("online.elimination_step", lambda w, x, y, theta: (np.array([0.1, 0.2]), np.ones(2), y, 0.3),

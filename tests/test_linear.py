@@ -452,14 +452,18 @@ def test_adagrad_step_leaves_w_alone_when_the_squared_gradient_underflows():
 
 def test_adagrads_first_step_is_the_rate_unless_the_squared_gradient_underflows():
     # §2: "its first step moves every coordinate with a nonzero gradient g by g·r/√g² = ±r (up
-    # to rounding, unless g² underflows to 0: Exercise 3), whatever the size of g". Over 300
-    # decades the step is ±r to a few ulps; just above the underflow g² is subnormal, its square
-    # root inexact, and the step off by far more than rounding; below it, no step at all.
-    g = np.array([-1e150, -3.0, -1e-3, 1e-100, 1e-150])
-    w, _ = adagrad_step(np.zeros(5), g, np.zeros(5), 0.2)
+    # to rounding, unless g² underflows, for |g| below about 1e-154: Exercise 3), whatever the
+    # size of g". From 1e150 down to 1.5e-154 (g² still normal) the step is ±r to a few ulps;
+    # below about 1e-154 g² is subnormal and the step off by far more than rounding (review
+    # r9-11: 1.125 r, 0.954 r, 1.006 r); at 1e-170 g² is 0 and there is no step at all.
+    g = np.concatenate([-np.geomspace(1e150, 1.5e-154, 61), np.geomspace(1e150, 1.5e-154, 61)])
+    assert np.all(g * g >= np.finfo(float).tiny)  # the premise: every g² is a normal number
+    w, _ = adagrad_step(np.zeros(g.size), g, np.zeros(g.size), 0.2)
     np.testing.assert_allclose(w, -0.2 * np.sign(g), rtol=4 * np.finfo(float).eps)
-    w, _ = adagrad_step(np.zeros(2), np.array([1e-161, 1e-170]), np.zeros(2), 1.0)
-    assert abs(w[0] + 1) > 1e-3 and w[1] == 0
+    subnormal = np.array([2.5e-162, 3e-162, 1e-161])
+    w, _ = adagrad_step(np.zeros(4), np.append(subnormal, 1e-170), np.zeros(4), 1.0)
+    np.testing.assert_allclose(-w[:3], [1.125, 0.954, 1.006], atol=5e-4)
+    assert w[3] == 0
 
 
 def test_exercise_5_numbers_for_a_floor_of_0_1():

@@ -156,7 +156,9 @@ def race(eta: float, decay: float, adagrad_rate: float = 0.2) -> Race:
     (n examples, or one full gradient).
 
     AdaGrad gets its own rate because its r is a step length, not a multiplier of the gradient:
-    its first step moves every coordinate by exactly r (|g|·r/√(g²) = r), whatever the size of g.
+    its first step moves every coordinate with a nonzero gradient g by |g|·r/√(g²) = r, whatever
+    the size of g, up to rounding unless g² underflows (|g| below about 1e-154: then g² is
+    subnormal and the step is off by up to about 30 %, or g² is 0 and there is no step).
     """
     X, y, w_ls = race_data()
     n = len(y)
@@ -331,7 +333,7 @@ def hinge_steps_table(eta: float = 0.5) -> str:
         z = HINGE_Y[i] * (before @ HINGE_X[i])
         moved = not np.array_equal(before, after)
         rows.append([i + 1, HINGE_X[i].tolist(), f"{HINGE_Y[i]:+.0f}", f"{z:.3g}",
-                     f"yes: w += {eta:g}·y·x" if moved else "no (z >= 1)",
+                     f"yes: w += {eta:g}·y·x" if moved else "no (z ≥ 1)",
                      np.round(after, 4).tolist()])
     return markdown_table(["step", "x", "y", "z = y·w·x before", "update?", "w after"], rows)
 

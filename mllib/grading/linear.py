@@ -110,6 +110,12 @@ def adagrad_step() -> Check:
     return Check("adagrad_step", cases, reference.adagrad_step, domain=_adagrad_domain)
 
 
+# Exercise 3's bound on the rate. With |g| < 1e150 and √G ≥ √(5e-324) ≈ 2.2e-162, every order of
+# evaluating g·η/√G (η/√G first, g·η first, g/√G first) stays finite and accurate for
+# η ≤ 1e3; without a bound, η/√G overflows at η = 1e200 and g = 1e-160, and g·η at η = 1e300.
+ADAGRAD_MAX_ETA = 1e3
+
+
 def _squares_stay_finite(g, G) -> bool:
     """Exercise 3's promise: every g_j² and every updated G_j + g_j² is finite."""
     g, G = np.asarray(g, dtype=float), np.asarray(G, dtype=float)
@@ -122,7 +128,8 @@ def _adagrad_domain(w, g, G, eta) -> str | None:
                  ("G holds sums of squares (>= 0)", lambda: bool(np.all(np.asarray(G) >= 0))),
                  ("no g_j² overflows: |g_j| < 1e150 and the updated G is finite",
                   lambda: _squares_stay_finite(g, G)),
-                 ("eta > 0", finite(eta) and eta > 0))
+                 (f"0 < eta <= {ADAGRAD_MAX_ETA:g}",
+                  finite(eta) and 0 < eta <= ADAGRAD_MAX_ETA))
 
 
 def logistic_gradient() -> Check:
