@@ -86,9 +86,10 @@ RUNS = ([(p, None) for p in EXERCISE_NOTEBOOKS] + [(p, "autograde") for p in WAL
         + [(p, None) for p in WALKTHROUGHS])
 # (the cell, repeat): the first code cell (the imports) and that cell, live widgets
 CELL_RUNS = [(COIN_CELL, i) for i in range(COIN_REPEATS)]
-# A kernel that dies before its first reply never ran the notebook: kernels started at the same
-# moment can pick the same ports (CI: "Kernel died before replying to kernel_info" for one of
-# ~45 concurrent runs). It is started again, once; any failure after the start is the notebook's.
+# A kernel that fails to start never ran the notebook: kernels started at the same moment can
+# pick the same ports (CI: "Kernel died before replying to kernel_info" for one of ~45
+# concurrent runs; under load also nbclient's "assert self.km is not None"). A run in which no
+# cell began is started again, once; any failure after a cell began is the notebook's.
 KERNEL_STARTS = 2
 CAPTURES = "output_captures"  # metadata key: msg_ids a live widget asked nbclient to capture
 
@@ -127,11 +128,17 @@ async def run_cells(
             )
             try:
                 await client.async_execute(env=env)
-            except RuntimeError as died:  # no cell has run: the kernel never started
-                if "before replying to kernel_info" in str(died) and start < KERNEL_STARTS:
+            except Exception:
+                if not any_cell_began(nb) and start < KERNEL_STARTS:
                     continue
                 raise
             return nb
+
+
+def any_cell_began(nb: NotebookNode) -> bool:
+    """Whether the kernel announced any cell's execution (nbclient sets the count on the
+    kernel's ``execute_input``, before the cell's code runs)."""
+    return any(cell.get("execution_count") for cell in nb.cells if cell.cell_type == "code")
 
 
 async def execute(
