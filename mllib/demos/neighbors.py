@@ -95,7 +95,7 @@ def show_rules(resolution: int = 801) -> Figure:
     low = q <= 1
     axes[2].plot(q[low], book_extrapolation(q[low]), "--", color=NEGATIVE, lw=1,
                  label="signed weights")
-    axes[2].legend(fontsize=7, loc="upper left")
+    axes[2].legend(fontsize=6, loc="upper left", handlelength=1.2)  # small: clear of the peak
     return describe(fig, f"The four rules of MMDS Example 12.12 on {len(x)} training points "
                          f"peaking at y = {y.max():g} (x = {x[np.argmax(y)]:g}), queries 0 to 8: "
                          f"{'; '.join(ranges)}. Dashed in the third panel, the line "
