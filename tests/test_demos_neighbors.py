@@ -754,6 +754,9 @@ def test_a_narrow_gaussian_averages_the_two_tied_neighbours_at_a_midpoint():
     assert one_nn == 4  # the tie goes to x = 3, earlier in training order
     assert "6.00 at $q = 3.5$ for σ = 0.1, where 1-NN says 4" in _neighbors_text()
     assert "The book calls $w = e^{-(x-q)^2/\\sigma^2}$ a popular choice" in _neighbors_text()
+    # r12-09 (trivia): §7 says it corrects MMDS's d(x − q) in the exponent, not silently
+    assert "$e^{-d(x, q)^2/\\sigma^2}$ for any distance $d$ (MMDS's $d(x - q)$ is a typo;" in (
+        _neighbors_text())
 
 
 def test_distance_weighted_frames_shade_some_correct_training_points_as_the_other_class():
