@@ -309,17 +309,18 @@ def test_distance_weights_keep_training_error_zero_for_every_k():
     assert ks[-1] == 149 and np.all(train == 0)
 
 
-def test_curse_table_claims_about_a_thousand_and_ten_per_cent_over_seeds():
-    """'In one dimension the median query's nearest point is about a thousand times closer than
-    its farthest (660 to 2,100 over seeds 0–9); in a thousand dimensions the two differ by
-    about ten per cent.' Review r9-09: seed 0 alone (2,102) had been called 'thousands'."""
+def test_curse_sentence_gives_the_seed_sweep_the_table_and_ten_per_cent():
+    """'In one dimension the median query's nearest point is 660 to 2,100 times closer than its
+    farthest over seeds 0–9 (2,102 in the table); in a thousand dimensions the two differ by
+    about ten per cent.' Review r9-09: seed 0 alone (2,102) had been called 'thousands'; r11-09:
+    the sentence now names the table's own seed-0 figure beside the sweep."""
     tables = [N.distance_concentration(demo.CURSE_DIMS, n=500, queries=20, seed=seed)
               for seed in range(10)]
     one_d = [t.contrast[0] for t in tables]
     assert (round(min(one_d), -1), round(max(one_d), -2)) == (660, 2100)
-    assert 500 < np.median(one_d) < 2000  # "about a thousand"
+    assert round(one_d[0]) == 2102  # the table prints seed 0
     assert all(0.09 < t.contrast[-1] < 0.13 for t in tables)  # "about ten per cent"
-    assert ("about a thousand times closer than its farthest (660 to 2,100 over seeds 0–9)"
+    assert ("660 to 2,100 times closer than its farthest over seeds 0–9 (2,102 in the table)"
             in _neighbors_text())
 
 
@@ -677,7 +678,8 @@ def test_breeds_and_classes_differ_by_marker_as_well_as_colour():
 
 def test_exercise_5_reference_answer_on_mmds_exercise_12_4_3():
     """The reference answer to written Exercise 5.1 (MMDS 12.4.3(c), q > 1; review r10-09: no
-    longer cell 14's computation on one interval): ŷ(2q) = ŷ(q) + 1 on 2.5 < q < 16; jumps of
+    longer cell 14's computation on one interval): ŷ(2q) = ŷ(q) + 1 on 1.25 < q < 16 (review
+    r12-09: the jump at 5 needs it left of 2.5) and not below (1.2 → 1.2, 2.4 → 1.778); jumps of
     0.5 at 2.5, 5, 10 and 20 only (1.75 → 2.25, ..., 4.75 → 5.25), the left value at the point
     itself; none where the nearest point changes (1.5, 3, 6, 12, 24); (11q − 256)/(2q − 48)
     beyond 32, 6 at 32 and tending to 5.5."""
@@ -686,8 +688,12 @@ def test_exercise_5_reference_answer_on_mmds_exercise_12_4_3():
     def f(q):
         return N.one_d_rule(x, y, np.atleast_1d(q), "weighted average of 2 nearest")
 
-    q = np.linspace(2.5, 16, 5401)[1:-1]
+    q = np.linspace(1.25, 16, 5901)[1:-1]
     np.testing.assert_allclose(f(2 * q), f(q) + 1, rtol=1e-12)
+    low = np.linspace(1.0, 1.25, 101)[1:-1]  # 1 is a neighbour of 2q < 2.5: the relation fails
+    assert np.all(f(2 * low) < f(low) + 1 - 1e-3)
+    assert f(1.2)[0] == pytest.approx(1.2, abs=1e-12)
+    assert f(2.4)[0] == pytest.approx(1.778, abs=5e-4)  # printed to three decimals
     for point, before, after in ((2.5, 1.75, 2.25), (5, 2.75, 3.25), (10, 3.75, 4.25),
                                  (20, 4.75, 5.25)):
         left, at, right = f([point - 1e-9, point, point + 1e-9])
@@ -702,7 +708,8 @@ def test_exercise_5_reference_answer_on_mmds_exercise_12_4_3():
     far = np.linspace(32.0, 1e6, 1000)
     np.testing.assert_allclose(f(far), (11 * far - 256) / (2 * far - 48), rtol=1e-12)
     assert f(32.0)[0] == pytest.approx(6, abs=1e-12) and f(1e12)[0] == pytest.approx(5.5, abs=1e-9)
-    assert np.all(np.diff(f(far)) < 0) and np.all(f(far[1:]) > 5.5)
+    assert np.all(np.diff(f(far)) < 0) and np.all(f(far[1:]) > 5.5)  # inside [5, 6]
+    assert np.all(f(far[1:]) < 5 + (far[1:] - 16) / 16)  # below the line through (16, 5), (32, 6)
 
 
 def test_exercise_5_reference_answer_on_mmds_exercise_12_4_4():
@@ -747,21 +754,31 @@ def test_a_narrow_gaussian_averages_the_two_tied_neighbours_at_a_midpoint():
     assert one_nn == 4  # the tie goes to x = 3, earlier in training order
     assert "6.00 at $q = 3.5$ for σ = 0.1, where 1-NN says 4" in _neighbors_text()
     assert "The book calls $w = e^{-(x-q)^2/\\sigma^2}$ a popular choice" in _neighbors_text()
+    # r12-09 (trivia): §7 says it corrects MMDS's d(x − q) in the exponent, not silently
+    assert "$e^{-d(x, q)^2/\\sigma^2}$ for any distance $d$ (MMDS's $d(x - q)$ is a typo;" in (
+        _neighbors_text())
 
 
 def test_distance_weighted_frames_shade_some_correct_training_points_as_the_other_class():
-    """§5 (reviews r3/r4): with distance weights the training error is 0 at every k, yet the
-    120 × 120 picture shows 5 training points on the other class's shading at k = 51 and 4 at
-    k = 149: each wins only at its own position."""
+    """§5 (reviews r3/r4/r12): with distance weights the training error is 0 at every k, yet the
+    120 × 120 picture shows training points on the other class's shading at 72 of the 75 odd k,
+    5 at k = 51 and 4 at k = 149: each wins only on a disc around itself (r11-09: not at one
+    spot), which misses the grid point of its pixel."""
     X, y, *_, gx, gy = demo._moons_split()
+    assert gx.shape == (120, 120)
     col = np.abs(X[:, :1] - gx[0][None]).argmin(axis=1)  # each point's pixel
     row = np.abs(X[:, 1:] - gy[:, 0][None]).argmin(axis=1)
-    for k, count in ((51, 5), (149, 4)):
+    shaded_wrong = {}
+    for k in range(1, 150, 2):
         r = demo.knn_regions(k, "distance")
         assert r.training_error == 0
-        assert int(np.sum(r.labels[row, col] != y)) == count
-    assert ("on the other class's shading (5 points at k = 51, 4 at k = 149): it wins only at "
-            "its own position") in _neighbors_text()
+        shaded_wrong[k] = int(np.sum(r.labels[row, col] != y))
+    assert (shaded_wrong[51], shaded_wrong[149]) == (5, 4)
+    assert (sum(count > 0 for count in shaded_wrong.values()), len(shaded_wrong)) == (72, 75)
+    assert ("of a 120 × 120 grid, not at the training points, so a correctly classified point can "
+            "sit on the other class's shading: with `distance` weights at 72 of the 75 k (5 points "
+            "at k = 51, 4 at k = 149), since a point's own label wins only on a disc around it "
+            "that the grid misses") in _neighbors_text()
 
 
 def test_the_second_document_query_ties_at_jaccard_distance_one_half():

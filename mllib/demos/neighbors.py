@@ -70,7 +70,7 @@ def fig_12_24_table(q: float = 3.5) -> str:
 
 
 def book_extrapolation(q: np.ndarray) -> np.ndarray:
-    """What MMDS says rule 3 does for 0 < q < 1: its interpolation formula with the signed
+    """One reading of what MMDS says rule 3 does for 0 < q < 1: its formula with the signed
     weight 1/(q − 1) < 0, which is the line through (1, 1) and (2, 2)."""
     x, y = data.mmds_peak()
     return N.signed_two_point_rule(x[0], y[0], x[1], y[1], q)
@@ -94,12 +94,12 @@ def show_rules(resolution: int = 801) -> Figure:
     axes[0].set_ylabel("estimated label")
     low = q <= 1
     axes[2].plot(q[low], book_extrapolation(q[low]), "--", color=NEGATIVE, lw=1,
-                 label="the book's line")
-    axes[2].legend(fontsize=7, loc="upper left")
+                 label="signed weights")
+    axes[2].legend(fontsize=6, loc="upper left", handlelength=1.2)  # small: clear of the peak
     return describe(fig, f"The four rules of MMDS Example 12.12 on {len(x)} training points "
                          f"peaking at y = {y.max():g} (x = {x[np.argmax(y)]:g}), queries 0 to 8: "
-                         f"{'; '.join(ranges)}. Dashed in the third panel, the book's line "
-                         f"y = q for q < 1.")
+                         f"{'; '.join(ranges)}. Dashed in the third panel, the line "
+                         f"y = q for q < 1 that signed weights give.")
 
 
 def _breed_shares(labels: np.ndarray, breeds) -> str:
