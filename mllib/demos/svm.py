@@ -571,7 +571,7 @@ def _descent_view() -> _DescentView:
     marker = right.axvline(0, color="grey", linewidth=1)  # not a class's colour
     log_axis(right, "y")
     right.set_xlabel("iteration")
-    right.set_ylabel("f(w, b) − f* (log scale)")
+    right.set_ylabel("f_b − f_b* (log scale), f_b = f + b²/2")
     animate(separator, *margin_lines, crosses, marker, left.title, right.title)
     return _DescentView(fig, left, right, separator, margin_lines, crosses, gap, marker)
 
@@ -648,7 +648,8 @@ def batch_step(X: np.ndarray, C: float) -> float:
     """η = 1/(C·Σᵢ‖xᵢ‖²) for batch descent on eq. 12.4 with data X of shape (n, d).
 
     The hinge sum's gradient is up to C·Σᵢ yᵢxᵢ, so a step of η moves an example's zᵢ by up to
-    η·C·Σⱼ|xᵢ·xⱼ|. With this η no update moves any zᵢ by more than about 1, the width of the
+    η·C·Σⱼ|xᵢ·xⱼ|. On data of comparable norms (not in general: one long xᵢ
+    among short ones breaks it) no update then moves any zᵢ by much more than 1, the width of the
     region where the hinge is linear; larger steps jump over the kinks and stall.
     """
     return 1.0 / (C * float(np.sum(X * X)))
