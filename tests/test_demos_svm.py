@@ -483,6 +483,10 @@ def test_hinge_figure_draws_cs446s_three_losses():
 def test_the_constant_step_cycles_described_in_section_4():
     start = demo.book_run(1).history[0].objective
     assert start == pytest.approx(2.6)
+    # "(f_b = 2.6 at row (1), where f = 0.6)": f_b adds b²/2 = 2 to eq. 12.4's f
+    X, y = svm.mmds_fig_12_18()
+    assert svm.objective(np.array([0.0, 1.0]), -2.0, X, y, 0.1) == pytest.approx(0.6)
+    assert "($f_b = 2.6$ at row (1), where $f = 0.6$)" in _walkthrough_text()
     differing = {}
     for eta in ETA_VALUES:
         cycle = demo.descent_cycle(eta)
@@ -664,7 +668,7 @@ def test_the_long_run_settles_on_the_regularised_optimum_as_section_4_says():
     distance = [np.linalg.norm(np.append(step.w, step.b) - optimum) for step in run.history[6:60]]
     np.testing.assert_allclose(np.divide(distance[1:], distance[:-1]), 0.8, rtol=1e-6)
     text = _walkthrough_text()
-    assert "converges to the optimum of eq. 12.4 + $b^2/2$" in text and "never lands on it" in text
+    assert "converges to the optimum of $f_b$" in text and "never lands on it" in text
     assert "shrinks by the factor 0.8 per step" in text and "better than $10^{-9}$" in text
     assert "lands exactly" not in text and "settles on the exact" not in text
     X, y = svm.mmds_fig_12_18()
@@ -735,6 +739,21 @@ def test_mmds_hint_for_12_3_2_holds_at_c_10_and_fails_at_c_1():
     # "a b much closer to 0 (−1.352 instead of −3.5)": the size of b shrinks, not b itself
     assert hard.b == pytest.approx(-3.5, abs=1e-9) and loose.b == pytest.approx(-1.352, abs=5e-4)
     assert "to a $b$ much closer to 0 ($-1.352$ instead of $-3.5$" in _walkthrough_text()
+
+
+def test_the_descent_for_12_3_2_crosses_into_the_margin_and_is_pushed_back():
+    """Review r13: the hint holds at the C = 10 optimum, not along the way. The descent has no
+    constraints: "from the first step on, at about half of the 5,001 iterates (smallest z_i
+    0.86)" a point is inside the margin."""
+    X, y = demo.exercise_12_3_2()
+    run, _ = demo.exercise_descent(X, y, 10.0, np.full(3, 2 / 3), -19 / 3)
+    smallest = np.array([svm.margins(s.w, s.b, X, y).min() for s in run.history])
+    inside = smallest < 1 - 1e-9  # the start has z = 1 exactly, up to rounding
+    assert len(inside) == 5001 and not inside[0] and inside[1]
+    assert 0.4 < inside.mean() < 0.6  # "about half": thousands of iterates hover near z = 1
+    assert smallest.min() == pytest.approx(0.86, abs=5e-3)  # printed to two digits
+    text = _walkthrough_text()
+    assert "the descent has no constraints" in text and "subject to the constraints" not in text
 
 
 def test_a_ten_times_larger_batch_step_stalls_far_above_f_star():

@@ -532,7 +532,7 @@ def descent_ending(eta: float, iterations: int = 60, *, tol: float = 1e-9) -> tu
 
 def descent_endings(etas=ETA_SLIDER, iterations: int = 60) -> str:
     """A Markdown table of :func:`descent_ending` for every step in ``etas``."""
-    return markdown_table(["η", f"the last steps of {iterations}", "bad points", "f"],
+    return markdown_table(["η", f"the last steps of {iterations}", "bad points", "f_b = f + b²/2"],
                           [list(descent_ending(eta, iterations)) for eta in etas])
 
 
@@ -571,7 +571,7 @@ def _descent_view() -> _DescentView:
     marker = right.axvline(0, color="grey", linewidth=1)  # not a class's colour
     log_axis(right, "y")
     right.set_xlabel("iteration")
-    right.set_ylabel("f(w, b) − f* (log scale)")
+    right.set_ylabel("f_b − f_b* (log scale), f_b = f + b²/2")
     animate(separator, *margin_lines, crosses, marker, left.title, right.title)
     return _DescentView(fig, left, right, separator, margin_lines, crosses, gap, marker)
 
@@ -608,14 +608,14 @@ def show_descent(eta: float, k: int, iterations: int = 60) -> Figure:
         last = len(above) - 1
         view.right.set_xlim(-0.05 * last, 1.05 * last)  # matplotlib's 5% margins
     view.marker.set_xdata([k, k])
-    view.right.title.set_text(f"f = {step.objective:.4f} at iteration {k}; f* = {optimum:.4f}")
+    view.right.title.set_text(f"f_b = {step.objective:.4f} at iteration {k}; f_b* = {optimum:.4f}")
     bad_count = int(bad.sum())
     return describe(view.fig, (
         f"Left: the {points_text(labels)} of MMDS Example 12.9 after {counted(k, 'step')} of size "
         f"η = {eta:g}: {_separator_text(step.w, step.b)}; bad points: {bad_count}"
-        f" (pattern {step.pattern}), crossed. Right: the objective's gap to the optimum f* = "
+        f" (pattern {step.pattern}), crossed. Right: the gap of f_b = f + b²/2 to f_b* = "
         f"{optimum:.4f} over {iterations} iterations, log scale, from {above[0]:.3g} to "
-        f"{above[-1]:.3g}; at iteration {k}, f = {step.objective:.4f}."))
+        f"{above[-1]:.3g}; at iteration {k}, f_b = {step.objective:.4f}."))
 
 
 # --- Batch GD, SGD and the optimum -----------------------------------------------------------
@@ -648,7 +648,8 @@ def batch_step(X: np.ndarray, C: float) -> float:
     """η = 1/(C·Σᵢ‖xᵢ‖²) for batch descent on eq. 12.4 with data X of shape (n, d).
 
     The hinge sum's gradient is up to C·Σᵢ yᵢxᵢ, so a step of η moves an example's zᵢ by up to
-    η·C·Σⱼ|xᵢ·xⱼ|. With this η no update moves any zᵢ by more than about 1, the width of the
+    η·C·Σⱼ|xᵢ·xⱼ|. On data of comparable norms (not in general: one long xᵢ
+    among short ones breaks it) no update then moves any zᵢ by much more than 1, the width of the
     region where the hinge is linear; larger steps jump over the kinks and stall.
     """
     return 1.0 / (C * float(np.sum(X * X)))
@@ -731,11 +732,12 @@ def show_comparison(comparison: MethodComparison) -> Figure:
         ax.plot(comparison.epochs, np.maximum(gap, 1e-16), linestyle=style, label=name)
     ax.set_yscale("log")
     ax.set_xlabel("epochs (passes over the data)")
-    ax.set_ylabel("(f − f*) / f*")
-    ax.set_title(f"distance to the exact optimum f* = {comparison.optimum:.3f}")
+    ax.set_ylabel("(f_b − f_b*) / f_b*")
+    ax.set_title(f"distance to the exact optimum f_b* = {comparison.optimum:.3f}")
     ax.legend(fontsize=8)
     ends = "; ".join(f"{name} {gap[-1]:.1e}" for name, gap in curves)
     return describe(fig, (
-        f"The relative distance (f − f*)/f* to the exact optimum f* = {comparison.optimum:.3f} "
+        f"The relative distance (f_b − f_b*)/f_b* (f_b = f + b²/2) to the exact optimum "
+        f"f_b* = {comparison.optimum:.3f} "
         f"after each of {len(comparison.epochs)} epochs, log scale, for four descents. After the "
         f"last epoch: {ends}."))
