@@ -754,8 +754,10 @@ def test_a_narrow_gaussian_averages_the_two_tied_neighbours_at_a_midpoint():
     assert one_nn == 4  # the tie goes to x = 3, earlier in training order
     assert "6.00 at $q = 3.5$ for σ = 0.1, where 1-NN says 4" in _neighbors_text()
     assert "The book calls $w = e^{-(x-q)^2/\\sigma^2}$ a popular choice" in _neighbors_text()
+    # the site's errata page (site/coursesite/errata.py) collects the paragraphs that say "slip"
+    assert "σ the standard deviation, a slip: a normal density has" in _neighbors_text()
     # r12-09 (trivia): §7 says it corrects MMDS's d(x − q) in the exponent, not silently
-    assert "$e^{-d(x, q)^2/\\sigma^2}$ for any distance $d$ (MMDS's $d(x - q)$ is a typo;" in (
+    assert "$e^{-d(x, q)^2/\\sigma^2}$ for any distance $d$ (MMDS's $d(x - q)$ is a slip;" in (
         _neighbors_text())
 
 
