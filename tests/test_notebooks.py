@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import importlib
+import inspect
 import os
+import pkgutil
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -230,10 +233,6 @@ def test_every_figure_says_what_its_data_show(executed: dict, path: Path, mode: 
 
 def figure_makers() -> set[str]:
     """Names of the ``mllib.demos`` functions annotated to return a matplotlib ``Figure``."""
-    import importlib
-    import inspect
-    import pkgutil
-
     import mllib.demos
 
     names = set()

@@ -422,6 +422,13 @@ def exercise_descent(X: np.ndarray, y: np.ndarray, C: float, w0: np.ndarray, b0:
     return run, float(np.abs(np.append(run.w - best.w, run.b - best.b)).max())
 
 
+def smallest_margins(run: svm.DescentResult, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """minᵢ zᵢ of every iterate of ``run``, its start included, shape (len(run.history),): below
+    1 where the descent, which has no constraints, has a point inside the margin (X of shape
+    (n, d), y of shape (n,))."""
+    return np.array([svm.margins(step.w, step.b, X, y).min() for step in run.history])
+
+
 # --- Leave-one-out ---------------------------------------------------------------------------
 
 
